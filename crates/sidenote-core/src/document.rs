@@ -1,0 +1,105 @@
+//! The index document: what the service hands the core to build an index from (the catalog's
+//! taxonomy plus every live offer snapshot with its campaign's eligibility flattened in).
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Aliases {
+    #[serde(default)]
+    pub ko: Vec<String>,
+    #[serde(default)]
+    pub en: Vec<String>,
+}
+
+impl Aliases {
+    pub fn iter(&self) -> impl Iterator<Item = &String> {
+        self.ko.iter().chain(self.en.iter())
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CategoryDoc {
+    pub id: String,
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    #[serde(default)]
+    pub aliases: Aliases,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct EntityDoc {
+    pub id: String,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub aliases: Aliases,
+    #[serde(default)]
+    pub category_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SensitiveTopicDoc {
+    pub id: String,
+    #[serde(default)]
+    pub aliases: Aliases,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct IntentCues {
+    #[serde(default)]
+    pub purchase: Aliases,
+    #[serde(default)]
+    pub compare: Aliases,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TaxonomyDoc {
+    #[serde(default)]
+    pub categories: Vec<CategoryDoc>,
+    #[serde(default)]
+    pub entities: Vec<EntityDoc>,
+    #[serde(default)]
+    pub sensitive_topics: Vec<SensitiveTopicDoc>,
+    #[serde(default)]
+    pub intent_cues: IntentCues,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct OfferDoc {
+    pub snapshot_id: String,
+    pub offer_id: String,
+    pub campaign_id: String,
+    pub advertiser_id: String,
+    #[serde(default)]
+    pub advertiser_entity_id: Option<String>,
+    pub kind: String,
+    pub locale: String,
+    #[serde(default)]
+    pub category_ids: Vec<String>,
+    #[serde(default)]
+    pub entity_ids: Vec<String>,
+    #[serde(default)]
+    pub budget_buckets: Vec<String>,
+    #[serde(default)]
+    pub countries: Vec<String>,
+    pub campaign_status: String,
+    #[serde(default)]
+    pub starts_at_ms: Option<i64>,
+    #[serde(default)]
+    pub ends_at_ms: Option<i64>,
+    pub priority: u32,
+    pub bid_micros: u64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct IndexDocument {
+    #[serde(default)]
+    pub taxonomy: TaxonomyDoc,
+    #[serde(default)]
+    pub offers: Vec<OfferDoc>,
+}
+
+impl IndexDocument {
+    pub fn from_json(bytes: &[u8]) -> Result<Self, crate::IndexError> {
+        serde_json::from_slice(bytes).map_err(|e| crate::IndexError::InvalidDocument(e.to_string()))
+    }
+}

@@ -1,0 +1,19 @@
+//! Sidenote's matching core.
+//!
+//! Given a catalog's taxonomy and live offer snapshots ([`IndexDocument`]), [`OfferIndex`]
+//! answers one question per chat turn: which allowlisted categories and entities does this turn
+//! name, does it touch a sensitive topic, how strong is its commercial intent, and which
+//! eligible offers fit it best. Pure and deterministic: the clock (`now_ms`) and pacing
+//! factors are inputs; nothing here does I/O. See `docs/matching.md` for the rules.
+
+mod document;
+mod error;
+mod index;
+mod normalize;
+mod text_match;
+
+pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
+pub use error::IndexError;
+pub use index::{Candidate, IndexStats, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
+pub use normalize::normalize;
+pub use text_match::{TextHit, TextMatcher};

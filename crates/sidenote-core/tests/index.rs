@@ -1,0 +1,154 @@
+//! The offer index: hierarchy, eligibility filters, scoring order and tie-break, build errors.
+use sidenote_core::{IndexDocument, IndexError, MatchQuery, MessageIntent, OfferIndex, OfferKind};
+
+mod support;
+use support::generate;
+
+fn doc(json: serde_json::Value) -> IndexDocument {
+    serde_json::from_value(json).expect("valid document")
+}
+
+fn offer(snapshot: &str, cats: &[&str], ents: &[&str]) -> serde_json::Value {
+    serde_json::json!({
+        "snapshot_id": snapshot, "offer_id": format!("off.{snapshot}"), "campaign_id": format!("cmp.{snapshot}"),
+        "advertiser_id": "adv.a", "advertiser_entity_id": null, "kind": "sponsored", "locale": "en",
+        "category_ids": cats, "entity_ids": ents, "budget_buckets": [], "countries": [],
+        "campaign_status": "active", "starts_at_ms": null, "ends_at_ms": null, "priority": 5, "bid_micros": 0
+    })
+}
+
+fn taxonomy() -> serde_json::Value {
+    serde_json::json!({
+        "categories": [
+            { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"], "ko": ["여행"] } },
+            { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"], "ko": ["호텔"] } },
+            { "id": "travel.flights", "parent_id": "travel", "aliases": { "en": ["flight"], "ko": ["항공권"] } }
+        ],
+        "entities": [
+            { "id": "place.jeju", "kind": "place", "aliases": { "en": ["jeju"], "ko": ["제주도", "제주"] }, "category_ids": ["travel"] },
+            { "id": "brand.stay", "kind": "brand", "aliases": { "en": ["staybrand"] }, "category_ids": ["travel.hotels"] }
+        ],
+        "sensitive_topics": [{ "id": "gambling", "aliases": { "en": ["casino"], "ko": ["도박"] } }],
+        "intent_cues": { "purchase": { "en": ["cheapest"], "ko": ["최저가"] }, "compare": { "en": ["vs"], "ko": ["비교"] } }
+    })
+}
+
+fn query<'a>(message: &'a str) -> MatchQuery<'a> {
+    MatchQuery { message: Some(message), language: "en", kind: Some(OfferKind::Sponsored), now_ms: 1_000, top_k: 10, ..Default::default() }
+}
+
+fn ids(index: &OfferIndex, q: &MatchQuery) -> Vec<String> {
+    index.find(q, &|_| 1000).candidates.into_iter().map(|c| c.snapshot_id).collect()
+}
+
+#[test]
+fn entity_beats_category_and_hierarchy_reaches_both_ways() {
+    let d = doc(serde_json::json!({
+        "taxonomy": taxonomy(),
+        "offers": [
+            offer("a_hotel", &["travel.hotels"], &[]),
+            offer("b_jeju", &[], &["place.jeju"]),
+            offer("c_travel", &["travel"], &[]),
+            offer("d_flight", &["travel.flights"], &[])
+        ]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // "hotel": exact hotel offer, then the broader travel offer; flights are a sibling.
+    assert_eq!(ids(&index, &query("a hotel please")), vec!["a_hotel", "c_travel"]);
+    // "jeju" names the entity (and its category travel): entity match first, then travel, then
+    // travel's children.
+    assert_eq!(ids(&index, &query("jeju trip")), vec!["b_jeju", "c_travel", "a_hotel", "d_flight"]);
+}
+
+#[test]
+fn signals_intent_and_sensitive_topics() {
+    let d = doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }));
+    let index = OfferIndex::build(&d).expect("builds");
+    let r = index.find(&MatchQuery { language: "ko", ..query("제주도에서 도박 최저가") }, &|_| 1000);
+    assert_eq!(r.signal_entity_ids, vec!["place.jeju"]);
+    assert_eq!(r.signal_category_ids, vec!["travel"]);
+    assert_eq!(r.sensitive_topic_ids, vec!["gambling"]);
+    assert_eq!(r.message_intent, MessageIntent::Purchase);
+    let cats = vec!["travel.hotels".to_string(), "nope".to_string()];
+    let r = index.find(&MatchQuery { message: None, category_ids: &cats, ..query("") }, &|_| 1000);
+    assert_eq!(r.signal_category_ids, vec!["travel.hotels"]);
+    assert_eq!(r.dropped_digest_ids, 1);
+    assert_eq!(r.message_intent, MessageIntent::None);
+}
+
+#[test]
+fn eligibility_filters() {
+    let mut o = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = offer("x", &["travel.hotels"], &["place.jeju"]);
+        f(&mut v);
+        let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [v] }))).expect("builds");
+        move |q: MatchQuery| ids(&index, &q).len()
+    };
+    let base = || query("jeju hotel");
+    assert_eq!(o(&|_| {})(base()), 1);
+    assert_eq!(o(&|v| v["campaign_status"] = "paused".into())(base()), 0);
+    assert_eq!(o(&|v| v["starts_at_ms"] = 2_000.into())(base()), 0);
+    assert_eq!(o(&|v| v["ends_at_ms"] = 1_000.into())(base()), 0);
+    assert_eq!(o(&|v| v["ends_at_ms"] = 1_001.into())(base()), 1);
+    assert_eq!(o(&|v| v["locale"] = "ko".into())(base()), 0);
+    assert_eq!(o(&|v| v["kind"] = "affiliate".into())(base()), 0);
+    let kr = o(&|v| v["countries"] = serde_json::json!(["KR"]));
+    assert_eq!(kr(base()), 0);
+    assert_eq!(kr(MatchQuery { country: Some("kr"), ..base() }), 1);
+    let high = o(&|v| v["budget_buckets"] = serde_json::json!(["high"]));
+    assert_eq!(high(base()), 1);
+    assert_eq!(high(MatchQuery { budget_bucket: Some("low"), ..base() }), 0);
+    assert_eq!(high(MatchQuery { budget_bucket: Some("high"), ..base() }), 1);
+    let excluded = vec!["place.jeju".to_string()];
+    assert_eq!(o(&|_| {})(MatchQuery { excluded_entity_ids: &excluded, ..base() }), 0);
+    let brand = vec!["brand.stay".to_string()];
+    let by_brand = o(&|v| v["advertiser_entity_id"] = "brand.stay".into());
+    assert_eq!(by_brand(MatchQuery { excluded_entity_ids: &brand, ..base() }), 0);
+}
+
+#[test]
+fn score_ties_break_on_snapshot_id_and_pacing_demotes() {
+    let d = doc(serde_json::json!({
+        "taxonomy": taxonomy(),
+        "offers": [offer("s2", &["travel.hotels"], &[]), offer("s1", &["travel.hotels"], &[]), offer("s3", &["travel.hotels"], &[])]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    assert_eq!(ids(&index, &query("hotel")), vec!["s1", "s2", "s3"]);
+    let paced: Vec<String> = index.find(&query("hotel"), &|c| if c == "cmp.s1" { 500 } else { 1000 }).candidates.into_iter().map(|c| c.snapshot_id).collect();
+    assert_eq!(paced, vec!["s2", "s3", "s1"]);
+}
+
+#[test]
+fn build_errors_name_the_field() {
+    let bad_parent = serde_json::json!({ "taxonomy": { "categories": [{ "id": "a", "parent_id": "zzz" }] }, "offers": [] });
+    let err = OfferIndex::build(&doc(bad_parent)).err().expect("fails");
+    assert_eq!(err.code(), "INDEX_UNKNOWN_ID");
+    assert_eq!(err.to_string(), "taxonomy.categories[0].parent_id: unknown category id \"zzz\"");
+    let cycle = serde_json::json!({ "taxonomy": { "categories": [{ "id": "a", "parent_id": "b" }, { "id": "b", "parent_id": "a" }] }, "offers": [] });
+    assert!(matches!(OfferIndex::build(&doc(cycle)), Err(IndexError::CategoryCycle(_))));
+    let unknown_entity = serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("x", &[], &["nobody"])] });
+    assert_eq!(OfferIndex::build(&doc(unknown_entity)).err().map(|e| e.code()), Some("INDEX_UNKNOWN_ID"));
+    let dup = serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("x", &["travel"], &[]), offer("x", &["travel"], &[])] });
+    assert_eq!(OfferIndex::build(&doc(dup)).err().map(|e| e.code()), Some("INDEX_DUPLICATE_ID"));
+    assert_eq!(IndexDocument::from_json(b"{not json").err().map(|e| e.code()), Some("INDEX_INVALID_DOCUMENT"));
+}
+
+#[test]
+fn generated_catalog_builds_and_answers() {
+    let d = generate::catalog(5_000, 1_000, 7);
+    let index = OfferIndex::build(&d).expect("builds");
+    assert_eq!(index.stats().offers, 5_000);
+    let mut served = 0;
+    for i in 0..200 {
+        let m = generate::message(&d, if i % 2 == 0 { "ko" } else { "en" }, 200, i);
+        let r = index.find(&MatchQuery { message: Some(&m), language: if i % 2 == 0 { "ko" } else { "en" }, country: Some("KR"), kind: Some(OfferKind::Sponsored), now_ms: 0, top_k: 8, ..Default::default() }, &|_| 1000);
+        assert!(r.candidates.len() <= 8);
+        if !r.candidates.is_empty() {
+            served += 1;
+        }
+        for w in r.candidates.windows(2) {
+            assert!(w[0].score >= w[1].score);
+        }
+    }
+    assert!(served > 100, "served {served}");
+}

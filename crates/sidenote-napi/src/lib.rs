@@ -1,0 +1,250 @@
+//! The N-API binding of sidenote-core. It converts types and owns the live index: builds run on
+//! a worker thread and the finished index is swapped in atomically, so matching never waits for
+//! a rebuild. No algorithms live here.
+#![deny(clippy::unwrap_used)]
+
+use arc_swap::{ArcSwap, ArcSwapOption};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use sidenote_core::{IndexDocument, IndexError, MatchQuery, OfferIndex, OfferKind};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A query for one chat turn.
+#[napi(object)]
+pub struct BindingMatchQuery {
+  /// The current user message; read, never kept.
+  pub message: Option<String>,
+  /// Primary language of the request: `ko` or `en`.
+  pub language: String,
+  pub country: Option<String>,
+  pub category_ids: Option<Vec<String>>,
+  pub entity_ids: Option<Vec<String>>,
+  pub excluded_entity_ids: Option<Vec<String>>,
+  pub budget_bucket: Option<String>,
+  pub intent_type: Option<String>,
+  /// `sponsored` or `affiliate`.
+  pub kind: String,
+  /// Milliseconds since the epoch: the core has no clock of its own.
+  pub now_ms: f64,
+  pub top_k: u32,
+}
+
+#[napi(object)]
+pub struct BindingCandidate {
+  pub snapshot_id: String,
+  pub offer_id: String,
+  pub campaign_id: String,
+  pub advertiser_id: String,
+  pub score: f64,
+  pub matched_category_ids: Vec<String>,
+  pub matched_entity_ids: Vec<String>,
+}
+
+#[napi(object)]
+pub struct BindingMatchResult {
+  pub sensitive_topic_ids: Vec<String>,
+  /// `purchase`, `compare` or `none`.
+  pub message_intent: String,
+  pub signal_category_ids: Vec<String>,
+  pub signal_entity_ids: Vec<String>,
+  pub dropped_digest_ids: u32,
+  pub candidates: Vec<BindingCandidate>,
+}
+
+#[napi(object)]
+pub struct BindingIndexStats {
+  pub ready: bool,
+  pub offers: u32,
+  pub categories: u32,
+  pub entities: u32,
+  pub aliases: u32,
+  /// Incremented by every successful load.
+  pub version: u32,
+  pub build_millis: f64,
+  pub memory_bytes: f64,
+}
+
+#[napi(object)]
+pub struct BindingPacing {
+  pub campaign_id: String,
+  /// 0..=1000; 1000 serves at full score.
+  pub per_mille: u32,
+}
+
+struct Loaded {
+  index: OfferIndex,
+  build_millis: f64,
+}
+
+struct Shared {
+  current: ArcSwapOption<Loaded>,
+  pacing: ArcSwap<HashMap<String, u32>>,
+  version: AtomicU32,
+}
+
+#[napi]
+pub struct LiveOfferIndex {
+  shared: Arc<Shared>,
+}
+
+fn to_napi(err: IndexError) -> Error {
+  Error::new(Status::InvalidArg, format!("{}: {}", err.code(), err))
+}
+
+fn build(bytes: &[u8]) -> std::result::Result<Loaded, IndexError> {
+  let started = Instant::now();
+  let doc = IndexDocument::from_json(bytes)?;
+  let index = OfferIndex::build(&doc)?;
+  Ok(Loaded { index, build_millis: started.elapsed().as_secs_f64() * 1000.0 })
+}
+
+pub struct BuildTask {
+  document: Vec<u8>,
+  shared: Arc<Shared>,
+}
+
+impl Task for BuildTask {
+  type Output = ();
+  type JsValue = BindingIndexStats;
+
+  fn compute(&mut self) -> Result<Self::Output> {
+    let loaded = build(&self.document).map_err(to_napi)?;
+    self.shared.current.store(Some(Arc::new(loaded)));
+    self.shared.version.fetch_add(1, Ordering::SeqCst);
+    Ok(())
+  }
+
+  fn resolve(&mut self, _env: Env, _output: ()) -> Result<Self::JsValue> {
+    Ok(stats_of(&self.shared))
+  }
+}
+
+fn stats_of(shared: &Shared) -> BindingIndexStats {
+  let current = shared.current.load();
+  let version = shared.version.load(Ordering::SeqCst);
+  match current.as_ref() {
+    Some(loaded) => {
+      let s = loaded.index.stats();
+      BindingIndexStats {
+        ready: true,
+        offers: s.offers as u32,
+        categories: s.categories as u32,
+        entities: s.entities as u32,
+        aliases: s.aliases as u32,
+        version,
+        build_millis: loaded.build_millis,
+        memory_bytes: s.memory_bytes as f64,
+      }
+    }
+    None => BindingIndexStats { ready: false, offers: 0, categories: 0, entities: 0, aliases: 0, version, build_millis: 0.0, memory_bytes: 0.0 },
+  }
+}
+
+#[napi]
+impl LiveOfferIndex {
+  #[napi(constructor)]
+  pub fn new() -> Self {
+    LiveOfferIndex {
+      shared: Arc::new(Shared { current: ArcSwapOption::empty(), pacing: ArcSwap::from_pointee(HashMap::new()), version: AtomicU32::new(0) }),
+    }
+  }
+
+  /// Builds an index from an index document (JSON) on a worker thread and swaps it in.
+  /// Rejects with `INDEX_…` codes in the message when the document is invalid; the index in
+  /// use stays as it was.
+  #[napi(ts_return_type = "Promise<BindingIndexStats>")]
+  pub fn load(&self, document: Either<String, Buffer>) -> AsyncTask<BuildTask> {
+    let document = match document {
+      Either::A(s) => s.into_bytes(),
+      Either::B(b) => b.to_vec(),
+    };
+    AsyncTask::new(BuildTask { document, shared: self.shared.clone() })
+  }
+
+  /// The same, on the calling thread (CLI and tests).
+  #[napi]
+  pub fn load_sync(&self, document: String) -> Result<BindingIndexStats> {
+    let loaded = build(document.as_bytes()).map_err(to_napi)?;
+    self.shared.current.store(Some(Arc::new(loaded)));
+    self.shared.version.fetch_add(1, Ordering::SeqCst);
+    Ok(stats_of(&self.shared))
+  }
+
+  /// Matches one turn against the index in use. Synchronous: it is microseconds of work.
+  #[napi(js_name = "match")]
+  pub fn match_query(&self, query: BindingMatchQuery) -> BindingMatchResult {
+    let current = self.shared.current.load();
+    let pacing = self.shared.pacing.load();
+    let empty: Vec<String> = Vec::new();
+    let kind = match query.kind.as_str() {
+      "affiliate" => Some(OfferKind::Affiliate),
+      "sponsored" => Some(OfferKind::Sponsored),
+      _ => None,
+    };
+    let q = MatchQuery {
+      message: query.message.as_deref(),
+      language: &query.language,
+      country: query.country.as_deref(),
+      category_ids: query.category_ids.as_ref().unwrap_or(&empty),
+      entity_ids: query.entity_ids.as_ref().unwrap_or(&empty),
+      excluded_entity_ids: query.excluded_entity_ids.as_ref().unwrap_or(&empty),
+      budget_bucket: query.budget_bucket.as_deref(),
+      intent_type: query.intent_type.as_deref(),
+      kind,
+      now_ms: query.now_ms as i64,
+      top_k: query.top_k as usize,
+    };
+    let Some(loaded) = current.as_ref() else {
+      return BindingMatchResult {
+        sensitive_topic_ids: Vec::new(),
+        message_intent: "none".into(),
+        signal_category_ids: Vec::new(),
+        signal_entity_ids: Vec::new(),
+        dropped_digest_ids: 0,
+        candidates: Vec::new(),
+      };
+    };
+    let r = loaded.index.find(&q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000));
+    BindingMatchResult {
+      sensitive_topic_ids: r.sensitive_topic_ids,
+      message_intent: r.message_intent.as_str().into(),
+      signal_category_ids: r.signal_category_ids,
+      signal_entity_ids: r.signal_entity_ids,
+      dropped_digest_ids: r.dropped_digest_ids,
+      candidates: r
+        .candidates
+        .into_iter()
+        .map(|c| BindingCandidate {
+          snapshot_id: c.snapshot_id,
+          offer_id: c.offer_id,
+          campaign_id: c.campaign_id,
+          advertiser_id: c.advertiser_id,
+          score: c.score as f64,
+          matched_category_ids: c.matched_category_ids,
+          matched_entity_ids: c.matched_entity_ids,
+        })
+        .collect(),
+    }
+  }
+
+  /// Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000.
+  #[napi]
+  pub fn set_pacing(&self, entries: Vec<BindingPacing>) {
+    let map = entries.into_iter().map(|e| (e.campaign_id, e.per_mille.min(1000))).collect();
+    self.shared.pacing.store(Arc::new(map));
+  }
+
+  #[napi]
+  pub fn stats(&self) -> BindingIndexStats {
+    stats_of(&self.shared)
+  }
+}
+
+impl Default for LiveOfferIndex {
+  fn default() -> Self {
+    Self::new()
+  }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Builds the Rust binding (crates/sidenote-napi) with @napi-rs/cli into native/. Run by
+// `npm install` (postinstall), and before `npm test` and `npm start`. Skips the build when the
+// addon is newer than every Rust source; `--force` rebuilds anyway.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const nativeDir = path.join(root, 'native');
+const force = process.argv.includes('--force');
+
+function newestMtime(p) {
+  if (!existsSync(p)) return 0;
+  const s = statSync(p);
+  if (!s.isDirectory()) return s.mtimeMs;
+  let newest = 0;
+  for (const f of readdirSync(p)) {
+    if (f === 'target' || f === 'node_modules') continue;
+    newest = Math.max(newest, newestMtime(path.join(p, f)));
+  }
+  return newest;
+}
+
+const addons = existsSync(nativeDir) ? readdirSync(nativeDir).filter((f) => f.endsWith('.node')) : [];
+const addonMtime = Math.min(...addons.map((f) => statSync(path.join(nativeDir, f)).mtimeMs), Infinity);
+const sourceMtime = Math.max(newestMtime(path.join(root, 'crates')), newestMtime(path.join(root, 'Cargo.toml')), newestMtime(path.join(root, 'Cargo.lock')));
+if (!force && addons.length > 0 && addonMtime >= sourceMtime) {
+  process.exit(0);
+}
+
+const cargo = spawnSync('cargo', ['--version'], { encoding: 'utf8' });
+if (cargo.error || cargo.status !== 0) {
+  console.error(
+    [
+      '',
+      'Sidenote needs a Rust toolchain to build its matching core (crates/), and `cargo` was not found.',
+      'Install Rust with rustup (https://rustup.rs):',
+      "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh",
+      'then open a new shell and run `npm install` (or `npm run build:native`) again.',
+      '',
+    ].join('\n'),
+  );
+  process.exit(1);
+}
+
+console.log(`building the Rust matching core with ${cargo.stdout.trim()} …`);
+try {
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, 'node_modules/@napi-rs/cli/dist/cli.js'),
+      'build',
+      '--platform',
+      '--release',
+      '--esm',
+      '--manifest-path',
+      'crates/sidenote-napi/Cargo.toml',
+      '--package-json-path',
+      'package.json',
+      '--output-dir',
+      'native',
+      '--js',
+      'index.js',
+      '--dts',
+      'index.d.ts',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
+} catch {
+  console.error('\nThe Rust build failed; see the cargo output above.');
+  process.exit(1);
+}

@@ -1,0 +1,196 @@
+// Builds the Fastify application. server.ts (the process) and the tests both call buildApp;
+// nothing below reads process.env. Resources are created here unless the caller passes them
+// in (tests share one database between two app instances that way), and are closed in order
+// when the app closes: stop taking requests, flush pending writes, then close stores.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { publicBaseUrl, type Config } from './config/config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { createCounterStore } from './counters/index.js';
+import type { CounterStore } from './counters/counter-store.js';
+import { LiveOfferIndex } from './native/offer-index.js';
+import { AppRepository } from './apps/app-repository.js';
+import { CatalogRepository } from './catalog/catalog-repository.js';
+import { CatalogRuntime } from './catalog/catalog-runtime.js';
+import { loadDemoCatalog } from './catalog/demo-catalog.js';
+import { Authenticator } from './auth/authenticator.js';
+import { installErrorHandler } from './http/errors.js';
+import { registerOpenApi } from './http/openapi.js';
+import { healthRoutes } from './health/health-routes.js';
+import { adminRoutes } from './admin/admin-routes.js';
+import { decideRoutes } from './decide/decide-routes.js';
+import { DecisionRecorder } from './decide/decision-recorder.js';
+import { DecideService } from './decide/decide-service.js';
+import { TrackedLinkSigner, loadLinkSigningSecret } from './links/tracked-link.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { SnapshotLookup } from './catalog/snapshot-lookup.js';
+import { DecisionRepository } from './decisions/decision-repository.js';
+import { decisionRoutes } from './decisions/decision-routes.js';
+import { EventRecorder } from './events/event-recorder.js';
+import { ImpressionEvents } from './events/impression-events.js';
+import { eventRoutes } from './events/event-routes.js';
+import { ConversionService } from './conversions/conversion-service.js';
+import { conversionRoutes } from './conversions/conversion-routes.js';
+import { ClickRecorder } from './links/click-recorder.js';
+import { redirectRoutes } from './links/redirect-routes.js';
+import { AffiliateImpressions } from './affiliate/affiliate-impressions.js';
+import { affiliateRoutes } from './affiliate/affiliate-routes.js';
+import { referenceRoutes } from './reference/reference-routes.js';
+
+export interface AppDeps {
+  db?: Database;
+  counters?: CounterStore & { ready?(timeoutMs?: number): Promise<boolean> };
+  /** Where log lines go (tests capture them to prove the message never appears). */
+  logStream?: DestinationStream;
+  now?: () => number;
+}
+
+export interface Services {
+  config: Config;
+  baseUrl: string;
+  db: Database;
+  counters: CounterStore;
+  apps: AppRepository;
+  catalog: CatalogRepository;
+  catalogRuntime: CatalogRuntime;
+  authenticator: Authenticator;
+  decisions: DecisionRecorder;
+  links: TrackedLinkSigner;
+  decide: DecideService;
+  decisionRepo: DecisionRepository;
+  affiliateImpressions: AffiliateImpressions;
+  events: EventRecorder;
+  impressions: ImpressionEvents;
+  conversions: ConversionService;
+  clicks: ClickRecorder;
+  now: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  const baseUrl = publicBaseUrl(config);
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Bodies are never logged; these paths are redacted as a second line of defence.
+      redact: { paths: ['req.headers.authorization', 'req.body', 'body', 'message', 'req.headers.cookie'], censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    bodyLimit: config.bodyLimitBytes,
+    // Requests end with their handler's budget; the socket-level guard is for slow clients.
+    requestTimeout: 30_000,
+    genReqId: () => crypto.randomUUID(),
+    forceCloseConnections: 'idle',
+    // On shutdown, requests already on open connections are served to the end rather than
+    // answered 503; new connections are refused by the closed listener.
+    return503OnClosing: false,
+    // Tracked-link tokens are a few hundred characters; the default cap of 100 would refuse them.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+  });
+  installErrorHandler(app);
+  // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
+  app.removeContentTypeParser('text/plain');
+
+  const ownDb = !deps.db;
+  const db = deps.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const ownCounters = !deps.counters;
+  const counters =
+    deps.counters ??
+    createCounterStore({ redisUrl: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs, logger: app.log });
+  const now = deps.now ?? Date.now;
+
+  try {
+    await counters.ready?.(2000);
+    await migrate(db);
+    const apps = new AppRepository(db);
+    const catalog = new CatalogRepository(db);
+    const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
+    if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
+    const catalogRuntime = new CatalogRuntime(catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
+    await catalogRuntime.start();
+    const decisions = new DecisionRecorder(db);
+    const links = new TrackedLinkSigner(await loadLinkSigningSecret(db, config.linkSigningSecret));
+    const affiliateImpressions = new AffiliateImpressions(db, now);
+    const decide = new DecideService(
+      catalogRuntime,
+      counters,
+      decisions,
+      affiliateImpressions,
+      links,
+      {
+        baseUrl,
+        topK: 8,
+        sessionCap: { count: config.sessionCapCount, windowMs: config.sessionCapWindowSeconds * 1000 },
+        linkTtlSeconds: config.linkTtlSeconds,
+        timeoutRetryAfterSeconds: 2,
+      },
+      now,
+    );
+    const snapshots = new SnapshotLookup(db);
+    const decisionRepo = new DecisionRepository(db);
+    const events = new EventRecorder(db);
+    const services: Services = {
+      decisionRepo,
+      events,
+      affiliateImpressions,
+      impressions: new ImpressionEvents(snapshots, decisionRepo, events, now),
+      conversions: new ConversionService(db, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
+      clicks: new ClickRecorder(db),
+      config,
+      baseUrl,
+      db,
+      counters,
+      apps,
+      catalog,
+      catalogRuntime,
+      authenticator: new Authenticator((h) => apps.findKeyByHash(h), config.apiKeyCacheMs),
+      decisions,
+      links,
+      decide,
+      now,
+    };
+    app.decorate('services', services);
+  } catch (err) {
+    if (ownDb) await db.close().catch(() => {});
+    if (ownCounters) await counters.close().catch(() => {});
+    throw err;
+  }
+
+  // While draining, every response asks its client to close the connection, so keep-alive
+  // sockets end as soon as their last request is answered and shutdown is not held open.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
+
+  app.addHook('onClose', async () => {
+    app.services.catalogRuntime.stop();
+    // Requests have drained (Fastify closes the server first); flush what they queued.
+    await Promise.all([app.services.decisions.close(), app.services.events.close(), app.services.clicks.close()]);
+    if (ownCounters) await counters.close();
+    if (ownDb) await db.close();
+  });
+
+  await registerOpenApi(app, baseUrl);
+  await registerRateLimit(app, config, counters);
+  await app.register(healthRoutes);
+  await app.register(adminRoutes);
+  await app.register(decideRoutes);
+  await app.register(eventRoutes);
+  await app.register(conversionRoutes);
+  await app.register(redirectRoutes);
+  await app.register(decisionRoutes);
+  await app.register(affiliateRoutes);
+  await app.register(referenceRoutes);
+  return app;
+}

@@ -1,0 +1,114 @@
+// Typed configuration. Only server.ts and the CLI read process.env (through loadConfig);
+// everything else receives a Config, so tests build apps from plain objects.
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const csv = z
+  .union([z.array(z.string()), z.string()])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
+
+export const ConfigSchema = z.object({
+  /** TCP port of the HTTP server. */
+  port: z.coerce.number().int().min(0).max(65535).default(3000),
+  host: z.string().default('0.0.0.0'),
+  /** Public base address used to build tracked links ({base_url}/r/<token>). */
+  baseUrl: z.url().optional(),
+  /** Postgres connection string; when absent the embedded PGlite database is used. */
+  databaseUrl: z.string().min(1).optional(),
+  /** PGlite data directory, or `memory` for an in-memory database (tests). */
+  dataDir: z.string().default('.data/pglite'),
+  /** Redis connection string; when absent counters live in process memory. */
+  redisUrl: z.string().min(1).optional(),
+  redisCommandTimeoutMs: z.coerce.number().int().min(10).max(10_000).default(200),
+  /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
+  adminKey: z.string().min(24).optional(),
+  /** HMAC key for tracked-link tokens. When unset one is generated once and kept in the database,
+   *  so every instance sharing the database signs and verifies the same links. */
+  linkSigningSecret: z.string().min(32).optional(),
+  /** Handler time budget of decide, from request receipt (DESIGN.md §2). */
+  decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
+  decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
+  /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
+  clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
+  /** Serves per host session token across all campaigns within the window (per-campaign caps are in the catalog). */
+  sessionCapCount: z.coerce.number().int().min(1).max(10_000).default(10),
+  sessionCapWindowSeconds: z.coerce.number().int().min(60).max(30 * 86400).default(3600),
+  /** How long a tracked link redirects after its decision. */
+  linkTtlSeconds: z.coerce.number().int().min(60).max(30 * 86400).default(86400),
+  /** Conversions for decisions older than this are expired_conversion. */
+  attributionWindowDays: z.coerce.number().int().min(1).max(365).default(30),
+  /** Addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed. Empty: socket address only. */
+  trustedProxies: csv.default([]),
+  /** Load the shipped demo catalog on start when the catalog is empty. Default: on for the embedded database. */
+  loadDemoCatalog: bool.optional(),
+  /** How often each instance checks for a newer catalog version (ms). */
+  catalogPollMs: z.coerce.number().int().min(50).max(600_000).default(1000),
+  /** How long a looked-up API key is trusted before it is checked again (revocation latency). */
+  apiKeyCacheMs: z.coerce.number().int().min(0).max(1000).default(500),
+  /** Time allowed for in-flight requests to finish on SIGTERM. */
+  shutdownGraceMs: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest request body accepted, in bytes. */
+  bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** Environment variable for each config key: the single table the README documents. */
+export const ENV_VARS: Record<keyof Config, string> = {
+  port: 'PORT',
+  host: 'HOST',
+  baseUrl: 'PUBLIC_BASE_URL',
+  databaseUrl: 'DATABASE_URL',
+  dataDir: 'SIDENOTE_DATA_DIR',
+  redisUrl: 'REDIS_URL',
+  redisCommandTimeoutMs: 'REDIS_COMMAND_TIMEOUT_MS',
+  adminKey: 'ADMIN_KEY',
+  linkSigningSecret: 'LINK_SIGNING_SECRET',
+  decideTimeBudgetMs: 'DECIDE_TIME_BUDGET_MS',
+  decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
+  clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
+  sessionCapCount: 'SESSION_CAP_COUNT',
+  sessionCapWindowSeconds: 'SESSION_CAP_WINDOW_SECONDS',
+  linkTtlSeconds: 'LINK_TTL_SECONDS',
+  attributionWindowDays: 'ATTRIBUTION_WINDOW_DAYS',
+  trustedProxies: 'TRUSTED_PROXIES',
+  loadDemoCatalog: 'LOAD_DEMO_CATALOG',
+  catalogPollMs: 'CATALOG_POLL_MS',
+  apiKeyCacheMs: 'API_KEY_CACHE_MS',
+  shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
+  logLevel: 'LOG_LEVEL',
+  bodyLimitBytes: 'BODY_LIMIT_BYTES',
+};
+
+export class ConfigError extends Error {}
+
+export function parseConfig(input: ConfigInput): Config {
+  const parsed = ConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      const env = ENV_VARS[key as keyof Config] ?? key;
+      return `  ${env}: ${i.message}`;
+    });
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const [key, name] of Object.entries(ENV_VARS)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') input[key] = v;
+  }
+  return parseConfig(input as ConfigInput);
+}
+
+export function publicBaseUrl(config: Config): string {
+  return (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+}

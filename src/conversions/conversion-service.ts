@@ -1,0 +1,87 @@
+// Signed conversions (SPEC 4.8). Order of checks: signature (is it really the host?), clock
+// tolerance, snapshot and decision ownership with the attribution window, then the single-use
+// nonce, enforced by the (app_id, nonce) unique constraint.
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/database.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { AppRepository } from '../apps/app-repository.js';
+import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
+import type { DecisionRepository } from '../decisions/decision-repository.js';
+import { newId } from '../util/ids.js';
+import { verifyConversionSignature } from './conversion-signature.js';
+import type { ConversionRequest } from './conversion-schemas.js';
+
+export const CLOCK_TOLERANCE_SECONDS = 300;
+
+export type ConversionOutcome =
+  | {
+      status: 200;
+      body: { ok: true; inserted: boolean; conversion_id: string; offer_snapshot_id: string; billable: false; ledger_written: false };
+    }
+  | { status: 400; error: 'invalid_conversion' | 'expired_conversion' }
+  | { status: 401; error: 'invalid_signature' }
+  | { status: 404; error: 'unknown_snapshot' };
+
+export class ConversionService {
+  private readonly secretCache = new Map<string, { secrets: string[]; at: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly apps: AppRepository,
+    private readonly snapshots: SnapshotLookup,
+    private readonly decisions: DecisionRepository,
+    private readonly attributionWindowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async record(principal: Principal, req: ConversionRequest): Promise<ConversionOutcome> {
+    const secrets = await this.secrets(principal.appId);
+    if (!verifyConversionSignature(secrets, req, req.signature)) return { status: 401, error: 'invalid_signature' };
+    const nowMs = this.now();
+    if (Math.abs(nowMs / 1000 - req.timestamp) > CLOCK_TOLERANCE_SECONDS) return { status: 400, error: 'expired_conversion' };
+    if (!(await this.snapshots.exists(req.offer_snapshot_id))) return { status: 404, error: 'unknown_snapshot' };
+    let test = principal.mode === 'test';
+    if (req.decision_id) {
+      const d = await this.decisions.ownership(req.decision_id);
+      if (!d || d.appId !== principal.appId || d.offerSnapshotId !== req.offer_snapshot_id) return { status: 404, error: 'unknown_snapshot' };
+      if (nowMs - d.createdAt.getTime() > this.attributionWindowMs) return { status: 400, error: 'expired_conversion' };
+      test ||= d.test;
+    }
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([req.offer_snapshot_id, req.decision_id ?? null, req.timestamp, req.nonce]))
+      .digest();
+    const id = newId('cnv');
+    const inserted = await this.db.query<{ id: string }>(
+      `INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
+       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
+       ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id`,
+      [id, principal.appId, req.offer_snapshot_id, req.decision_id ?? null, req.nonce, req.timestamp, requestHash, test, new Date(nowMs).toISOString()],
+    );
+    if (inserted.rows.length === 1) return ok(true, id, req.offer_snapshot_id);
+    const existing = await this.db.query<{ id: string; request_hash: Uint8Array }>(
+      'SELECT id, request_hash FROM conversions WHERE app_id = $1 AND nonce = $2',
+      [principal.appId, req.nonce],
+    );
+    const e = existing.rows[0];
+    // A nonce is single use: only an exact retry is answered with the original conversion.
+    if (!e || !Buffer.from(e.request_hash).equals(requestHash)) return { status: 400, error: 'invalid_conversion' };
+    return ok(false, e.id, req.offer_snapshot_id);
+  }
+
+  /** Active secrets, re-read at most every second so a rotation is seen quickly. */
+  private async secrets(appId: string): Promise<string[]> {
+    const cached = this.secretCache.get(appId);
+    if (cached && this.now() - cached.at < 1000) return cached.secrets;
+    const secrets = await this.apps.activeConversionSecrets(appId);
+    if (this.secretCache.size > 10_000) this.secretCache.clear();
+    this.secretCache.set(appId, { secrets, at: this.now() });
+    return secrets;
+  }
+}
+
+function ok(inserted: boolean, id: string, snapshotId: string): ConversionOutcome {
+  return {
+    status: 200,
+    body: { ok: true, inserted, conversion_id: id, offer_snapshot_id: snapshotId, billable: false, ledger_written: false },
+  };
+}

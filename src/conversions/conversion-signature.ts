@@ -1,0 +1,34 @@
+// Conversion signatures (DESIGN.md §2): lowercase hex HMAC-SHA256, keyed by one of the app's
+// active conversion secrets, over "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}".
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface SignedConversion {
+  timestamp: number;
+  nonce: string;
+  offer_snapshot_id: string;
+  decision_id?: string | null;
+}
+
+export function conversionSigningInput(c: SignedConversion): string {
+  return `${c.timestamp}.${c.nonce}.${c.offer_snapshot_id}.${c.decision_id ?? ''}`;
+}
+
+export function signConversion(secret: string, c: SignedConversion): string {
+  return createHmac('sha256', secret).update(conversionSigningInput(c)).digest('hex');
+}
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+
+/** Constant-time check against every active secret. A signature of the wrong shape is simply
+ *  wrong: it never reaches timingSafeEqual with a different length (which would throw). */
+export function verifyConversionSignature(secrets: readonly string[], c: SignedConversion, signature: string): boolean {
+  if (!HEX_SHA256.test(signature)) return false;
+  const given = Buffer.from(signature, 'hex');
+  let ok = false;
+  for (const secret of secrets) {
+    const expected = createHmac('sha256', secret).update(conversionSigningInput(c)).digest();
+    // No early exit: the time taken does not tell which secret matched.
+    ok = timingSafeEqual(given, expected) || ok;
+  }
+  return ok;
+}

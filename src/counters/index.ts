@@ -1,0 +1,48 @@
+// The counter store of this process: Redis when REDIS_URL is configured (the production and
+// multi-instance mode), process memory otherwise (the embedded default).
+import { MemoryCounterStore } from './memory-counter-store.js';
+import { RedisCounterStore } from './redis-counter-store.js';
+import type { CounterStoreLogger, StartableCounterStore } from './counter-store.js';
+
+export interface CounterStoreConfig {
+  redisUrl?: string;
+  /** Prefix of every key (default `sn:`); lets several deployments or test runs share a Redis. */
+  keyPrefix?: string;
+  /** Redis only: a command not answered within this fails (default 200 ms). */
+  commandTimeoutMs?: number;
+  /** Redis only: TCP connect timeout (default 1000 ms). */
+  connectTimeoutMs?: number;
+  /** Memory only: upper bound on entries. */
+  memoryMaxEntries?: number;
+  logger?: CounterStoreLogger;
+}
+
+/** Creates the store without connecting; call `ready()` once at startup (it never throws). */
+export function createCounterStore(config: CounterStoreConfig = {}): StartableCounterStore {
+  if (config.redisUrl) {
+    return new RedisCounterStore({
+      url: config.redisUrl,
+      keyPrefix: config.keyPrefix,
+      commandTimeoutMs: config.commandTimeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      logger: config.logger,
+    });
+  }
+  return new MemoryCounterStore({ keyPrefix: config.keyPrefix, maxEntries: config.memoryMaxEntries });
+}
+
+export {
+  CounterStoreUnavailable,
+  isCounterStoreUnavailable,
+  type BudgetLimit,
+  type ClaimCandidate,
+  type ClaimOutcome,
+  type CounterStore,
+  type CounterStoreLogger,
+  type FrequencyLimit,
+  type StartableCounterStore,
+} from './counter-store.js';
+export { COUNTER_TTLS, DEFAULT_KEY_PREFIX, counterKeys, keyHash } from './keys.js';
+export { MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-counter-store.js';
+export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-counter-store.js';
+export { createRateLimitStore } from './rate-limit-store.js';

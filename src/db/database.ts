@@ -1,0 +1,140 @@
+// One small interface over the two Postgres engines: `pg` against a real server (DATABASE_URL)
+// and PGlite, real Postgres compiled to WASM running in-process (the embedded default).
+// Both speak the same SQL, so one set of migrations and repositories serves both.
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Database extends Queryable {
+  readonly engine: 'postgres' | 'pglite';
+  /** Runs fn inside BEGIN … COMMIT on one connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a multi-statement script (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Runs fn with a dedicated connection held for its whole duration (advisory locks). */
+  withConnection<T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export class DatabaseUnavailable extends Error {
+  readonly code = 'DATABASE_UNAVAILABLE';
+  constructor() {
+    super('database unavailable');
+  }
+}
+
+export interface OpenDatabaseOptions {
+  databaseUrl?: string;
+  /** PGlite data directory, or `memory` for an in-memory database. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+// int8 (bigint) and numeric counts come back as numbers, as PGlite returns them; every
+// bigint column we keep (micros, counts) is far below 2^53.
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+function openPostgres(connectionString: string, max: number): Database {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    types,
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 30_000,
+    // A statement that hangs (locked table, stopped server) must not hold a request forever.
+    query_timeout: 5000,
+    application_name: 'sidenote',
+  });
+  // An idle client losing its connection emits here; without a listener the process would crash.
+  pool.on('error', () => {});
+  const query = async <T>(sql: string, params?: unknown[]) => {
+    const r = await pool.query(sql, params as unknown[]);
+    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+  };
+  return {
+    engine: 'postgres',
+    query,
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: async <T>(sql: string, params?: unknown[]) => {
+            const r = await client.query(sql, params as unknown[]);
+            return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+          },
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async withConnection(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          query: async <T>(sql: string, params?: unknown[]) => {
+            const r = await client.query(sql, params as unknown[]);
+            return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+          },
+          exec: async (sql: string) => {
+            await client.query(sql);
+          },
+        });
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db: PGlite = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir);
+  const wrap = (q: Pick<PGlite, 'query'>) => ({
+    query: async <T>(sql: string, params?: unknown[]) => {
+      const r = await q.query<T>(sql, params);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    },
+  });
+  // PGlite runs one statement at a time; a transaction holds it exclusively.
+  return {
+    engine: 'pglite',
+    ...wrap(db),
+    async exec(sql) {
+      await db.exec(sql);
+    },
+    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    withConnection: (fn) => fn({ ...wrap(db), exec: async (sql: string) => void (await db.exec(sql)) }),
+    async close() {
+      await db.close();
+    },
+  };
+}

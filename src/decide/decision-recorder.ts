@@ -1,0 +1,91 @@
+// Decision records go through the group-commit writer: one INSERT … SELECT FROM unnest(…) per
+// batch, with a fixed parameter count whatever the batch size. A caller's promise resolves
+// after the batch holding its row has committed.
+import type { Database } from '../db/database.js';
+import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
+
+export interface DecisionRecord {
+  id: string;
+  appId: string;
+  requestId: string;
+  kind: 'offer' | 'affiliate';
+  test: boolean;
+  createdAt: Date;
+  serve: boolean;
+  reasonCodes: string[];
+  offerSnapshotId: string | null;
+  campaignId: string | null;
+  expiresAt: Date | null;
+  locale: string | null;
+  country: string | null;
+  intentType: string | null;
+  messageIntent: string | null;
+  matchedCategoryIds: string[];
+  matchedEntityIds: string[];
+  droppedDigestIds: number;
+  latencyUs: number;
+}
+
+// Arrays of arrays cannot go through unnest() as ragged text[][], so list columns travel as
+// JSON text and are expanded per row on the server.
+const INSERT_DECISIONS = `
+INSERT INTO decisions (id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
+  campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
+  dropped_digest_ids, latency_us)
+SELECT id, app_id, request_id, kind, test, created_at, serve,
+       ARRAY(SELECT jsonb_array_elements_text(reason_codes)), offer_snapshot_id, campaign_id, expires_at, locale,
+       country, intent_type, cue_intent,
+       ARRAY(SELECT jsonb_array_elements_text(matched_category_ids)),
+       ARRAY(SELECT jsonb_array_elements_text(matched_entity_ids)), dropped_digest_ids, latency_us
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
+            $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
+            $15::text[], $16::jsonb[], $17::jsonb[], $18::int[], $19::int[])
+  AS t(id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id, campaign_id,
+       expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
+       dropped_digest_ids, latency_us)`;
+
+export class DecisionRecorder {
+  private readonly writer: GroupCommitWriter<DecisionRecord, void>;
+
+  constructor(private readonly db: Database) {
+    this.writer = new GroupCommitWriter((rows) => this.insert(rows));
+  }
+
+  record(decision: DecisionRecord): Promise<void> {
+    return this.writer.write(decision);
+  }
+
+  get stats() {
+    return this.writer.stats;
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  private async insert(rows: DecisionRecord[]): Promise<void[]> {
+    const col = <T>(f: (r: DecisionRecord) => T) => rows.map(f);
+    await this.db.query(INSERT_DECISIONS, [
+      col((r) => r.id),
+      col((r) => r.appId),
+      col((r) => r.requestId),
+      col((r) => r.kind),
+      col((r) => r.test),
+      col((r) => r.createdAt.toISOString()),
+      col((r) => r.serve),
+      col((r) => JSON.stringify(r.reasonCodes)),
+      col((r) => r.offerSnapshotId),
+      col((r) => r.campaignId),
+      col((r) => (r.expiresAt ? r.expiresAt.toISOString() : null)),
+      col((r) => r.locale),
+      col((r) => r.country),
+      col((r) => r.intentType),
+      col((r) => r.messageIntent),
+      col((r) => JSON.stringify(r.matchedCategoryIds)),
+      col((r) => JSON.stringify(r.matchedEntityIds)),
+      col((r) => r.droppedDigestIds),
+      col((r) => r.latencyUs),
+    ]);
+    return rows.map(() => undefined);
+  }
+}

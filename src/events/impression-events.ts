@@ -1,0 +1,66 @@
+// Rendered and qualified impressions (SPEC 4.5–4.7, §6). Validation of ownership happens
+// before the write: the snapshot must exist, and a decision id must be the calling app's
+// decision that served that very snapshot (else 404 unknown_snapshot, never a hint that
+// another app's decision exists).
+import { createHash } from 'node:crypto';
+import type { Principal } from '../auth/authenticator.js';
+import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
+import type { DecisionRepository } from '../decisions/decision-repository.js';
+import { newId } from '../util/ids.js';
+import type { EventRecorder, ImpressionType } from './event-recorder.js';
+
+export type ImpressionOutcome =
+  | { status: 200; body: { ok: true; inserted: boolean; event_id: string; offer_snapshot_id: string; type: ImpressionType; billable: false } }
+  | { status: 404; error: 'unknown_snapshot' }
+  | { status: 422; error: 'idempotency_key_reused' };
+
+export interface ImpressionCommand {
+  principal: Principal;
+  type: ImpressionType;
+  offerSnapshotId: string;
+  decisionId: string | null;
+  idempotencyKey: string;
+}
+
+export class ImpressionEvents {
+  constructor(
+    private readonly snapshots: SnapshotLookup,
+    private readonly decisions: DecisionRepository,
+    private readonly recorder: EventRecorder,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async record(cmd: ImpressionCommand): Promise<ImpressionOutcome> {
+    if (!(await this.snapshots.exists(cmd.offerSnapshotId))) return { status: 404, error: 'unknown_snapshot' };
+    let test = cmd.principal.mode === 'test';
+    if (cmd.decisionId) {
+      const decision = await this.decisions.ownership(cmd.decisionId);
+      if (!decision || decision.appId !== cmd.principal.appId || decision.offerSnapshotId !== cmd.offerSnapshotId) {
+        return { status: 404, error: 'unknown_snapshot' };
+      }
+      test ||= decision.test;
+    }
+    // What the key promises to mean: the same key must always carry the same event.
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([cmd.type, cmd.offerSnapshotId, cmd.decisionId]))
+      .digest();
+    const result = await this.recorder.record({
+      id: newId('evt'),
+      appId: cmd.principal.appId,
+      type: cmd.type,
+      offerSnapshotId: cmd.offerSnapshotId,
+      decisionId: cmd.decisionId,
+      idempotencyKey: cmd.idempotencyKey,
+      requestHash,
+      test,
+      counted: !test,
+      notCountedReason: test ? 'test' : null,
+      createdAt: new Date(this.now()),
+    });
+    if (!result.inserted && !result.sameRequest) return { status: 422, error: 'idempotency_key_reused' };
+    return {
+      status: 200,
+      body: { ok: true, inserted: result.inserted, event_id: result.eventId, offer_snapshot_id: cmd.offerSnapshotId, type: cmd.type, billable: false },
+    };
+  }
+}

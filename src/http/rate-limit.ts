@@ -1,0 +1,26 @@
+// Per-client-IP rate limits through @fastify/rate-limit, a well-kept plugin that already does
+// windows, headers and per-route limits. Its windows live in our counter store, so instances
+// sharing Redis share one limit. `request.ip` honours X-Forwarded-For only from the configured
+// trusted proxies (Fastify's trustProxy), never from arbitrary callers (DESIGN.md §4).
+import type { FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Config } from '../config/config.js';
+import type { CounterStore } from '../counters/counter-store.js';
+import { createRateLimitStore } from '../counters/rate-limit-store.js';
+
+export async function registerRateLimit(app: FastifyInstance, _config: Config, counters: CounterStore) {
+  await app.register(rateLimit, {
+    // Only routes that ask for a limit get one (decide, affiliate).
+    global: false,
+    store: createRateLimitStore(counters),
+    keyGenerator: (request) => request.ip,
+    // A counter store outage must not turn into errors for hosts: the limit fails open.
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      ok: false,
+      error: 'rate_limited',
+      message: `rate limit of ${context.max} requests per minute exceeded; retry after ${context.after}`,
+    }),
+  });
+}

@@ -1,0 +1,106 @@
+// Clicks are recorded after the redirect has been answered. Rows go through the group-commit
+// writer; when the database is down they wait in a bounded retry buffer and are written when
+// it is back. Past the buffer's bound a click is dropped and counted in `lost`.
+import type { Database } from '../db/database.js';
+import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
+
+export interface ClickRow {
+  id: string;
+  decisionId: string;
+  appId: string;
+  offerSnapshotId: string;
+  createdAt: Date;
+  ipHash: string | null;
+  userAgentBot: boolean;
+  counted: boolean;
+  notCountedReason: string | null;
+}
+
+const INSERT_CLICKS = `
+INSERT INTO clicks (id, decision_id, app_id, offer_snapshot_id, created_at, ip_hash, user_agent_bot, counted, not_counted_reason)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::boolean[],
+                     $8::boolean[], $9::text[])
+ON CONFLICT (id) DO NOTHING`;
+
+const MAX_BUFFERED = 50_000;
+const RETRY_MS = 1000;
+
+export class ClickRecorder {
+  private readonly writer: GroupCommitWriter<ClickRow, void>;
+  private readonly retryBuffer: ClickRow[] = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  lost = 0;
+  recorded = 0;
+
+  constructor(private readonly db: Database) {
+    this.writer = new GroupCommitWriter((rows) => this.insert(rows));
+  }
+
+  /** Never throws and never delays the caller: the browser already has its redirect. */
+  record(row: ClickRow): void {
+    this.writer.write(row).then(
+      () => void this.recorded++,
+      () => this.buffer(row),
+    );
+  }
+
+  get pending(): number {
+    return this.retryBuffer.length + this.writer.stats.pending;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.writer.close();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // One last attempt for what waited on the database.
+    if (this.retryBuffer.length > 0) {
+      const rows = this.retryBuffer.splice(0);
+      await this.insert(rows).then(
+        () => void (this.recorded += rows.length),
+        () => void (this.lost += rows.length),
+      );
+    }
+  }
+
+  private buffer(row: ClickRow) {
+    if (this.retryBuffer.length >= MAX_BUFFERED) {
+      this.lost++;
+      return;
+    }
+    this.retryBuffer.push(row);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry() {
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(async () => {
+      this.retryTimer = null;
+      const rows = this.retryBuffer.splice(0, 5000);
+      try {
+        await this.insert(rows);
+        this.recorded += rows.length;
+      } catch {
+        this.retryBuffer.unshift(...rows);
+      }
+      if (this.retryBuffer.length > 0) this.scheduleRetry();
+    }, RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  private async insert(rows: ClickRow[]): Promise<void[]> {
+    const col = <T>(f: (r: ClickRow) => T) => rows.map(f);
+    await this.db.query(INSERT_CLICKS, [
+      col((r) => r.id),
+      col((r) => r.decisionId),
+      col((r) => r.appId),
+      col((r) => r.offerSnapshotId),
+      col((r) => r.createdAt.toISOString()),
+      col((r) => r.ipHash),
+      col((r) => r.userAgentBot),
+      col((r) => r.counted),
+      col((r) => r.notCountedReason),
+    ]);
+    return rows.map(() => undefined);
+  }
+}

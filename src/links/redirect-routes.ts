@@ -1,0 +1,83 @@
+// GET /r/{token} (SPEC 4.4): verify, re-check the destination, redirect, then record.
+// The redirect needs neither the database nor Redis: the signed token names the destination
+// and the in-memory catalog holds the advertiser's allowlist, so it keeps working while either
+// is down. Recording happens after the reply and can never fail the redirect.
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { sendError } from '../http/errors.js';
+import { toJsonSchema } from '../http/openapi.js';
+import { ErrorBodySchema } from '../decide/decide-schemas.js';
+import { isUnderPrefix } from '../catalog/destinations.js';
+import { counterKeys } from '../counters/keys.js';
+import { newId } from '../util/ids.js';
+import { isBotUserAgent } from './bot-user-agents.js';
+import type { TrackedLinkClaims } from './tracked-link.js';
+
+/** A second click on one decision within this window is recorded but not counted. */
+const CLICK_DEDUP_MS = 60 * 60_000;
+
+export async function redirectRoutes(app: FastifyInstance) {
+  const { links, catalogRuntime, clicks, counters } = app.services;
+  // Client IPs are stored only as a keyed, truncated hash.
+  const ipKey = links.deriveKey('click-ip');
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/r/:token',
+    schema: {
+      tags: ['links'],
+      summary: 'Tracked-link redirect to the allowlisted destination',
+      params: toJsonSchema(z.strictObject({ token: z.string() })),
+      response: { 302: { description: 'Redirect to the allowlisted destination', type: 'null' }, 400: toJsonSchema(ErrorBodySchema) },
+    },
+    exposeHeadRoute: false,
+    handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
+      reply.header('cache-control', 'no-store');
+      const claims = links.verify(request.params.token);
+      if (!claims) return sendError(reply, 400, 'invalid_link');
+      const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
+      // Re-checked at click time: an advertiser suspended or a destination removed since the
+      // decision stops the redirect.
+      if (!advertiser || !advertiser.active || !isUnderPrefix(claims.destination, advertiser.destinations)) {
+        return sendError(reply, 400, 'invalid_destination');
+      }
+      // The chat page that showed the link may carry conversation ids in its URL; the
+      // advertiser is not told where the click came from.
+      reply.header('referrer-policy', 'no-referrer');
+      reply.redirect(claims.destination, 302);
+      if (request.method === 'GET') {
+        setImmediate(() => void recordClick(claims, request).catch(() => {}));
+      }
+      return reply;
+    },
+  });
+
+  async function recordClick(claims: TrackedLinkClaims, request: FastifyRequest) {
+    const nowMs = app.services.now();
+    const bot = isBotUserAgent(request.headers['user-agent']);
+    let reason: string | null = null;
+    if (claims.test) reason = 'test';
+    else if (bot) reason = 'bot';
+    else if (claims.expiresAt * 1000 < nowMs) reason = 'expired';
+    else {
+      const first = await counters
+        .putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', CLICK_DEDUP_MS)
+        .then((existing) => existing === null)
+        // Counter store down: count it; the database keeps every click for later dedup.
+        .catch(() => true);
+      if (!first) reason = 'duplicate';
+    }
+    clicks.record({
+      id: newId('clk'),
+      decisionId: claims.decisionId,
+      appId: claims.appId,
+      offerSnapshotId: claims.snapshotId,
+      createdAt: new Date(nowMs),
+      ipHash: createHmac('sha256', ipKey).update(request.ip).digest('base64url').slice(0, 16),
+      userAgentBot: bot,
+      counted: reason === null,
+      notCountedReason: reason,
+    });
+  }
+}

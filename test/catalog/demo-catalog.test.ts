@@ -1,0 +1,233 @@
+// The demo catalog (catalog/demo.json) is what a fresh `npm start` serves, so it must be a
+// catalog an operator would be proud of: every reference resolves, every link stays on its
+// allowlist, sensitive-topic words never collide with commercial words, and the published
+// JSON Schema matches the zod schema it is generated from.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog, type Catalog as CatalogT } from '../../src/catalog/catalog-schema.js';
+import { validateCatalog } from '../../src/catalog/catalog-validation.js';
+import { isUnderPrefix } from '../../src/catalog/destinations.js';
+import { CatalogRepository } from '../../src/catalog/catalog-repository.js';
+import { readDemoCatalog } from '../../src/catalog/demo-catalog.js';
+import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-catalog-schema.js';
+
+const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
+const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));
+const parsed = Catalog.safeParse(raw);
+const demo = parsed.data as CatalogT;
+
+/** Aliases compare case-insensitively with whitespace collapsed. */
+const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
+const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+
+function commercialAliases(c: CatalogT): { owner: string; alias: string }[] {
+  const out: { owner: string; alias: string }[] = [];
+  for (const cat of c.taxonomy.categories) for (const a of [...cat.aliases.ko, ...cat.aliases.en]) out.push({ owner: cat.id, alias: a });
+  for (const e of c.taxonomy.entities) for (const a of [...e.aliases.ko, ...e.aliases.en]) out.push({ owner: e.id, alias: a });
+  for (const [kind, cue] of Object.entries(c.taxonomy.intent_cues)) {
+    for (const a of [...cue.ko, ...cue.en]) out.push({ owner: `intent_cues.${kind}`, alias: a });
+  }
+  return out;
+}
+
+function sensitiveAliases(c: CatalogT): { topic: string; alias: string }[] {
+  return c.taxonomy.sensitive_topics.flatMap((t) => [...t.aliases.ko, ...t.aliases.en].map((alias) => ({ topic: t.id, alias })));
+}
+
+/** The top-level category (domain) of a category id. */
+function rootOf(c: CatalogT, id: string): string {
+  const parent = new Map(c.taxonomy.categories.map((x) => [x.id, x.parent_id]));
+  let cur = id;
+  for (let p = parent.get(cur); p; p = parent.get(cur)) cur = p;
+  return cur;
+}
+
+describe('catalog/demo.json', () => {
+  it('parses with the zod Catalog schema and passes import validation', () => {
+    expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 5), null, 2)).toBe(true);
+    expect(() => validateCatalog(raw)).not.toThrow();
+    expect((raw as { $schema?: string }).$schema).toBe('./catalog.schema.json');
+  });
+
+  it('has unique ids in every section and no id shared by a category and an entity', () => {
+    const sections = {
+      categories: demo.taxonomy.categories,
+      entities: demo.taxonomy.entities,
+      sensitive_topics: demo.taxonomy.sensitive_topics,
+      advertisers: demo.advertisers,
+      campaigns: demo.campaigns,
+      offers: demo.offers,
+      affiliate_networks: demo.affiliate_networks,
+    };
+    for (const [name, list] of Object.entries(sections)) {
+      const ids = list.map((x) => x.id);
+      expect(new Set(ids).size, `duplicate id in ${name}`).toBe(ids.length);
+    }
+    const categoryIds = new Set(demo.taxonomy.categories.map((x) => x.id));
+    expect(demo.taxonomy.entities.filter((e) => categoryIds.has(e.id)).map((e) => e.id)).toEqual([]);
+  });
+
+  it('resolves every reference', () => {
+    const categories = byId(demo.taxonomy.categories);
+    const entities = byId(demo.taxonomy.entities);
+    const advertisers = byId(demo.advertisers);
+    const campaigns = byId(demo.campaigns);
+    const networks = byId(demo.affiliate_networks);
+    const missing: string[] = [];
+    const need = (ok: boolean, what: string) => {
+      if (!ok) missing.push(what);
+    };
+    for (const c of demo.taxonomy.categories) need(c.parent_id === null || categories.has(c.parent_id), `${c.id}.parent_id`);
+    for (const e of demo.taxonomy.entities) {
+      expect(e.category_ids.length, `${e.id} has no category`).toBeGreaterThan(0);
+      for (const id of e.category_ids) need(categories.has(id), `${e.id}.category_ids ${id}`);
+    }
+    for (const a of demo.advertisers) {
+      if (a.entity_id === null) continue;
+      need(entities.has(a.entity_id), `${a.id}.entity_id ${a.entity_id}`);
+      expect(entities.get(a.entity_id)?.kind, `${a.id}.entity_id is a brand`).toBe('brand');
+    }
+    for (const c of demo.campaigns) need(advertisers.has(c.advertiser_id), `${c.id}.advertiser_id ${c.advertiser_id}`);
+    for (const o of demo.offers) {
+      need(campaigns.has(o.campaign_id), `${o.id}.campaign_id ${o.campaign_id}`);
+      for (const id of o.targeting.category_ids) need(categories.has(id), `${o.id}.targeting.category_ids ${id}`);
+      for (const id of o.targeting.entity_ids) need(entities.has(id), `${o.id}.targeting.entity_ids ${id}`);
+      expect(o.targeting.category_ids.length + o.targeting.entity_ids.length, `${o.id} targets nothing`).toBeGreaterThan(0);
+      if (o.kind === 'affiliate') need(o.network_id !== null && networks.has(o.network_id), `${o.id}.network_id ${o.network_id}`);
+      else expect(o.network_id, `${o.id}: a sponsored offer has no network`).toBeNull();
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('keeps every destination on its allowlist and every URL on an invented .example https host', () => {
+    const advertisers = byId(demo.advertisers);
+    const campaigns = byId(demo.campaigns);
+    const networks = byId(demo.affiliate_networks);
+    const offAllowlist: string[] = [];
+    for (const o of demo.offers) {
+      const allowlist =
+        o.kind === 'affiliate'
+          ? networks.get(o.network_id ?? '')!.destinations
+          : advertisers.get(campaigns.get(o.campaign_id)!.advertiser_id)!.destinations;
+      if (!isUnderPrefix(o.destination_url, allowlist)) offAllowlist.push(`${o.id}: ${o.destination_url}`);
+    }
+    expect(offAllowlist).toEqual([]);
+
+    const urls = [
+      ...demo.advertisers.flatMap((a) => a.destinations),
+      ...demo.affiliate_networks.flatMap((n) => n.destinations),
+      ...demo.offers.flatMap((o) => [o.destination_url, ...(o.image_url ? [o.image_url] : [])]),
+    ];
+    for (const u of urls) {
+      const url = new URL(u);
+      expect(url.protocol, u).toBe('https:');
+      expect(url.hostname.endsWith('.example'), u).toBe(true);
+    }
+  });
+
+  it('never lets a sensitive-topic alias collide with a commercial alias or an offer creative', () => {
+    const commercial = commercialAliases(demo);
+    const sensitive = sensitiveAliases(demo);
+    const commercialSet = new Set(commercial.map((x) => norm(x.alias)));
+    expect(sensitive.filter((s) => commercialSet.has(norm(s.alias)))).toEqual([]);
+
+    // Stricter: a sensitive alias inside a commercial alias or an offer's text would block every
+    // message that names the product (Korean has no word boundaries, so check substrings).
+    const contains: string[] = [];
+    for (const s of sensitive) {
+      const needle = norm(s.alias);
+      for (const c of commercial) if (norm(c.alias).includes(needle)) contains.push(`${s.topic}:"${s.alias}" in ${c.owner}:"${c.alias}"`);
+      for (const o of demo.offers) {
+        const text = norm([o.title, o.description ?? '', o.cta ?? ''].join(' '));
+        if (text.includes(needle)) contains.push(`${s.topic}:"${s.alias}" in ${o.id}`);
+      }
+    }
+    expect(contains).toEqual([]);
+  });
+
+  it('gives every category and entity Korean and English aliases, each alias owned by one of them', () => {
+    const items = [...demo.taxonomy.categories, ...demo.taxonomy.entities];
+    for (const item of items) {
+      expect(item.aliases.ko.length, `${item.id} ko aliases`).toBeGreaterThan(0);
+      expect(item.aliases.en.length, `${item.id} en aliases`).toBeGreaterThan(0);
+      for (const a of item.aliases.en) expect(a, `${item.id}: English aliases are lowercase`).toBe(a.toLowerCase());
+      // A one-syllable Korean alias matches inside unrelated words (폰 in 헤드폰, 약 in 예약).
+      for (const a of item.aliases.ko) expect([...a.replace(/\s/g, '')].length, `${item.id}: "${a}" is too short`).toBeGreaterThan(1);
+    }
+    const owner = new Map<string, string>();
+    const shared: string[] = [];
+    for (const item of items) {
+      for (const a of new Set([...item.aliases.ko, ...item.aliases.en].map(norm))) {
+        const prev = owner.get(a);
+        if (prev !== undefined && prev !== item.id) shared.push(`"${a}": ${prev} and ${item.id}`);
+        owner.set(a, item.id);
+      }
+    }
+    expect(shared).toEqual([]);
+  });
+
+  it('covers every sensitive topic and both intent cue kinds in both languages', () => {
+    const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
+    expect(topics).toEqual(['adult', 'finance-advice', 'gambling', 'health', 'minors', 'politics', 'self-harm']);
+    for (const t of demo.taxonomy.sensitive_topics) {
+      expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
+      expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);
+    }
+    for (const cue of [demo.taxonomy.intent_cues.purchase, demo.taxonomy.intent_cues.compare]) {
+      expect(cue.ko.length).toBeGreaterThan(0);
+      expect(cue.en.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('has offers in both languages in every domain, from active campaigns', () => {
+    const campaigns = byId(demo.campaigns);
+    const domains = demo.taxonomy.categories.filter((c) => c.parent_id === null).map((c) => c.id);
+    expect(domains.sort()).toEqual(['electronics', 'software', 'travel']);
+    const entityCategories = new Map(demo.taxonomy.entities.map((e) => [e.id, e.category_ids]));
+    const seen = new Set<string>();
+    for (const o of demo.offers) {
+      if (campaigns.get(o.campaign_id)?.status !== 'active') continue;
+      const cats = [...o.targeting.category_ids, ...o.targeting.entity_ids.flatMap((id) => entityCategories.get(id) ?? [])];
+      for (const c of cats) seen.add(`${rootOf(demo, c)}/${o.locale}`);
+    }
+    for (const d of domains) for (const locale of ['ko', 'en']) expect(seen.has(`${d}/${locale}`), `${d}/${locale}`).toBe(true);
+  });
+
+  it('includes travel affiliate offers for both networks and the campaign states a demo should show', () => {
+    const affiliate = demo.offers.filter((o) => o.kind === 'affiliate');
+    expect(new Set(affiliate.map((o) => o.network_id))).toEqual(new Set(demo.affiliate_networks.map((n) => n.id)));
+    for (const o of affiliate) {
+      expect(o.targeting.category_ids.map((c) => rootOf(demo, c)), o.id).toContain('travel');
+    }
+    expect(demo.campaigns.some((c) => c.status === 'paused')).toBe(true);
+    expect(demo.campaigns.some((c) => c.countries.length === 0)).toBe(true);
+    for (const c of demo.campaigns) {
+      expect(c.budget.daily_micros, c.id).toBeLessThanOrEqual(c.budget.total_micros);
+      if (c.starts_at && c.ends_at) expect(Date.parse(c.starts_at), c.id).toBeLessThan(Date.parse(c.ends_at));
+    }
+  });
+});
+
+describe('catalog/catalog.schema.json', () => {
+  it('is up to date with the zod Catalog schema (run `npm run catalog:schema`)', () => {
+    const committed: unknown = JSON.parse(readFileSync(CATALOG_SCHEMA_PATH, 'utf8'));
+    expect(committed).toEqual(catalogJsonSchema());
+  });
+});
+
+describe(`demo catalog import (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t?.drop());
+
+  it('imports with one snapshot per offer, and again as unchanged', async () => {
+    const repo = new CatalogRepository(t.db);
+    const first = await repo.import(await readDemoCatalog());
+    expect(first).toMatchObject({ changed: true, snapshots_created: demo.offers.length, offers: demo.offers.length });
+    const again = await repo.import(await readDemoCatalog());
+    expect(again).toMatchObject({ changed: false, snapshots_created: 0 });
+  });
+});

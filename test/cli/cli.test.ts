@@ -1,0 +1,85 @@
+// The operator CLI end to end, on its own database (PGlite directory or a fresh Postgres database).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+import { miniCatalog } from '../helpers/mini-catalog.js';
+
+const run = promisify(execFile);
+const BIN = path.resolve('bin/sidenote.mjs');
+
+describe(`sidenote CLI (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let dir: string;
+  let testDb: TestDatabase | undefined;
+  let env: NodeJS.ProcessEnv;
+  const cli = async (...args: string[]) => {
+    try {
+      const r = await run(process.execPath, [BIN, ...args], { env, timeout: 60_000 });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'sidenote-cli-'));
+    env = { ...process.env, SIDENOTE_DATA_DIR: path.join(dir, 'db') };
+    if (usingRealPostgres) {
+      testDb = await createTestDatabase();
+      env.DATABASE_URL = testDb.url;
+    } else {
+      delete env.DATABASE_URL;
+    }
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates an app and prints its keys once, as JSON on request', async () => {
+    const r = await cli('app', 'create', 'CLI Host', '--json');
+    expect(r.code).toBe(0);
+    const created = JSON.parse(r.stdout);
+    expect(created.serving_key).toMatch(/^sk_live_/);
+    const list = await cli('app', 'list', '--json');
+    const apps = JSON.parse(list.stdout);
+    expect(apps[0].name).toBe('CLI Host');
+    expect(list.stdout).not.toContain(created.serving_key);
+
+    const setup = JSON.parse((await cli('key', 'create', created.app_id, '--kind', 'setup', '--json')).stdout);
+    expect(setup.key).toMatch(/^st_/);
+    expect((await cli('key', 'revoke', created.serving_key_id)).stdout).toContain('revoked');
+    const rotated = JSON.parse((await cli('secret', 'rotate', created.app_id, '--json')).stdout);
+    expect(rotated.secret).toMatch(/^whsec_/);
+  }, 120_000);
+
+  it('imports and exports the catalog, idempotently, and names the bad field of a bad file', async () => {
+    const file = path.join(dir, 'catalog.json');
+    await writeFile(file, JSON.stringify(miniCatalog()));
+    const first = await cli('catalog', 'import', file, '--json');
+    expect(JSON.parse(first.stdout)).toMatchObject({ changed: true, snapshots_created: 3 });
+    const second = await cli('catalog', 'import', file);
+    expect(second.stdout).toContain('catalog unchanged');
+    const out = path.join(dir, 'export.json');
+    expect((await cli('catalog', 'export', out)).code).toBe(0);
+    expect(JSON.parse(await readFile(out, 'utf8')).offers).toHaveLength(3);
+
+    const bad = miniCatalog();
+    bad.campaigns![0].bid_micros = -1;
+    await writeFile(file, JSON.stringify(bad));
+    const rejected = await cli('catalog', 'import', file);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('campaigns[0].bid_micros');
+  }, 120_000);
+
+  it('explains usage errors', async () => {
+    const r = await cli('frobnicate');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('usage:');
+    expect((await cli('key', 'revoke', 'key_nothere')).code).toBe(1);
+  }, 60_000);
+});

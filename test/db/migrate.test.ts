@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+import { migrate } from '../../src/db/migrate.js';
+
+describe(`migrations (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.drop());
+
+  it('creates every table the service needs', async () => {
+    const r = await t.db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
+    expect(r.rows.map((x) => x.table_name)).toEqual(
+      expect.arrayContaining([
+        'apps', 'api_keys', 'conversion_secrets', 'advertisers', 'advertiser_destinations', 'campaigns', 'offers',
+        'offer_snapshots', 'decisions', 'events', 'clicks', 'conversions', 'affiliate_impressions', 'click_intents',
+        'affiliate_networks', 'catalog_state', 'settings', 'schema_migrations',
+      ]),
+    );
+  });
+
+  it('is a no-op when run again, also from several instances at once', async () => {
+    const others = await Promise.all([t.openAnother(), t.openAnother(), t.openAnother()]);
+    const applied = await Promise.all([migrate(t.db), ...others.map((o) => migrate(o))]);
+    expect(applied.flat()).toEqual([]);
+    const r = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+    expect(r.rows[0].n).toBeGreaterThan(0);
+  });
+
+  it('has no column that could hold a message', async () => {
+    const r = await t.db.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'",
+    );
+    for (const { column_name } of r.rows) expect(column_name).not.toMatch(/message|transcript|conversation/);
+  });
+
+  it('enforces idempotency keys and nonce uniqueness per app', async () => {
+    const r = await t.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'");
+    const defs = r.rows.map((x) => x.indexdef).join('\n');
+    expect(defs).toMatch(/UNIQUE INDEX .* ON public\.events USING btree \(app_id, idempotency_key\)/);
+    expect(defs).toMatch(/UNIQUE INDEX .* ON public\.conversions USING btree \(app_id, nonce\)/);
+    expect(defs).toMatch(/UNIQUE INDEX .* ON public\.click_intents USING btree \(affiliate_impression_id, event_id\)/);
+  });
+});
+
+describe('concurrent first start', () => {
+  it('two instances migrating an empty database at once both succeed, and it is migrated once', async () => {
+    const { openDatabase } = await import('../../src/db/database.js');
+    let a, b, cleanup: () => Promise<void>;
+    if (usingRealPostgres) {
+      const { randomBytes } = await import('node:crypto');
+      const pg = (await import('pg')).default;
+      const name = `sidenote_m_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(process.env.DATABASE_URL!);
+      url.pathname = `/${name}`;
+      a = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory' });
+      b = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory' });
+      cleanup = async () => {
+        await a!.close();
+        await b!.close();
+        await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+        await admin.end();
+      };
+    } else {
+      // PGlite serves one process; two starts race on the same handle.
+      a = b = await openDatabase({ dataDir: 'memory' });
+      cleanup = () => a!.close();
+    }
+    try {
+      const [ra, rb] = await Promise.all([migrate(a), migrate(b)]);
+      expect(ra.length + rb.length).toBeGreaterThan(0);
+      expect(ra.length === 0 || rb.length === 0).toBe(true);
+      const r = await a.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
+      expect(r.rows[0].n).toBe(ra.length + rb.length);
+    } finally {
+      await cleanup();
+    }
+  });
+});

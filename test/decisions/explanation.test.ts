@@ -1,0 +1,76 @@
+// "Why this offer": a user-presentable explanation in the decision's language, for the
+// calling app's decisions only, built from the record and never from the message.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { miniCatalog } from '../helpers/mini-catalog.js';
+
+const envelope = (message: string, locale: string, country: string) => ({
+  message,
+  locale,
+  country,
+  audience: { age_band: '18_plus', contextual_offer_consent: true },
+  native_surface: { clickable: true, disclosure_capable: true },
+});
+
+describe('decision explanation', () => {
+  let t: TestApp;
+  let a: string;
+  let b: string;
+  const decide = async (payload: object, key = a) =>
+    (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload })).json();
+  const explain = (id: string, key = a) => t.app.inject({ method: 'GET', url: `/v1/decisions/${id}/explanation`, headers: bearer(key) });
+
+  beforeAll(async () => {
+    t = await createTestApp({ loadDemoCatalog: false });
+    await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
+    a = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'A' } })).json().serving_key;
+    b = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'B' } })).json().serving_key;
+  });
+  afterAll(() => t?.close());
+
+  it('explains a served Korean decision in Korean, naming advertiser and topics', async () => {
+    const d = await decide(envelope('제주도 호텔 최저가 CANARY-explain', 'ko-KR', 'KR'));
+    expect(d.serve).toBe(true);
+    const res = await explain(d.decision_id);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ decision_id: d.decision_id, locale: 'ko', sponsored: true, advertiser: 'Haneul Stay' });
+    expect(body.explanation).toContain('Haneul Stay의 광고');
+    expect(body.explanation).toContain('제주도');
+    expect(body.explanation).toContain('개인정보');
+    expect(body.parameters).toMatchObject({ country: 'KR', personal_data_used: false, conversation_history_used: false });
+    expect(body.parameters.topics).toEqual(expect.arrayContaining(['제주도', '호텔']));
+    expect(res.body).not.toContain('CANARY');
+  });
+
+  it('explains an English decision in English', async () => {
+    const d = await decide(envelope('cheapest iphone 16?', 'en-US', 'US'));
+    const body = (await explain(d.decision_id)).json();
+    expect(body.locale).toBe('en');
+    expect(body.explanation).toMatch(/^This is sponsored content from Gadget Harbor\./);
+    expect(body.explanation).toContain('iPhone 16');
+    expect(body.explanation).toContain('No personal data');
+  });
+
+  it('says nothing was shown for a no-fill', async () => {
+    const d = await decide(envelope('오늘 날씨 어때', 'ko', 'KR'));
+    const body = (await explain(d.decision_id)).json();
+    expect(body).toMatchObject({ sponsored: false, advertiser: null, locale: 'ko' });
+    expect(body.explanation).toContain('광고가 표시되지 않았습니다');
+  });
+
+  it("is 404 for another app's decision and unknown ids, 401 without a key", async () => {
+    const d = await decide(envelope('제주도 호텔 최저가', 'ko-KR', 'KR'));
+    expect((await explain(d.decision_id, b)).json()).toEqual({ ok: false, error: 'not_found' });
+    expect((await explain('dec_nothing')).statusCode).toBe(404);
+    expect((await explain('bogus')).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: `/v1/decisions/${d.decision_id}/explanation` })).statusCode).toBe(401);
+  });
+
+  it('serves the reason-code reference publicly', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v1/reference/reason-codes' });
+    expect(res.statusCode).toBe(200);
+    const codes = res.json().reason_codes.map((r: { code: string }) => r.code);
+    expect(codes).toEqual(expect.arrayContaining(['MATCHED', 'TIMEOUT', 'invalid_signature', 'unknown_impression']));
+  });
+});

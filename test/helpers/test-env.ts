@@ -1,0 +1,86 @@
+// Test environments. With DATABASE_URL / REDIS_URL set (CI) every test file gets its own fresh
+// Postgres database and its own Redis key prefix on the real servers; without them (a fresh
+// machine) it gets an in-memory PGlite and the in-process counter store. The suites are the same.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Writable } from 'node:stream';
+import type { Database } from '../../src/db/database.js';
+import { parseConfig, type Config, type ConfigInput } from '../../src/config/config.js';
+import { createCounterStore } from '../../src/counters/index.js';
+import type { CounterStore } from '../../src/counters/counter-store.js';
+import { buildApp } from '../../src/app.js';
+
+export { usingRealPostgres, createTestDatabase, type TestDatabase } from './test-db.js';
+import { createTestDatabase, type TestDatabase } from './test-db.js';
+export const usingRealRedis = Boolean(process.env.REDIS_URL);
+
+export function createTestCounters(prefix = `sn:t:${randomBytes(4).toString('hex')}:`): CounterStore {
+  return createCounterStore({ redisUrl: process.env.REDIS_URL, keyPrefix: prefix });
+}
+
+export function testConfig(overrides: ConfigInput = {}): Config {
+  return parseConfig({
+    port: 0,
+    host: '127.0.0.1',
+    baseUrl: 'http://sidenote.test',
+    dataDir: 'memory',
+    logLevel: 'info',
+    loadDemoCatalog: true,
+    adminKey: 'admin-key-for-tests-0123456789',
+    catalogPollMs: 200,
+    ...overrides,
+  });
+}
+
+/** Collects every log line the app writes, to prove what never appears in them. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void) {
+    this.lines.push(chunk.toString('utf8'));
+    cb();
+  }
+  get text() {
+    return this.lines.join('');
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database;
+  counters: CounterStore;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+/** One app on a test database; pass `shared` to build a second instance on the same stores. */
+export async function createTestApp(
+  overrides: ConfigInput = {},
+  shared?: { testDb: TestDatabase; counters?: CounterStore },
+): Promise<TestApp & { testDb: TestDatabase }> {
+  const testDb = shared?.testDb ?? (await createTestDatabase());
+  const db = shared ? await testDb.openAnother() : testDb.db;
+  const counters = shared?.counters ?? createTestCounters();
+  const logs = new LogCapture();
+  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs });
+  await app.ready();
+  return {
+    app,
+    db,
+    counters,
+    logs,
+    testDb,
+    close: async () => {
+      await app.close();
+      if (!shared) {
+        await counters.close();
+        await testDb.drop();
+      }
+    },
+  };
+}
+
+export const ADMIN = { authorization: 'Bearer admin-key-for-tests-0123456789' };
+
+export function bearer(key: string) {
+  return { authorization: `Bearer ${key}` };
+}

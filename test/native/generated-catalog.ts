@@ -1,0 +1,136 @@
+// A seeded generator of index documents and queries for the differential and boundary tests.
+import type { IndexDocument, MatchQuery } from '../../src/native/offer-index.js';
+
+export class Rng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = seed >>> 0 || 1;
+  }
+  next(): number {
+    // xorshift32
+    let x = this.s;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.s = x >>> 0;
+    return this.s / 0x1_0000_0000;
+  }
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+  pick<T>(list: readonly T[]): T {
+    return list[this.int(list.length)];
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+}
+
+const SYL = ['가', '나', '도', '라', '마', '부', '서', '아', '제', '주', '카', '타', '폰', '하', '호', '텔'];
+const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', 'du', 'phone', 'jet', 'air'];
+const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도'];
+
+export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
+  const rng = new Rng(seed);
+  const word = (parts: string[], n: number) => Array.from({ length: n }, () => rng.pick(parts)).join('');
+  const categories: IndexDocument['taxonomy']['categories'] = [];
+  for (let r = 0; r < 5; r++) {
+    categories.push({ id: `c${r}`, parent_id: null, aliases: { ko: [word(SYL, 2)], en: [`topic${r}`] } });
+    for (let k = 0; k < 3; k++) {
+      categories.push({ id: `c${r}.${k}`, parent_id: `c${r}`, aliases: { ko: [word(SYL, 3)], en: [`${word(LAT, 2)} ${k}`] } });
+      if (k === 0) categories.push({ id: `c${r}.${k}.x`, parent_id: `c${r}.${k}`, aliases: { ko: [word(SYL, 2)], en: [word(LAT, 3)] } });
+    }
+  }
+  const ents: IndexDocument['taxonomy']['entities'] = [];
+  for (let e = 0; e < entities; e++) {
+    const en = [`${word(LAT, 2)}${e}`, `${word(LAT, 1)} ${word(LAT, 2)}`];
+    if (rng.chance(0.2)) en.push(word(LAT, 1)); // short, often shared
+    const ko = [`${word(SYL, 2)}${rng.chance(0.5) ? '' : e}`, word(SYL, 3)];
+    ents.push({ id: `e${e}`, kind: rng.pick(['brand', 'product', 'place']), aliases: { ko, en: rng.chance(0.1) ? en.map((a) => a.toUpperCase()) : en }, category_ids: [rng.pick(categories).id] });
+  }
+  const docOffers: IndexDocument['offers'] = [];
+  for (let o = 0; o < offers; o++) {
+    const now = 1_790_000_000_000;
+    docOffers.push({
+      snapshot_id: `snp_${(o * 7919) % 100000}x${o}`,
+      offer_id: `off.${o}`,
+      campaign_id: `cmp.${o % 97}`,
+      advertiser_id: `adv.${o % 31}`,
+      advertiser_entity_id: rng.chance(0.1) ? rng.pick(ents).id : null,
+      kind: rng.chance(0.2) ? 'affiliate' : 'sponsored',
+      locale: rng.chance(0.5) ? 'ko' : 'en',
+      category_ids: rng.chance(0.8) ? [rng.pick(categories).id] : [],
+      entity_ids: rng.chance(0.7) ? [rng.pick(ents).id, ...(rng.chance(0.2) ? [rng.pick(ents).id] : [])] : [rng.pick(ents).id],
+      budget_buckets: rng.chance(0.2) ? [rng.pick(['low', 'mid', 'high'])] : [],
+      countries: rng.chance(0.3) ? [rng.pick(['KR', 'US', 'JP'])] : [],
+      campaign_status: rng.chance(0.05) ? 'paused' : 'active',
+      starts_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
+      ends_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
+      priority: 1 + rng.int(10),
+      bid_micros: rng.int(40) * 25_000,
+    });
+  }
+  return {
+    taxonomy: {
+      categories,
+      entities: ents,
+      sensitive_topics: [
+        { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] } },
+        { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] } },
+      ],
+      intent_cues: { purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] }, compare: { ko: ['비교', '추천'], en: ['vs', 'compare'] } },
+    },
+    offers: docOffers,
+  };
+}
+
+const NOISE = [' ', '  ', '\t', '\n', ',', '.', '!', '?', '(', ')', '-', '"', '\u3000', '\u00a0', '😀', 'é', 'Σ', 'ﾊﾟ', 'x', '1', 'a'];
+
+/** A message stitched from aliases (with case, width and particle variations) and noise. */
+export function generateMessage(doc: IndexDocument, rng: Rng): string {
+  const t = doc.taxonomy;
+  const pieces: string[] = [];
+  const n = 1 + rng.int(8);
+  for (let i = 0; i < n; i++) {
+    const r = rng.next();
+    let alias: string;
+    if (r < 0.4) {
+      const e = rng.pick(t.entities);
+      alias = rng.pick([...e.aliases.ko, ...e.aliases.en]);
+    } else if (r < 0.55) {
+      const c = rng.pick(t.categories);
+      alias = rng.pick([...c.aliases.ko, ...c.aliases.en]);
+    } else if (r < 0.65) {
+      alias = rng.pick([...t.intent_cues.purchase.ko, ...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko, ...t.intent_cues.compare.en]);
+    } else if (r < 0.68) {
+      alias = rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
+    } else {
+      alias = Array.from({ length: 1 + rng.int(4) }, () => rng.pick([...SYL, ...LAT])).join('');
+    }
+    if (rng.chance(0.2)) alias = alias.toUpperCase();
+    if (rng.chance(0.05)) alias = alias.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)); // full-width
+    if (/[\uac00-\ud7a3]$/.test(alias)) alias += rng.pick(PARTICLES);
+    pieces.push(alias);
+    pieces.push(rng.chance(0.15) ? '' : rng.pick(NOISE));
+  }
+  return pieces.join('');
+}
+
+export function generateQuery(doc: IndexDocument, rng: Rng): MatchQuery {
+  const t = doc.taxonomy;
+  const ids = (list: { id: string }[], max: number) =>
+    Array.from({ length: rng.int(max + 1) }, () => (rng.chance(0.85) ? rng.pick(list).id : `unknown.${rng.int(1000)}`));
+  return {
+    message: rng.chance(0.9) ? generateMessage(doc, rng) : undefined,
+    language: rng.chance(0.5) ? 'ko' : 'en',
+    country: rng.chance(0.8) ? rng.pick(['KR', 'US', 'jp', 'DE']) : undefined,
+    categoryIds: rng.chance(0.4) ? ids(t.categories, 3) : undefined,
+    entityIds: rng.chance(0.4) ? ids(t.entities, 3) : undefined,
+    excludedEntityIds: rng.chance(0.2) ? ids(t.entities, 4) : undefined,
+    budgetBucket: rng.chance(0.5) ? rng.pick(['unknown', 'low', 'mid', 'high']) : undefined,
+    intentType: rng.chance(0.6) ? rng.pick(['purchase', 'compare', 'browse', 'low', 'unknown']) : undefined,
+    kind: rng.chance(0.8) ? 'sponsored' : 'affiliate',
+    nowMs: 1_790_000_000_000 + (rng.int(3) - 1) * 40_000_000,
+    topK: rng.pick([1, 3, 8, 8, 8, 20]),
+  };
+}

@@ -1,0 +1,48 @@
+// The reason-code reference lists exactly the codes and error strings the code can emit.
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { REFERENCE, renderReferenceMarkdown } from '../../src/reference/reason-codes.js';
+import { ReasonCodeSchema } from '../../src/decide/decide-schemas.js';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = path.join(dir, f);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') && !p.includes(`${path.sep}reference${path.sep}`) ? [p] : [];
+  });
+}
+
+describe('reason-code reference', () => {
+  const code = sources(path.resolve('src')).map((f) => readFileSync(f, 'utf8')).join('\n');
+
+  it('lists every error string the code can answer with, and nothing else', () => {
+    const emitted = new Set<string>();
+    for (const m of code.matchAll(/(?:sendError\([^,]+,\s*[\w.]+,\s*|errorBody\(|\berror:\s*)'([A-Za-z_]+)'/g)) emitted.add(m[1]);
+    // Authentication errors are a union type in the authenticator.
+    const authUnion = /export type AuthError =([^;]+);/.exec(code)![1];
+    for (const m of authUnion.matchAll(/'([a-z_]+)'/g)) emitted.add(m[1]);
+    const listed = new Set(REFERENCE.filter((e) => e.kind === 'error').map((e) => e.code));
+    expect([...emitted].filter((c) => !listed.has(c)).sort()).toEqual([]);
+    expect([...listed].filter((c) => !emitted.has(c)).sort()).toEqual([]);
+  });
+
+  it('lists exactly the reason codes of SPEC 7.2', () => {
+    const reasonCodes = REFERENCE.filter((e) => e.kind === 'reason_code').map((e) => e.code);
+    const spec = ReasonCodeSchema.options.filter((c) => !['INVALID_ENVELOPE', 'FORBIDDEN_IDENTITY_FIELD'].includes(c));
+    expect(reasonCodes.sort()).toEqual([...spec].sort());
+    // The two 400 reason codes are listed as errors with the same name.
+    expect(REFERENCE.filter((e) => ['INVALID_ENVELOPE', 'FORBIDDEN_IDENTITY_FIELD'].includes(e.code)).map((e) => e.status)).toEqual([400, 400]);
+  });
+
+  it('gives retry guidance consistent with what responses carry', () => {
+    const timeout = REFERENCE.find((e) => e.code === 'TIMEOUT')!;
+    expect(timeout.retry_after_seconds).toBe(Number(/TIMEOUT_RETRY_AFTER_SECONDS = (\d+)/.exec(code)![1]));
+    const unavailable = REFERENCE.find((e) => e.code === 'service_unavailable')!;
+    expect(unavailable.retry_after_seconds).toBe(Number(/UNAVAILABLE_RETRY_AFTER_SECONDS = (\d+)/.exec(code)![1]));
+    for (const e of REFERENCE) if (!e.retry) expect(e.retry_after_seconds).toBeNull();
+  });
+
+  it('is rendered into docs/reason-codes.md', () => {
+    expect(readFileSync(path.resolve('docs/reason-codes.md'), 'utf8')).toBe(renderReferenceMarkdown());
+  });
+});
