@@ -129,7 +129,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         topK: 8,
         sessionCap: { count: config.sessionCapCount, windowMs: config.sessionCapWindowSeconds * 1000 },
         linkTtlSeconds: config.linkTtlSeconds,
-        timeoutRetryAfterSeconds: 2,
       },
       now,
     );

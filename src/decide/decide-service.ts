@@ -7,7 +7,7 @@ import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLangu
 import type { DecisionRecorder, DecisionRecord } from './decision-recorder.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
-import { counterKeys } from '../counters/keys.js';
+import { COUNTER_TTLS, counterKeys } from '../counters/keys.js';
 import type { MatchCandidate } from '../native/offer-index.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
@@ -85,7 +85,6 @@ export interface DecideSettings {
   /** Serves per session token across all campaigns within the window. */
   sessionCap: { count: number; windowMs: number };
   linkTtlSeconds: number;
-  timeoutRetryAfterSeconds: number;
 }
 
 /** Raised inside the pipeline when the handler budget ran out before a step with side effects. */
@@ -325,7 +324,7 @@ export class DecideService {
         budgets: [
           { key: counterKeys.budgetTotal(c.campaignId), limitMicros: campaign.budget.total_micros, amountMicros: campaign.bid_micros, ttlMs: null },
           // Daily buckets outlive their day by an hour so late readers still see the final figure.
-          { key: counterKeys.budgetDaily(c.campaignId, day), limitMicros: campaign.budget.daily_micros, amountMicros: campaign.bid_micros, ttlMs: msToDayEnd + 3_600_000 },
+          { key: counterKeys.budgetDaily(c.campaignId, day), limitMicros: campaign.budget.daily_micros, amountMicros: campaign.bid_micros, ttlMs: msToDayEnd + COUNTER_TTLS.dailyBudgetGraceMs },
         ],
       };
     });

@@ -9,13 +9,11 @@ import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { ErrorBodySchema } from '../decide/decide-schemas.js';
 import { isUnderPrefix } from '../catalog/destinations.js';
-import { counterKeys } from '../counters/keys.js';
+import { COUNTER_TTLS, counterKeys } from '../counters/keys.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
 
-/** A second click on one decision within this window is recorded but not counted. */
-const CLICK_DEDUP_MS = 60 * 60_000;
 
 export async function redirectRoutes(app: FastifyInstance) {
   const { links, catalogRuntime, clicks, counters } = app.services;
@@ -62,7 +60,7 @@ export async function redirectRoutes(app: FastifyInstance) {
     else if (claims.expiresAt * 1000 < nowMs) reason = 'expired';
     else {
       const first = await counters
-        .putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', CLICK_DEDUP_MS)
+        .putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', COUNTER_TTLS.clickDedupMs)
         .then((existing) => existing === null)
         // Counter store down: count it; the database keeps every click for later dedup.
         .catch(() => true);

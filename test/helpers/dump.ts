@@ -21,8 +21,10 @@ export async function dumpRedis(url: string, prefix: string): Promise<string> {
     const parts: string[] = [];
     for (const k of keys) {
       const type = await redis.type(k);
-      const value =
-        type === 'string' ? await redis.get(k) : type === 'hash' ? JSON.stringify(await redis.hgetall(k)) : type === 'zset' ? JSON.stringify(await redis.zrange(k, 0, -1)) : type;
+      let value: string | null = type;
+      if (type === 'string') value = await redis.get(k);
+      else if (type === 'hash') value = JSON.stringify(await redis.hgetall(k));
+      else if (type === 'zset') value = JSON.stringify(await redis.zrange(k, '0', '-1'));
       parts.push(`${k} ${value}`);
     }
     parts.push(JSON.stringify(await redis.call('SLOWLOG', 'GET', '1000')));
