@@ -236,7 +236,17 @@ export class DecideService {
 
     const gates = evaluateGates(envelope, digest, match.sensitiveTopicIds.length > 0);
     if (gates.length > 0) return noFill(gates);
-    if (isLowIntent(intent, match.signalCategoryIds.length + match.signalEntityIds.length)) return noFill(['LOW_INTENT']);
+    // Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and
+    // CI their handling of each reason code without touching live numbers.
+    const trigger = principal.mode === 'test' ? testTrigger(digest?.category_ids) : null;
+    if (trigger === 'TIMEOUT') return noFill(['TIMEOUT'], 2);
+    if (trigger === 'FREQUENCY_CAPPED' || trigger === 'BUDGET_EXHAUSTED') return noFill([trigger], 60);
+    if (trigger && trigger !== 'MATCHED') return noFill([trigger]);
+    if (trigger === 'MATCHED' && match.candidates.length === 0) {
+      const forced = this.firstServable(kind, language ?? 'en');
+      if (forced) match.candidates.push(forced);
+    }
+    if (trigger !== 'MATCHED' && isLowIntent(intent, match.signalCategoryIds.length + match.signalEntityIds.length)) return noFill(['LOW_INTENT']);
     const candidates = match.candidates.filter((c) => this.servable(c, kind));
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
@@ -252,6 +262,21 @@ export class DecideService {
       nowMs,
       started,
     };
+  }
+
+  /** A deterministic fill for test keys: the live offer of this kind and language with the
+   *  lowest snapshot id. */
+  private firstServable(kind: 'sponsored' | 'affiliate', language: string): MatchCandidate | null {
+    let best: string | null = null;
+    for (const [id, s] of this.catalog.serving.snapshots) {
+      if (s.offer.kind === kind && s.offer.locale === language && (best === null || id < best)) {
+        const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [] };
+        if (this.servable(c, kind)) best = id;
+      }
+    }
+    if (best === null) return null;
+    const s = this.catalog.serving.snapshots.get(best)!;
+    return { snapshotId: best, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [] };
   }
 
   /** The index and the serving view are swapped together, but an affiliate offer also needs its
@@ -339,6 +364,22 @@ export class DecideService {
     const retryAfterSeconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     return { winner: null, reasons, retryAfterSeconds };
   }
+}
+
+/** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
+export const TEST_TRIGGERS: Record<string, ReasonCode> = {
+  'sidenote.test.matched': 'MATCHED',
+  'sidenote.test.policy_block': 'POLICY_BLOCK',
+  'sidenote.test.low_intent': 'LOW_INTENT',
+  'sidenote.test.no_eligible_offer': 'NO_ELIGIBLE_OFFER',
+  'sidenote.test.frequency_capped': 'FREQUENCY_CAPPED',
+  'sidenote.test.budget_exhausted': 'BUDGET_EXHAUSTED',
+  'sidenote.test.timeout': 'TIMEOUT',
+};
+
+function testTrigger(categoryIds: string[] | undefined): ReasonCode | null {
+  for (const id of categoryIds ?? []) if (TEST_TRIGGERS[id]) return TEST_TRIGGERS[id];
+  return null;
 }
 
 function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Date, started: number): DecisionRecord {

@@ -95,4 +95,12 @@ export class DecisionRepository {
     const r = await this.db.query<{ name: string }>("SELECT content->>'advertiser_name' AS name FROM offer_snapshots WHERE id = $1", [snapshotId]);
     return r.rows[0]?.name ?? null;
   }
+
+  async hasRenderedEvent(appId: string, decisionId: string): Promise<boolean> {
+    const r = await this.db.query(
+      "SELECT 1 FROM events WHERE decision_id = $1 AND app_id = $2 AND type = 'offer_rendered' LIMIT 1",
+      [decisionId, appId],
+    );
+    return r.rows.length > 0;
+  }
 }

@@ -40,6 +40,13 @@ export class ImpressionEvents {
       }
       test ||= decision.test;
     }
+    // A qualified impression counts only after a rendered one for the same decision (whose 200
+    // the host has seen); without a decision id there is nothing to follow.
+    let notCountedReason: string | null = test ? 'test' : null;
+    if (!notCountedReason && cmd.type === 'qualified_impression') {
+      const rendered = cmd.decisionId ? await this.decisions.hasRenderedEvent(cmd.principal.appId, cmd.decisionId) : false;
+      if (!rendered) notCountedReason = 'no_prior_render';
+    }
     // What the key promises to mean: the same key must always carry the same event.
     const requestHash = createHash('sha256')
       .update(JSON.stringify([cmd.type, cmd.offerSnapshotId, cmd.decisionId]))
@@ -53,8 +60,8 @@ export class ImpressionEvents {
       idempotencyKey: cmd.idempotencyKey,
       requestHash,
       test,
-      counted: !test,
-      notCountedReason: test ? 'test' : null,
+      counted: notCountedReason === null,
+      notCountedReason,
       createdAt: new Date(this.now()),
     });
     if (!result.inserted && !result.sameRequest) return { status: 422, error: 'idempotency_key_reused' };

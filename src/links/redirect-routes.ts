@@ -9,9 +9,9 @@ import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { ErrorBodySchema } from '../decide/decide-schemas.js';
 import { isUnderPrefix } from '../catalog/destinations.js';
-import { COUNTER_TTLS, counterKeys } from '../counters/keys.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
+import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
 
 
@@ -44,35 +44,25 @@ export async function redirectRoutes(app: FastifyInstance) {
       // advertiser is not told where the click came from.
       reply.header('referrer-policy', 'no-referrer');
       reply.redirect(claims.destination, 302);
-      if (request.method === 'GET') {
-        setImmediate(() => void recordClick(claims, request).catch(() => {}));
-      }
+      // Recorded after the reply is on its way; HEAD requests (link checkers) too, never counted.
+      setImmediate(() => void recordClick(claims, request).catch(() => {}));
       return reply;
     },
   });
 
   async function recordClick(claims: TrackedLinkClaims, request: FastifyRequest) {
     const nowMs = app.services.now();
-    const bot = isBotUserAgent(request.headers['user-agent']);
-    let reason: string | null = null;
-    if (claims.test) reason = 'test';
-    else if (bot) reason = 'bot';
-    else if (claims.expiresAt * 1000 < nowMs) reason = 'expired';
-    else {
-      const first = await counters
-        .putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', COUNTER_TTLS.clickDedupMs)
-        .then((existing) => existing === null)
-        // Counter store down: count it; the database keeps every click for later dedup.
-        .catch(() => true);
-      if (!first) reason = 'duplicate';
-    }
+    const userAgent = request.headers['user-agent'] ?? '';
+    const bot = request.method === 'HEAD' || isBotUserAgent(userAgent);
+    const ipHash = createHmac('sha256', ipKey).update(request.ip).digest('base64url').slice(0, 16);
+    const reason = await judgeClick({ claims, nowMs, bot, ipHash, userAgent }, counters);
     clicks.record({
       id: newId('clk'),
       decisionId: claims.decisionId,
       appId: claims.appId,
       offerSnapshotId: claims.snapshotId,
       createdAt: new Date(nowMs),
-      ipHash: createHmac('sha256', ipKey).update(request.ip).digest('base64url').slice(0, 16),
+      ipHash,
       userAgentBot: bot,
       counted: reason === null,
       notCountedReason: reason,

@@ -242,8 +242,10 @@ describe(`events, links and lookup (${stores})`, () => {
   });
 
   describe('tracked redirect', () => {
-    const follow = (link: string, headers: Record<string, string> = { 'user-agent': BROWSER_UA }) =>
-      t.app.inject({ method: 'GET', url: new URL(link).pathname, headers });
+    // Each test clicks from its own address: per-address click rates would otherwise apply.
+    let address = 0;
+    const follow = (link: string, headers: Record<string, string> = { 'user-agent': BROWSER_UA }, remoteAddress = `10.20.0.${++address}`) =>
+      t.app.inject({ method: 'GET', url: new URL(link).pathname, headers, remoteAddress });
     const clicks = async (decisionId: string) =>
       (await t.db.query<{ counted: boolean; not_counted_reason: string | null; ip_hash: string | null }>(
         'SELECT counted, not_counted_reason, ip_hash FROM clicks WHERE decision_id = $1 ORDER BY created_at',
@@ -270,8 +272,8 @@ describe(`events, links and lookup (${stores})`, () => {
 
     it('counts a decision once, and flags bots, while still redirecting them', async () => {
       const d = await serve();
-      expect((await follow(d.link)).statusCode).toBe(302);
-      expect((await follow(d.link)).statusCode).toBe(302);
+      expect((await follow(d.link, undefined, '10.30.0.1')).statusCode).toBe(302);
+      expect((await follow(d.link, undefined, '10.30.0.2')).statusCode).toBe(302);
       expect((await follow(d.link, { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' })).statusCode).toBe(302);
       const rows = await settle(d.decision_id, 3);
       expect(rows.map((r) => [r.counted, r.not_counted_reason]).sort()).toEqual([
@@ -368,7 +370,7 @@ describe(`events, links and lookup (${stores})`, () => {
         expect(res.body).not.toContain('ECONNREFUSED');
       }
       // The redirect does not need the database.
-      const click = await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA } });
+      const click = await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: '10.50.0.1' });
       expect(click.statusCode).toBe(302);
       (t.db as { query: unknown }).query = original;
       const retried = await post('/v1/events/rendered', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': k });
@@ -389,7 +391,7 @@ describe(`events, links and lookup (${stores})`, () => {
     const d = await serve();
     expect((await post('/v1/events/rendered', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(200);
     expect((await post('/v1/events/qualified-impression', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA } })).statusCode).toBe(302);
+    expect((await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: '10.40.0.1' })).statusCode).toBe(302);
     expect((await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }))).statusCode).toBe(200);
     let events;
     for (let i = 0; i < 50; i++) {
