@@ -5,7 +5,6 @@
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../native/offer-index.js';
 
 export const MAX_POSTING_SCAN = 512;
-export const MAX_CANDIDATES = 4096;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 
@@ -227,7 +226,6 @@ export class ReferenceMatcher {
     const points = new Map<number, bigint>();
     const visit = (list: number[], p: bigint) => {
       for (const oi of list.slice(0, MAX_POSTING_SCAN)) {
-        if (points.size >= MAX_CANDIDATES && !points.has(oi)) break;
         if (!eligible(this.offers[oi])) continue;
         if (p > (points.get(oi) ?? 0n)) points.set(oi, p);
       }

@@ -100,6 +100,10 @@ pub struct IndexDocument {
 
 impl IndexDocument {
     pub fn from_json(bytes: &[u8]) -> Result<Self, crate::IndexError> {
+        // serde would also accept a JSON array as a struct's fields in order; a document is an object.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(crate::IndexError::InvalidDocument("the index document must be a JSON object".into()));
+        }
         serde_json::from_slice(bytes).map_err(|e| crate::IndexError::InvalidDocument(e.to_string()))
     }
 }

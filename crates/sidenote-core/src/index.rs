@@ -4,14 +4,63 @@ use crate::document::{IndexDocument, OfferDoc};
 use crate::normalize::normalize;
 use crate::text_match::{TextHit, TextMatcher};
 use crate::IndexError;
-use std::collections::{HashMap, HashSet};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher};
+
+/// A ranked candidate. "Less" is better (higher score, then lower snapshot id), so a max-heap
+/// keeps the worst of the current top K on top, ready to be replaced.
+#[derive(PartialEq, Eq)]
+struct Ranked<'a> {
+    score: u64,
+    snapshot: &'a str,
+    offer: u32,
+}
+
+impl Ord for Ranked<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.cmp(&self.score).then_with(|| self.snapshot.cmp(other.snapshot))
+    }
+}
+
+impl PartialOrd for Ranked<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Offer indices are small dense integers: a multiplicative hash is all a set of them needs.
+#[derive(Clone, Copy, Default)]
+struct BuildU32Hasher;
+
+#[derive(Default)]
+struct U32Hasher(u64);
+
+impl Hasher for U32Hasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = u64::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl BuildHasher for BuildU32Hasher {
+    type Hasher = U32Hasher;
+    fn build_hasher(&self) -> U32Hasher {
+        U32Hasher::default()
+    }
+}
 
 /// Most entries read from one posting list per query. Postings are sorted by static score, so
 /// the entries read are the list's best; the bound keeps a broad category on a huge catalog
 /// from turning one decide into a full scan.
 pub const MAX_POSTING_SCAN: usize = 512;
-/// Most candidates scored per query.
-pub const MAX_CANDIDATES: usize = 4096;
 
 /// Match points by how an offer's targeting met the turn's signals.
 pub const POINTS_ENTITY: u64 = 100;
@@ -503,49 +552,57 @@ impl OfferIndex {
                 && !o.entities.iter().any(|e| excluded.contains(e))
                 && !o.advertiser_entity.is_some_and(|e| excluded.contains(&e))
         };
-        // Best match points per offer; postings are walked from the strongest kind of match down.
-        let mut points: HashMap<u32, u64> = HashMap::new();
-        let visit = |list: &[u32], p: u64, points: &mut HashMap<u32, u64>| {
+        // Lists are walked from the strongest kind of match down (entity, category, broader,
+        // narrower), so the first time an offer is seen is with its best match points. Within a
+        // list, entries are sorted by static score, so once even a full-pacing score of the next
+        // entry cannot beat the current K-th best, the rest of the list cannot either: the walk
+        // stops early with exactly the answer a full walk of the bounded lists would give.
+        let mut seen: HashSet<u32, BuildU32Hasher> = HashSet::with_capacity_and_hasher(256, BuildU32Hasher);
+        let mut top: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(q.top_k + 1);
+        let mut visit = |list: &[u32], p: u64| {
+            let boost = intent_boost(effective_intent, p == POINTS_ENTITY);
             for &oi in list.iter().take(MAX_POSTING_SCAN) {
-                if points.len() >= MAX_CANDIDATES && !points.contains_key(&oi) {
-                    break;
+                let o = &self.offers[oi as usize];
+                if top.len() == q.top_k {
+                    let worst = top.peek().map(|w| (w.score, w.snapshot));
+                    let bound = p * o.static_score * boost;
+                    if let Some((score, snapshot)) = worst {
+                        if bound < score || (bound == score && &*o.snapshot_id > snapshot) {
+                            break;
+                        }
+                    }
                 }
-                if !eligible(&self.offers[oi as usize]) {
+                if seen.contains(&oi) || !eligible(o) {
                     continue;
                 }
-                let e = points.entry(oi).or_insert(0);
-                if p > *e {
-                    *e = p;
+                seen.insert(oi);
+                let pacing = u64::from(pacing_per_mille(&self.campaign_ids[o.campaign as usize]).min(1000));
+                let ranked = Ranked { score: p * o.static_score * boost * pacing / 1000, snapshot: &o.snapshot_id, offer: oi };
+                if top.len() < q.top_k {
+                    top.push(ranked);
+                } else if top.peek().is_some_and(|w| ranked < *w) {
+                    top.pop();
+                    top.push(ranked);
                 }
             }
         };
         for &e in entities {
-            visit(&self.entity_postings[e as usize], POINTS_ENTITY, &mut points);
+            visit(&self.entity_postings[e as usize], POINTS_ENTITY);
         }
         for &c in categories {
-            visit(&self.category_postings[c as usize], POINTS_CATEGORY, &mut points);
+            visit(&self.category_postings[c as usize], POINTS_CATEGORY);
         }
         for &c in categories {
             for &a in self.ancestors[c as usize].iter() {
-                visit(&self.category_postings[a as usize], POINTS_OFFER_BROADER, &mut points);
+                visit(&self.category_postings[a as usize], POINTS_OFFER_BROADER);
             }
         }
         for &c in categories {
             for &d in self.descendants[c as usize].iter() {
-                visit(&self.category_postings[d as usize], POINTS_OFFER_NARROWER, &mut points);
+                visit(&self.category_postings[d as usize], POINTS_OFFER_NARROWER);
             }
         }
-        let mut scored: Vec<(u64, u32)> = points
-            .into_iter()
-            .map(|(oi, p)| {
-                let o = &self.offers[oi as usize];
-                let pacing = u64::from(pacing_per_mille(&self.campaign_ids[o.campaign as usize]).min(1000));
-                let boost = intent_boost(effective_intent, p == POINTS_ENTITY);
-                (p * o.static_score * boost * pacing / 1000, oi)
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| self.offers[a.1 as usize].snapshot_id.cmp(&self.offers[b.1 as usize].snapshot_id)));
-        scored.truncate(q.top_k);
+        let scored: Vec<(u64, u32)> = top.into_sorted_vec().into_iter().map(|r| (r.score, r.offer)).collect();
         scored
             .into_iter()
             .map(|(score, oi)| {

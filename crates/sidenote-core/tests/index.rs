@@ -78,7 +78,7 @@ fn signals_intent_and_sensitive_topics() {
 
 #[test]
 fn eligibility_filters() {
-    let mut o = |f: &dyn Fn(&mut serde_json::Value)| {
+    let o = |f: &dyn Fn(&mut serde_json::Value)| {
         let mut v = offer("x", &["travel.hotels"], &["place.jeju"]);
         f(&mut v);
         let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [v] }))).expect("builds");
@@ -131,6 +131,7 @@ fn build_errors_name_the_field() {
     let dup = serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("x", &["travel"], &[]), offer("x", &["travel"], &[])] });
     assert_eq!(OfferIndex::build(&doc(dup)).err().map(|e| e.code()), Some("INDEX_DUPLICATE_ID"));
     assert_eq!(IndexDocument::from_json(b"{not json").err().map(|e| e.code()), Some("INDEX_INVALID_DOCUMENT"));
+    assert_eq!(IndexDocument::from_json(b" []").err().map(|e| e.code()), Some("INDEX_INVALID_DOCUMENT"));
 }
 
 #[test]

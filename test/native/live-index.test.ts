@@ -1,0 +1,54 @@
+// The live index through N-API: errors carry stable codes, and a rebuild happens off the
+// event loop and swaps in atomically while matching goes on.
+import { describe, expect, it } from 'vitest';
+import { IndexBuildError, LiveOfferIndex } from '../../src/native/offer-index.js';
+import { generateDocument, generateQuery, Rng } from './generated-catalog.js';
+
+describe('LiveOfferIndex', () => {
+  it('is empty and not ready before its first load', () => {
+    const index = new LiveOfferIndex();
+    expect(index.stats()).toMatchObject({ ready: false, offers: 0, version: 0 });
+    const r = index.match({ message: 'anything', language: 'en', kind: 'sponsored', nowMs: 0, topK: 8 });
+    expect(r.candidates).toEqual([]);
+  });
+
+  it('rejects bad documents with stable codes and keeps the index in use', async () => {
+    const index = new LiveOfferIndex();
+    const doc = generateDocument(1, 50, 20);
+    await index.load(JSON.stringify(doc));
+    await expect(index.load('{not json')).rejects.toMatchObject({ code: 'INDEX_INVALID_DOCUMENT' });
+    const bad = { ...doc, offers: [{ ...doc.offers[0], entity_ids: ['nobody'] }] };
+    const err = await index.load(JSON.stringify(bad)).catch((e) => e);
+    expect(err).toBeInstanceOf(IndexBuildError);
+    expect(err.code).toBe('INDEX_UNKNOWN_ID');
+    expect(err.message).toBe('offers[0].entity_ids[0]: unknown entity id "nobody"');
+    expect(() => index.loadSync('[]')).toThrow(IndexBuildError);
+    expect(index.stats()).toMatchObject({ ready: true, offers: 50, version: 1 });
+  });
+
+  it('builds a large index in the background and swaps it in while matching continues', async () => {
+    const index = new LiveOfferIndex();
+    const small = generateDocument(2, 100, 50);
+    index.loadSync(JSON.stringify(small));
+    const big = generateDocument(3, 200_000, 5_000);
+    const queries = Array.from({ length: 50 }, (_, i) => generateQuery(small, new Rng(i + 1)));
+    const pending = index.load(Buffer.from(JSON.stringify(big)));
+    let matchedDuringBuild = 0;
+    let done = false;
+    void pending.then(() => (done = true));
+    // The event loop stays free: matching keeps answering from the old index during the build.
+    while (!done) {
+      for (const q of queries) {
+        const r = index.match(q);
+        for (const c of r.candidates) expect(c.snapshotId.startsWith('snp_')).toBe(true);
+      }
+      matchedDuringBuild += queries.length;
+      await new Promise((r) => setImmediate(r));
+    }
+    const stats = await pending;
+    expect(matchedDuringBuild).toBeGreaterThan(0);
+    expect(stats).toMatchObject({ ready: true, offers: 200_000, version: 2 });
+    expect(stats.buildMillis).toBeGreaterThan(0);
+    expect(index.stats().offers).toBe(200_000);
+  }, 60_000);
+});
