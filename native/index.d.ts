@@ -19,21 +19,16 @@ export declare class LiveOfferIndex {
   load(document: string | Buffer): Promise<BindingIndexStats>
   /** The same, on the calling thread (CLI and tests). */
   loadSync(document: string): BindingIndexStats
-  /** Matches one turn against the index in use. Synchronous: it is microseconds of work. */
-  match(query: BindingMatchQuery): BindingMatchResult
+  /**
+   * Matches one turn against the index in use and returns the result as JSON (a
+   * `MatchResult`). Synchronous: it is microseconds of work. One string crosses the boundary
+   * instead of a tree of objects: creating JS objects property by property through N-API
+   * cost more than the matching itself (measured ~13 µs for 8 candidates).
+   */
+  matchJson(query: BindingMatchQuery): string
   /** Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000. */
   setPacing(entries: Array<BindingPacing>): void
   stats(): BindingIndexStats
-}
-
-export interface BindingCandidate {
-  snapshotId: string
-  offerId: string
-  campaignId: string
-  advertiserId: string
-  score: number
-  matchedCategoryIds: Array<string>
-  matchedEntityIds: Array<string>
 }
 
 export interface BindingIndexStats {
@@ -65,16 +60,6 @@ export interface BindingMatchQuery {
   /** Milliseconds since the epoch: the core has no clock of its own. */
   nowMs: number
   topK: number
-}
-
-export interface BindingMatchResult {
-  sensitiveTopicIds: Array<string>
-  /** `purchase`, `compare` or `none`. */
-  messageIntent: string
-  signalCategoryIds: Array<string>
-  signalEntityIds: Array<string>
-  droppedDigestIds: number
-  candidates: Array<BindingCandidate>
 }
 
 export interface BindingPacing {

@@ -1,13 +1,7 @@
 // The only TypeScript file that touches the Rust addon (native/, built from crates/sidenote-napi).
 // Everything else uses the domain names exported here; `Binding*` types stay at this boundary.
 import { createRequire } from 'node:module';
-import type {
-  BindingCandidate,
-  BindingIndexStats,
-  BindingMatchQuery,
-  BindingMatchResult,
-  LiveOfferIndex as BindingLiveOfferIndex,
-} from '../../native/index.js';
+import type { BindingIndexStats, BindingMatchQuery, LiveOfferIndex as BindingLiveOfferIndex } from '../../native/index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -25,8 +19,27 @@ function loadAddon(): { LiveOfferIndex: new () => BindingLiveOfferIndex } {
 }
 
 export type MatchQuery = Omit<BindingMatchQuery, 'kind'> & { kind: 'sponsored' | 'affiliate' };
-export type MatchCandidate = BindingCandidate;
-export type MatchResult = Omit<BindingMatchResult, 'messageIntent'> & { messageIntent: 'purchase' | 'compare' | 'none' };
+
+/** One ranked offer (crates/sidenote-core/src/index.rs `Candidate`). */
+export interface MatchCandidate {
+  snapshotId: string;
+  offerId: string;
+  campaignId: string;
+  advertiserId: string;
+  score: number;
+  matchedCategoryIds: string[];
+  matchedEntityIds: string[];
+}
+
+/** What the core found in one turn (crates/sidenote-core/src/index.rs `MatchResult`). */
+export interface MatchResult {
+  sensitiveTopicIds: string[];
+  messageIntent: 'purchase' | 'compare' | 'none';
+  signalCategoryIds: string[];
+  signalEntityIds: string[];
+  droppedDigestIds: number;
+  candidates: MatchCandidate[];
+}
 export type IndexStats = BindingIndexStats;
 
 /** The document an index is built from (see crates/sidenote-core/src/document.rs). */
@@ -102,7 +115,8 @@ export class LiveOfferIndex {
   }
 
   match(query: MatchQuery): MatchResult {
-    return this.inner.match(query) as MatchResult;
+    // The result crosses as one JSON string: cheaper than building the object tree in N-API.
+    return JSON.parse(this.inner.matchJson(query)) as MatchResult;
   }
 
   setPacing(entries: { campaignId: string; perMille: number }[]): void {

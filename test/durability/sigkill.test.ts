@@ -27,6 +27,18 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
       env.DATABASE_URL = '';
     }
   });
+  /** How many of these event ids are in the database, read with the server stopped. */
+  async function storedEvents(ids: string[]): Promise<number> {
+    const db: Database = usingRealPostgres
+      ? await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: 'memory' })
+      : await openDatabase({ dataDir });
+    try {
+      return (await db.query('SELECT id FROM events WHERE id = ANY($1::text[])', [ids])).rows.length;
+    } finally {
+      await db.close();
+    }
+  }
+
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await testDb?.drop();
@@ -78,15 +90,7 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
     await Promise.all(workers);
     expect(acknowledged.length).toBeGreaterThan(50);
 
-    let db: Database;
-    if (usingRealPostgres) db = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: 'memory' });
-    else db = await openDatabase({ dataDir });
-    try {
-      const found = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::text[])', [acknowledged]);
-      expect(found.rows.length).toBe(acknowledged.length);
-    } finally {
-      await db.close();
-    }
+    expect(await storedEvents(acknowledged)).toBe(acknowledged.length);
     // And the service starts again on that database.
     server = await startServer(env);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -127,16 +131,8 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
     const answered = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ status: number; body: { event_id: string } }>).value);
     expect(answered.length).toBeGreaterThan(0);
     expect(answered.map((a) => a.status).filter((s) => s !== 200), JSON.stringify(answered.find((a) => a.status !== 200))).toEqual([]);
-    let db: Database;
-    if (usingRealPostgres) db = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: 'memory' });
-    else db = await openDatabase({ dataDir });
-    try {
-      const ids = answered.map((a) => a.body.event_id);
-      const found = await db.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1::text[])', [ids]);
-      expect(found.rows.length).toBe(ids.length);
-    } finally {
-      await db.close();
-    }
+    const ids = answered.map((a) => a.body.event_id);
+    expect(await storedEvents(ids)).toBe(ids.length);
     expect(server.output()).toContain('shutting down');
   }, 120_000);
 });

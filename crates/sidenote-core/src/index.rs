@@ -74,7 +74,8 @@ pub enum OfferKind {
     Affiliate,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum MessageIntent {
     Purchase,
     Compare,
@@ -107,7 +108,8 @@ pub struct MatchQuery<'a> {
     pub top_k: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Candidate {
     pub snapshot_id: String,
     pub offer_id: String,
@@ -118,7 +120,8 @@ pub struct Candidate {
     pub matched_entity_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MatchResult {
     pub sensitive_topic_ids: Vec<String>,
     pub message_intent: MessageIntent,
@@ -126,6 +129,20 @@ pub struct MatchResult {
     pub signal_entity_ids: Vec<String>,
     pub dropped_digest_ids: u32,
     pub candidates: Vec<Candidate>,
+}
+
+impl MatchResult {
+    /// The answer of an index that has not been loaded yet.
+    pub fn empty() -> Self {
+        MatchResult {
+            sensitive_topic_ids: Vec::new(),
+            message_intent: MessageIntent::None,
+            signal_category_ids: Vec::new(),
+            signal_entity_ids: Vec::new(),
+            dropped_digest_ids: 0,
+            candidates: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

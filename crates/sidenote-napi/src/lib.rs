@@ -6,7 +6,7 @@
 use arc_swap::{ArcSwap, ArcSwapOption};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use sidenote_core::{IndexDocument, IndexError, MatchQuery, OfferIndex, OfferKind};
+use sidenote_core::{IndexDocument, IndexError, MatchQuery, MatchResult, OfferIndex, OfferKind};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -30,28 +30,6 @@ pub struct BindingMatchQuery {
   /// Milliseconds since the epoch: the core has no clock of its own.
   pub now_ms: f64,
   pub top_k: u32,
-}
-
-#[napi(object)]
-pub struct BindingCandidate {
-  pub snapshot_id: String,
-  pub offer_id: String,
-  pub campaign_id: String,
-  pub advertiser_id: String,
-  pub score: f64,
-  pub matched_category_ids: Vec<String>,
-  pub matched_entity_ids: Vec<String>,
-}
-
-#[napi(object)]
-pub struct BindingMatchResult {
-  pub sensitive_topic_ids: Vec<String>,
-  /// `purchase`, `compare` or `none`.
-  pub message_intent: String,
-  pub signal_category_ids: Vec<String>,
-  pub signal_entity_ids: Vec<String>,
-  pub dropped_digest_ids: u32,
-  pub candidates: Vec<BindingCandidate>,
 }
 
 #[napi(object)]
@@ -173,9 +151,12 @@ impl LiveOfferIndex {
     Ok(stats_of(&self.shared))
   }
 
-  /// Matches one turn against the index in use. Synchronous: it is microseconds of work.
-  #[napi(js_name = "match")]
-  pub fn match_query(&self, query: BindingMatchQuery) -> BindingMatchResult {
+  /// Matches one turn against the index in use and returns the result as JSON (a
+  /// `MatchResult`). Synchronous: it is microseconds of work. One string crosses the boundary
+  /// instead of a tree of objects: creating JS objects property by property through N-API
+  /// cost more than the matching itself (measured ~13 µs for 8 candidates).
+  #[napi]
+  pub fn match_json(&self, query: BindingMatchQuery) -> String {
     let current = self.shared.current.load();
     let pacing = self.shared.pacing.load();
     let empty: Vec<String> = Vec::new();
@@ -197,37 +178,12 @@ impl LiveOfferIndex {
       now_ms: query.now_ms as i64,
       top_k: query.top_k as usize,
     };
-    let Some(loaded) = current.as_ref() else {
-      return BindingMatchResult {
-        sensitive_topic_ids: Vec::new(),
-        message_intent: "none".into(),
-        signal_category_ids: Vec::new(),
-        signal_entity_ids: Vec::new(),
-        dropped_digest_ids: 0,
-        candidates: Vec::new(),
-      };
+    let result = match current.as_ref() {
+      Some(loaded) => loaded.index.find(&q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000)),
+      None => MatchResult::empty(),
     };
-    let r = loaded.index.find(&q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000));
-    BindingMatchResult {
-      sensitive_topic_ids: r.sensitive_topic_ids,
-      message_intent: r.message_intent.as_str().into(),
-      signal_category_ids: r.signal_category_ids,
-      signal_entity_ids: r.signal_entity_ids,
-      dropped_digest_ids: r.dropped_digest_ids,
-      candidates: r
-        .candidates
-        .into_iter()
-        .map(|c| BindingCandidate {
-          snapshot_id: c.snapshot_id,
-          offer_id: c.offer_id,
-          campaign_id: c.campaign_id,
-          advertiser_id: c.advertiser_id,
-          score: c.score as f64,
-          matched_category_ids: c.matched_category_ids,
-          matched_entity_ids: c.matched_entity_ids,
-        })
-        .collect(),
-    }
+    // Serialising plain strings and integers cannot fail.
+    serde_json::to_string(&result).unwrap_or_else(|_| String::from("{}"))
   }
 
   /// Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000.
