@@ -405,6 +405,37 @@ describe(`decide limits and failure modes (${stores})`, () => {
 });
 
 describe(`decide budgets and database failure (${stores})`, () => {
+  it('fails open with TIMEOUT, fast, when Redis cannot be reached at all', async () => {
+    const { createCounterStore } = await import('../../src/counters/index.js');
+    // Nothing listens on port 1: a Redis that is down, not a mock of one.
+    const deadRedis = createCounterStore({ redisUrl: 'redis://127.0.0.1:1/0', commandTimeoutMs: 100 });
+    const t = await createTestApp({ loadDemoCatalog: false });
+    const app2 = await (await import('../../src/app.js')).buildApp(
+      (await import('../helpers/test-env.js')).testConfig({ loadDemoCatalog: false }),
+      { db: t.db, counters: deadRedis },
+    );
+    try {
+      await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
+      await app2.services.catalogRuntime.reload();
+      const { serving_key } = (await app2.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'NoRedis' } })).json();
+      const started = Date.now();
+      const res = await app2.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ serve: false, reason_codes: ['TIMEOUT'], retry_after_seconds: 2 });
+      // No-fills that need no counters still answer normally.
+      const gated = await app2.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), locale: 'ja' } });
+      expect(gated.json().reason_codes).toEqual(['LOCALE_NOT_LIVE']);
+      const ready = await app2.inject('/readyz');
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().checks.counters).toBe('unavailable');
+    } finally {
+      await app2.close();
+      await deadRedis.close();
+      await t.close();
+    }
+  });
+
   it('BUDGET_EXHAUSTED once the daily budget is spent, with retry_after_seconds to the day end', async () => {
     const t = await createTestApp({ loadDemoCatalog: false });
     try {
