@@ -98,6 +98,8 @@ async function main() {
     DECIDE_RATE_LIMIT_PER_MINUTE: '1000000000',
     SIDENOTE_DATA_DIR: process.env.SIDENOTE_DATA_DIR ?? path.join(os.tmpdir(), `sidenote-bench-${process.pid}`),
     LOAD_DEMO_CATALOG: 'true',
+    // A fresh key space per run: earlier runs' budget spend must not turn serves into no-fills.
+    REDIS_KEY_PREFIX: `sn:bench:${Date.now()}:`,
   }, '/readyz');
   const base = `http://127.0.0.1:${service.port}`;
   const created = await (await fetch(`${base}/admin/apps`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: '{"name":"bench"}' })).json();

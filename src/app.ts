@@ -103,7 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ownCounters = !deps.counters;
   const counters =
     deps.counters ??
-    createCounterStore({ redisUrl: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs, logger: app.log });
+    createCounterStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs: config.redisCommandTimeoutMs, logger: app.log });
   const now = deps.now ?? Date.now;
 
   try {

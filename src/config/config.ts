@@ -22,6 +22,8 @@ export const ConfigSchema = z.object({
   /** Redis connection string; when absent counters live in process memory. */
   redisUrl: z.string().min(1).optional(),
   redisCommandTimeoutMs: z.coerce.number().int().min(10).max(10_000).default(200),
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,40}$/).default('sn:'),
   /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
   adminKey: z.string().min(24).optional(),
   /** HMAC key for tracked-link tokens. When unset one is generated once and kept in the database,
@@ -67,6 +69,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   dataDir: 'SIDENOTE_DATA_DIR',
   redisUrl: 'REDIS_URL',
   redisCommandTimeoutMs: 'REDIS_COMMAND_TIMEOUT_MS',
+  redisKeyPrefix: 'REDIS_KEY_PREFIX',
   adminKey: 'ADMIN_KEY',
   linkSigningSecret: 'LINK_SIGNING_SECRET',
   decideTimeBudgetMs: 'DECIDE_TIME_BUDGET_MS',

@@ -16,7 +16,8 @@ export interface ServerProcess {
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // Own Redis key prefix: budgets and caps of other runs on a shared Redis do not leak in.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_KEY_PREFIX: `sn:spawn:${process.pid}:${Date.now()}:`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
