@@ -37,6 +37,8 @@ import { redirectRoutes } from './links/redirect-routes.js';
 import { AffiliateImpressions } from './affiliate/affiliate-impressions.js';
 import { affiliateRoutes } from './affiliate/affiliate-routes.js';
 import { referenceRoutes } from './reference/reference-routes.js';
+import { Metrics, instrumentCounterStore } from './observability/metrics.js';
+import { metricsRoutes } from './observability/metrics-routes.js';
 
 export interface AppDeps {
   db?: Database;
@@ -64,6 +66,7 @@ export interface Services {
   impressions: ImpressionEvents;
   conversions: ConversionService;
   clicks: ClickRecorder;
+  metrics: Metrics;
   now: () => number;
 }
 
@@ -101,13 +104,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const ownDb = !deps.db;
   const db = deps.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const ownCounters = !deps.counters;
-  const counters =
+  const rawCounters =
     deps.counters ??
     createCounterStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs: config.redisCommandTimeoutMs, logger: app.log });
   const now = deps.now ?? Date.now;
+  // The gauges read services that exist only once the app is built.
+  const metrics = new Metrics({
+    indexOffers: () => app.services.catalogRuntime.index.stats().offers,
+    indexReloadSeconds: () => app.services.catalogRuntime.lastReloadMs / 1000,
+    catalogVersion: () => app.services.catalogRuntime.serving.version,
+    clicksLost: () => app.services.clicks.lost,
+    clicksPending: () => app.services.clicks.pending,
+  });
+  const counters = instrumentCounterStore(rawCounters, metrics);
 
   try {
-    await counters.ready?.(2000);
+    await rawCounters.ready?.(2000);
     await migrate(db);
     const apps = new AppRepository(db);
     const catalog = new CatalogRepository(db);
@@ -115,7 +127,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
     const catalogRuntime = new CatalogRuntime(catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
     await catalogRuntime.start();
-    const decisions = new DecisionRecorder(db);
+    const decisions = new DecisionRecorder(db, metrics.flushObserver('decisions'));
     const links = new TrackedLinkSigner(await loadLinkSigningSecret(db, config.linkSigningSecret));
     const affiliateImpressions = new AffiliateImpressions(db, now);
     const decide = new DecideService(
@@ -134,14 +146,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     );
     const snapshots = new SnapshotLookup(db);
     const decisionRepo = new DecisionRepository(db);
-    const events = new EventRecorder(db);
+    const events = new EventRecorder(db, metrics.flushObserver('events'));
     const services: Services = {
       decisionRepo,
       events,
       affiliateImpressions,
       impressions: new ImpressionEvents(snapshots, decisionRepo, events, now),
       conversions: new ConversionService(db, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
-      clicks: new ClickRecorder(db),
+      clicks: new ClickRecorder(db, metrics.flushObserver('clicks')),
+      metrics,
       config,
       baseUrl,
       db,
@@ -158,7 +171,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.decorate('services', services);
   } catch (err) {
     if (ownDb) await db.close().catch(() => {});
-    if (ownCounters) await counters.close().catch(() => {});
+    if (ownCounters) await rawCounters.close().catch(() => {});
     throw err;
   }
 
@@ -176,11 +189,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.services.catalogRuntime.stop();
     // Requests have drained (Fastify closes the server first); flush what they queued.
     await Promise.all([app.services.decisions.close(), app.services.events.close(), app.services.clicks.close()]);
-    if (ownCounters) await counters.close();
+    if (ownCounters) await rawCounters.close();
     if (ownDb) await db.close();
   });
 
   await registerOpenApi(app, baseUrl);
+  // Before the routes, so its timing hook applies to every one of them.
+  await app.register(metricsRoutes);
   await registerRateLimit(app, config, counters);
   await app.register(healthRoutes);
   await app.register(adminRoutes);

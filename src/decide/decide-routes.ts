@@ -60,55 +60,66 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
       preHandler: authenticateServingKey,
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const body = request.body;
-      // Forbidden identity keys win over every other validation failure (DESIGN.md §2).
-      const scan = scanForbiddenKeys(body);
-      if (scan.paths.length > 0) {
-        return reply.code(400).send(errorBody('FORBIDDEN_IDENTITY_FIELD', { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: scan.paths }));
+      const answer = await handle(request, reply);
+      for (const code of (answer as { reason_codes?: string[] } | undefined)?.reason_codes ?? []) {
+        app.services.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: code });
       }
-      if (scan.tooDeep) {
-        return reply.code(400).send(errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: ['$: nested too deeply'] }));
-      }
-      const parsed = Envelope.safeParse(body);
-      if (!parsed.success) {
-        return reply.code(400).send(errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: describeIssues(parsed.error) }));
-      }
-      const requestId = String(request.id);
-      const timeout = (): NoFill => ({
-        serve: false,
-        request_id: requestId,
-        decision_id: newId('dec'),
-        reason_codes: ['TIMEOUT'],
-        retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS,
-      });
-      // Key store down and this key unknown to us: fail open, with no record to write.
-      if (!request.principal) return timeout();
-      const principal = request.principal;
-      const remainingMs = config.decideTimeBudgetMs - reply.elapsedTime;
-      let timedOut = remainingMs <= 0;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'deadline'>((resolve) => {
-        timer = setTimeout(() => {
-          timedOut = true;
-          resolve('deadline');
-        }, Math.max(0, remainingMs));
-      });
-      try {
-        const pipeline = route.run(parsed.data, principal, requestId, () => timedOut);
-        // The pipeline may settle after the deadline answered; its late failure is expected.
-        pipeline.catch(() => {});
-        const result = await Promise.race([pipeline, deadline]);
-        if (result !== 'deadline') return result;
-      } catch (err) {
-        if (!(err instanceof DeadlineExceeded)) {
-          request.log.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'decide failed open');
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-      const answer = timeout();
-      service.recordTimeout(principal, requestId, parsed.data, answer.decision_id, Math.round(reply.elapsedTime * 1000), route.kind);
       return answer;
     },
   );
+
+  async function handle(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const body = request.body;
+    // Forbidden identity keys win over every other validation failure (DESIGN.md §2).
+    const scan = scanForbiddenKeys(body);
+    if (scan.paths.length > 0) {
+      reply.code(400);
+      return errorBody('FORBIDDEN_IDENTITY_FIELD', { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: scan.paths });
+    }
+    if (scan.tooDeep) {
+      reply.code(400);
+      return errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: ['$: nested too deeply'] });
+    }
+    const parsed = Envelope.safeParse(body);
+    if (!parsed.success) {
+      reply.code(400);
+      return errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: describeIssues(parsed.error) });
+    }
+    const requestId = String(request.id);
+    const timeout = (): NoFill => ({
+      serve: false,
+      request_id: requestId,
+      decision_id: newId('dec'),
+      reason_codes: ['TIMEOUT'],
+      retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS,
+    });
+    // Key store down and this key unknown to us: fail open, with no record to write.
+    if (!request.principal) return timeout();
+    const principal = request.principal;
+    const remainingMs = config.decideTimeBudgetMs - reply.elapsedTime;
+    let timedOut = remainingMs <= 0;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        resolve('deadline');
+      }, Math.max(0, remainingMs));
+    });
+    try {
+      const pipeline = route.run(parsed.data, principal, requestId, () => timedOut);
+      // The pipeline may settle after the deadline answered; its late failure is expected.
+      pipeline.catch(() => {});
+      const result = await Promise.race([pipeline, deadline]);
+      if (result !== 'deadline') return result;
+    } catch (err) {
+      if (!(err instanceof DeadlineExceeded)) {
+        request.log.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'decide failed open');
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    const answer = timeout();
+    service.recordTimeout(principal, requestId, parsed.data, answer.decision_id, Math.round(reply.elapsedTime * 1000), route.kind);
+    return answer;
+  }
 }

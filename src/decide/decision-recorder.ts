@@ -47,8 +47,11 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::t
 export class DecisionRecorder {
   private readonly writer: GroupCommitWriter<DecisionRecord, void>;
 
-  constructor(private readonly db: Database) {
-    this.writer = new GroupCommitWriter((rows) => this.insert(rows));
+  constructor(
+    private readonly db: Database,
+    onFlush?: (size: number, ms: number, ok: boolean) => void,
+  ) {
+    this.writer = new GroupCommitWriter((rows) => this.insert(rows), { onFlush });
   }
 
   record(decision: DecisionRecord): Promise<void> {

@@ -40,8 +40,11 @@ FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, idempotency_key)
 export class EventRecorder {
   private readonly writer: GroupCommitWriter<ImpressionRow, ImpressionWriteResult>;
 
-  constructor(private readonly db: Database) {
-    this.writer = new GroupCommitWriter((rows) => this.flush(rows));
+  constructor(
+    private readonly db: Database,
+    onFlush?: (size: number, ms: number, ok: boolean) => void,
+  ) {
+    this.writer = new GroupCommitWriter((rows) => this.flush(rows), { onFlush });
   }
 
   record(row: ImpressionRow): Promise<ImpressionWriteResult> {

@@ -33,8 +33,11 @@ export class ClickRecorder {
   lost = 0;
   recorded = 0;
 
-  constructor(private readonly db: Database) {
-    this.writer = new GroupCommitWriter((rows) => this.insert(rows));
+  constructor(
+    private readonly db: Database,
+    onFlush?: (size: number, ms: number, ok: boolean) => void,
+  ) {
+    this.writer = new GroupCommitWriter((rows) => this.insert(rows), { onFlush });
   }
 
   /** Never throws and never delays the caller: the browser already has its redirect. */

@@ -1,0 +1,56 @@
+// /metrics is scraped and carries the series operators alert on, labelled by route patterns and
+// reason codes only — never a message, a token or an id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+
+describe('/metrics', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Metrics' } })).json();
+    const payload = (message: string) => ({
+      message,
+      locale: 'ko-KR',
+      country: 'KR',
+      audience: { age_band: '18_plus', contextual_offer_consent: true },
+      native_surface: { clickable: true, disclosure_capable: true },
+    });
+    const served = (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: payload('제주도 오션뷰 호텔 최저가 METRICS-CANARY') })).json();
+    expect(served.serve).toBe(true);
+    await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: payload('오늘 날씨 METRICS-CANARY') });
+    await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...payload('x'), email: 'METRICS-CANARY' } });
+    await t.app.inject({ method: 'GET', url: new URL(served.link).pathname, headers: { 'user-agent': 'Mozilla/5.0' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/events/rendered',
+      headers: { ...bearer(serving_key), 'idempotency-key': 'metrics-render-1' },
+      payload: { offer_snapshot_id: served.offer_id, decision_id: served.decision_id },
+    });
+  });
+  afterAll(() => t?.close());
+
+  it('exposes request, decide, group-commit, counter-store and index series', async () => {
+    const res = await t.app.inject('/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    expect(text).toMatch(/sidenote_http_requests_total\{route="\/v1\/offers\/decide",method="POST",status="200"\} 2/);
+    expect(text).toMatch(/sidenote_http_request_duration_seconds_bucket\{le="0\.05",route="\/v1\/offers\/decide",method="POST"\}/);
+    expect(text).toMatch(/sidenote_decide_outcomes_total\{kind="offer",reason_code="MATCHED"\} 1/);
+    expect(text).toMatch(/sidenote_decide_outcomes_total\{kind="offer",reason_code="LOW_INTENT"\} 1/);
+    expect(text).toMatch(/sidenote_decide_outcomes_total\{kind="offer",reason_code="FORBIDDEN_IDENTITY_FIELD"\} 1/);
+    expect(text).toMatch(/sidenote_group_commit_batch_rows_count\{writer="decisions"\} \d+/);
+    expect(text).toMatch(/sidenote_group_commit_flush_seconds_count\{writer="events",ok="true"\} 1/);
+    expect(text).toContain('sidenote_counter_store_errors_total');
+    expect(text).toMatch(/sidenote_offer_index_offers \d+/);
+    expect(text).toMatch(/sidenote_offer_index_reload_seconds [\d.e-]+/);
+    expect(text).toMatch(/sidenote_catalog_version 1/);
+    expect(text).toMatch(/sidenote_clicks_lost_total 0/);
+    expect(text).toContain('sidenote_process_resident_memory_bytes');
+    // Route patterns, not URLs: no tokens, ids or message text in any label.
+    expect(text).toContain('route="/r/:token"');
+    expect(text).not.toMatch(/route="\/r\/v1\./);
+    expect(text).not.toContain('METRICS-CANARY');
+    expect(text).not.toMatch(/dec_[0-9A-Za-z]{10}/);
+  });
+});
