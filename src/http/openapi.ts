@@ -4,6 +4,7 @@
 // Ajv validation and fast-json-stringify serialisation are switched off.
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
 
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -38,4 +39,6 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
     hideUntagged: false,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The same document, browsable. Its assets ship inside the package: no CDN, works offline.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 }

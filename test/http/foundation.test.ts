@@ -51,6 +51,14 @@ describe(`service shell (${stores})`, () => {
     }
   });
 
+  it('serves the document as a browsable page at /docs', async () => {
+    const page = await a.app.inject('/docs');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect((await a.app.inject('/docs/static/swagger-ui.css')).statusCode).toBe(200);
+    expect((await a.app.inject('/docs/json')).json().paths['/v1/offers/decide']).toBeDefined();
+  });
+
   it('protects the admin API with the admin key', async () => {
     expect((await a.app.inject({ method: 'GET', url: '/admin/apps' })).statusCode).toBe(401);
     expect((await a.app.inject({ method: 'GET', url: '/admin/apps', headers: bearer('wrong-admin-key-0000000000000') })).json()).toEqual({
