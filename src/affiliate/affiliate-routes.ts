@@ -1,26 +1,11 @@
 // POST /v1/events/click-intent (SPEC 4.3): authorised by possession of the impression token.
 // It is public (no Bearer key), so it is rate limited per client IP like decide.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { ErrorBodySchema } from '../decide/decide-schemas.js';
 import { unavailable } from '../events/event-routes.js';
-
-export const ClickIntentRequest = z
-  .strictObject({
-    impression_token: z.string().min(1).max(200).describe('From the affiliate fill.'),
-    event_id: z.string().min(1).max(128).describe("The host's own id for this click; the same id again is a retry."),
-    occurred_at: z.string().max(40).pipe(z.iso.datetime({ offset: true })).optional(),
-  })
-  .describe('Click intent (SPEC 2.7).');
-
-export const ClickIntentResponse = z.strictObject({
-  ok: z.literal(true),
-  inserted: z.boolean(),
-  click_intent_id: z.string().regex(/^cli_/),
-  billable: z.literal(false),
-});
+import { ClickIntentRequest, ClickIntentResponse } from './click-intent-schemas.js';
 
 export async function affiliateRoutes(app: FastifyInstance) {
   app.post(

@@ -9,8 +9,23 @@ import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
 import { errorBody } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
-import { affiliateResponseSchemas, decideResponseSchemas } from './decide-schemas.js';
+import { AffiliateFillSchema, ErrorBodySchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
+import { z } from 'zod';
 import { newId } from '../util/ids.js';
+
+const decideResponseSchemas = {
+  200: toJsonSchema(z.union([ServedOfferSchema, NoFillSchema])),
+  400: toJsonSchema(ErrorBodySchema),
+  401: toJsonSchema(ErrorBodySchema),
+  429: toJsonSchema(ErrorBodySchema),
+};
+
+const affiliateResponseSchemas = {
+  200: toJsonSchema(z.union([AffiliateFillSchema, NoFillSchema])),
+  400: toJsonSchema(ErrorBodySchema),
+  401: toJsonSchema(ErrorBodySchema),
+  429: toJsonSchema(ErrorBodySchema),
+};
 
 const TIMEOUT_RETRY_AFTER_SECONDS = 2;
 

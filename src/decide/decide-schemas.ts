@@ -1,6 +1,5 @@
 // Response shapes of decide (SPEC 2.2, 2.3, 2.8), for the OpenAPI document and the typed client.
 import { z } from 'zod';
-import { toJsonSchema } from '../http/openapi.js';
 
 export const ReasonCodeSchema = z.enum([
   'POLICY_BLOCK', 'LOW_INTENT', 'NO_ELIGIBLE_OFFER', 'BUDGET_EXHAUSTED', 'TIMEOUT', 'LOCALE_NOT_LIVE',
@@ -61,17 +60,3 @@ export const AffiliateFillSchema = z
     reason_codes: z.array(ReasonCodeSchema),
   })
   .describe('Affiliate fill.');
-
-export const affiliateResponseSchemas = {
-  200: toJsonSchema(z.union([AffiliateFillSchema, NoFillSchema])),
-  400: toJsonSchema(ErrorBodySchema),
-  401: toJsonSchema(ErrorBodySchema),
-  429: toJsonSchema(ErrorBodySchema),
-};
-
-export const decideResponseSchemas = {
-  200: toJsonSchema(z.union([ServedOfferSchema, NoFillSchema])),
-  400: toJsonSchema(ErrorBodySchema),
-  401: toJsonSchema(ErrorBodySchema),
-  429: toJsonSchema(ErrorBodySchema),
-};

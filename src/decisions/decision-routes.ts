@@ -8,37 +8,9 @@ import { toJsonSchema } from '../http/openapi.js';
 import { ErrorBodySchema } from '../decide/decide-schemas.js';
 import { unavailable } from '../events/event-routes.js';
 import { explainDecision } from './decision-explanation.js';
+import { DecisionMetadataSchema } from './decision-schemas.js';
 
 const DECISION_ID = /^dec_[A-Za-z0-9]{1,64}$/;
-
-export const DecisionMetadataSchema = z
-  .strictObject({
-    decision_id: z.string(),
-    request_id: z.string(),
-    kind: z.enum(['offer', 'affiliate']),
-    test: z.boolean(),
-    created_at: z.string(),
-    serve: z.boolean(),
-    reason_codes: z.array(z.string()),
-    offer_snapshot_id: z.string().nullable(),
-    campaign_id: z.string().nullable(),
-    expires_at: z.string().nullable(),
-    locale: z.string().nullable(),
-    country: z.string().nullable(),
-    intent_type: z.string().nullable(),
-    matched_category_ids: z.array(z.string()),
-    matched_entity_ids: z.array(z.string()),
-    dropped_digest_ids: z.int(),
-    latency_ms: z.number(),
-    events: z.strictObject({
-      offer_rendered: z.int(),
-      qualified_impression: z.int(),
-      clicks: z.int(),
-      conversions: z.int(),
-      click_intents: z.int(),
-    }),
-  })
-  .describe('Decision metadata. Never contains the message.');
 
 export async function decisionRoutes(app: FastifyInstance) {
   app.get(

@@ -8,7 +8,10 @@ import { ReasonCodeSchema } from '../../src/decide/decide-schemas.js';
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = path.join(dir, f);
-    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') && !p.includes(`${path.sep}reference${path.sep}`) ? [p] : [];
+    // The server's own code: the reference itself and the host client (whose `error` strings are
+    // client-side outcomes, not server answers) are not sources of emitted codes.
+    if (statSync(p).isDirectory()) return ['reference', 'client'].includes(f) ? [] : sources(p);
+    return p.endsWith('.ts') ? [p] : [];
   });
 }
 

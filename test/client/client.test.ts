@@ -1,0 +1,97 @@
+// The typed host client against a listening server, and against servers that misbehave:
+// every doubt is "do not render", never an exception.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { SidenoteClient } from '../../src/client/sidenote-client.js';
+import { handleTurn } from '../../examples/host-integration.js';
+
+const envelope = {
+  message: '제주도 오션뷰 호텔 최저가 알려줘',
+  locale: 'ko-KR',
+  country: 'KR',
+  audience: { age_band: '18_plus' as const, contextual_offer_consent: true },
+  native_surface: { clickable: true, disclosure_capable: true },
+};
+
+async function fakeServer(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+describe('host client and example integration', () => {
+  let t: TestApp;
+  let url: string;
+  let app: { serving_key: string; conversion_secret: string };
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    app = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Client' } })).json();
+  });
+  afterAll(() => t?.close());
+
+  it('runs the example host integration end to end against a started server', async () => {
+    const client = new SidenoteClient({ baseUrl: url, apiKey: app.serving_key, conversionSecret: app.conversion_secret });
+    const report = await handleTurn(client, '제주도 오션뷰 호텔 최저가 알려줘');
+    expect(report.rendered).toBe(true);
+    expect(report.surface).toMatchObject({ label: '광고', advertiser: expect.any(String) });
+    expect(report.surface!.href).toMatch(/\/r\/v1\./);
+    expect(report.steps).toEqual([expect.stringMatching(/^shown: \[광고\]/), 'rendered event: recorded', 'qualified impression: recorded']);
+    // A retried render report is the same event, thanks to the per-decision key.
+    const again = await client.rendered({ offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId });
+    expect(again).toMatchObject({ ok: true, value: { inserted: false } });
+    const conversion = await client.conversion({ offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId, nonce: 'order-000123' });
+    expect(conversion).toMatchObject({ ok: true, value: { inserted: true, billable: false, ledger_written: false } });
+    const decision = await client.decision(report.decisionId!);
+    expect(decision).toMatchObject({ ok: true, value: { events: { offer_rendered: 1, qualified_impression: 1, conversions: 1 } } });
+    const why = await client.explanation(report.decisionId!);
+    expect(why.ok && why.value.locale).toBe('ko');
+    // No-fill is "do not render".
+    expect(await handleTurn(client, '오늘 날씨 어때')).toMatchObject({ rendered: false, steps: ['no offer (no_fill)'] });
+  });
+
+  it('answers bad keys and misbehaving servers with "do not render"', async () => {
+    expect(await new SidenoteClient({ baseUrl: url, apiKey: 'sk_live_wrong' }).decide(envelope)).toEqual({
+      render: false,
+      why: 'error',
+      status: 401,
+      error: 'invalid_api_key',
+    });
+    const slow = await fakeServer((_req, res) => setTimeout(() => res.end('{}'), 1000));
+    const garbage = await fakeServer((_req, res) => res.end('<html>oops</html>'));
+    const wrongShape = await fakeServer((_req, res) => res.end(JSON.stringify({ serve: true, link: 'https://evil.example' })));
+    try {
+      expect(await new SidenoteClient({ baseUrl: slow.url, apiKey: 'k', decideTimeoutMs: 100 }).decide(envelope)).toEqual({ render: false, why: 'timeout' });
+      expect(await new SidenoteClient({ baseUrl: garbage.url, apiKey: 'k' }).decide(envelope)).toEqual({ render: false, why: 'malformed_response' });
+      expect(await new SidenoteClient({ baseUrl: wrongShape.url, apiKey: 'k' }).decide(envelope)).toEqual({ render: false, why: 'malformed_response' });
+      expect(await new SidenoteClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k' }).decide(envelope)).toEqual({ render: false, why: 'network_error' });
+    } finally {
+      await Promise.all([slow.close(), garbage.close(), wrongShape.close()]);
+    }
+  });
+
+  it('retries events on 503 and gives up cleanly', async () => {
+    let calls = 0;
+    const flaky = await fakeServer((_req, res) => {
+      calls++;
+      if (calls < 3) {
+        res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' });
+        res.end('{"ok":false,"error":"service_unavailable"}');
+      } else {
+        res.end(JSON.stringify({ ok: true, inserted: true, event_id: 'evt_1', offer_snapshot_id: 'snp_1', type: 'offer_rendered', billable: false }));
+      }
+    });
+    try {
+      const client = new SidenoteClient({ baseUrl: flaky.url, apiKey: 'k', eventRetries: 2 });
+      expect(await client.rendered({ offerSnapshotId: 'snp_1', decisionId: 'dec_1' })).toMatchObject({ ok: true, value: { event_id: 'evt_1' } });
+      expect(calls).toBe(3);
+      const none = new SidenoteClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'k', eventRetries: 1 });
+      expect(await none.rendered({ offerSnapshotId: 'snp_1' })).toEqual({ ok: false, status: null, error: 'network_error' });
+    } finally {
+      await flaky.close();
+    }
+  });
+});
