@@ -4,11 +4,10 @@
 // trusted proxies (Fastify's trustProxy), never from arbitrary callers (DESIGN.md §4).
 import type { FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import type { Config } from '../config/config.js';
 import type { CounterStore } from '../counters/counter-store.js';
 import { createRateLimitStore } from '../counters/rate-limit-store.js';
 
-export async function registerRateLimit(app: FastifyInstance, _config: Config, counters: CounterStore) {
+export async function registerRateLimit(app: FastifyInstance, counters: CounterStore) {
   await app.register(rateLimit, {
     // Only routes that ask for a limit get one (decide, affiliate).
     global: false,
