@@ -245,48 +245,53 @@ async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
   ]);
 }
 
+/** Offers in set-based statements (a fixed number of round trips whatever the catalog size):
+ *  upsert the offers, find which (offer, content) pairs already have a snapshot, insert the
+ *  missing snapshots, point every offer at its current one, archive the rest. */
 async function upsertOffers(tx: Queryable, c: Catalog): Promise<{ created: number; archived: number }> {
   const advertiserOfCampaign = new Map(c.campaigns.map((x) => [x.id, x.advertiser_id]));
   const advertiserName = new Map(c.advertisers.map((a) => [a.id, a.name]));
-  let created = 0;
-  for (const offer of c.offers) {
+  const rows = c.offers.map((offer) => {
     const advertiserId = advertiserOfCampaign.get(offer.campaign_id) as string;
-    const content: SnapshotContent = {
-      offer,
-      advertiser_id: advertiserId,
-      advertiser_name: advertiserName.get(advertiserId) as string,
-    };
-    const hash = createHash('sha256').update(canonicalJson(content)).digest();
+    const content: SnapshotContent = { offer, advertiser_id: advertiserId, advertiser_name: advertiserName.get(advertiserId) as string };
+    return { offer, content, hash: createHash('sha256').update(canonicalJson(content)).digest() };
+  });
+  await tx.query(
+    `INSERT INTO offers (id, campaign_id) SELECT * FROM unnest($1::text[], $2::text[])
+     ON CONFLICT (id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id, archived_at = NULL`,
+    [rows.map((r) => r.offer.id), rows.map((r) => r.offer.campaign_id)],
+  );
+  const existing = await tx.query<{ offer_id: string; id: string }>(
+    `SELECT s.offer_id, s.id FROM offer_snapshots s
+       JOIN unnest($1::text[], $2::bytea[]) AS k(offer_id, content_hash)
+         ON s.offer_id = k.offer_id AND s.content_hash = k.content_hash`,
+    [rows.map((r) => r.offer.id), rows.map((r) => r.hash)],
+  );
+  const snapshotOf = new Map(existing.rows.map((r) => [r.offer_id, r.id]));
+  const missing = rows.filter((r) => !snapshotOf.has(r.offer.id));
+  for (const r of missing) snapshotOf.set(r.offer.id, newId('snp'));
+  if (missing.length > 0) {
     await tx.query(
-      `INSERT INTO offers (id, campaign_id) VALUES ($1, $2)
-       ON CONFLICT (id) DO UPDATE SET campaign_id = $2, archived_at = NULL`,
-      [offer.id, offer.campaign_id],
-    );
-    const existing = await tx.query<{ id: string }>('SELECT id FROM offer_snapshots WHERE offer_id = $1 AND content_hash = $2', [
-      offer.id,
-      hash,
-    ]);
-    let snapshotId = existing.rows[0]?.id;
-    if (!snapshotId) {
-      snapshotId = newId('snp');
-      await tx.query('INSERT INTO offer_snapshots (id, offer_id, content_hash, content) VALUES ($1, $2, $3, $4)', [
-        snapshotId,
-        offer.id,
-        hash,
-        JSON.stringify(content),
-      ]);
-      created++;
-    }
-    await tx.query(
-      `UPDATE offers SET current_snapshot_id = $2, updated_at = now()
-        WHERE id = $1 AND current_snapshot_id IS DISTINCT FROM $2`,
-      [offer.id, snapshotId],
+      `INSERT INTO offer_snapshots (id, offer_id, content_hash, content)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::jsonb[])`,
+      [
+        missing.map((r) => snapshotOf.get(r.offer.id)),
+        missing.map((r) => r.offer.id),
+        missing.map((r) => r.hash),
+        missing.map((r) => JSON.stringify(r.content)),
+      ],
     );
   }
+  await tx.query(
+    `UPDATE offers o SET current_snapshot_id = k.snapshot_id, updated_at = now()
+       FROM unnest($1::text[], $2::text[]) AS k(offer_id, snapshot_id)
+      WHERE o.id = k.offer_id AND o.current_snapshot_id IS DISTINCT FROM k.snapshot_id`,
+    [rows.map((r) => r.offer.id), rows.map((r) => snapshotOf.get(r.offer.id))],
+  );
   const archived = await tx.query('UPDATE offers SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [
-    c.offers.map((o) => o.id),
+    rows.map((r) => r.offer.id),
   ]);
-  return { created, archived: archived.rowCount };
+  return { created: missing.length, archived: archived.rowCount };
 }
 
 /** The catalog as compared between imports: list order, allowlist order and time-zone spelling
