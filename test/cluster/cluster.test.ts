@@ -1,0 +1,68 @@
+// `npm run cluster`: several worker processes share one port, one Postgres and one Redis.
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+
+const ROOT = path.resolve('.');
+const ADMIN_KEY = 'cluster-admin-key-0123456789abcdef';
+
+function run(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cluster.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out, exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+}
+
+describe('cluster mode', () => {
+  let testDb: TestDatabase | undefined;
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+
+  it('refuses to start on the embedded defaults, with a clear message', async () => {
+    const p = run({ DATABASE_URL: '', REDIS_URL: '' });
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toContain('cluster mode needs DATABASE_URL and REDIS_URL');
+  });
+
+  // Registered where real Postgres and Redis are configured (CI); the refusal above is what the
+  // embedded run can prove.
+  if (usingRealPostgres && process.env.REDIS_URL) {
+    it('serves from several workers on one port and drains them all on SIGTERM', async () => {
+      testDb = await createTestDatabase();
+      const port = 20000 + (process.pid % 20000);
+      const p = run({ DATABASE_URL: testDb.url, CLUSTER_WORKERS: '2', PORT: String(port), ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:` });
+      try {
+        for (let i = 0; i < 200; i++) {
+          const listening = (p.output().match(/Server listening at/g) ?? []).length;
+          if (listening >= 2) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect((p.output().match(/Server listening at/g) ?? []).length).toBe(2);
+        const pids = new Set((p.output().match(/"pid":(\d+)/g) ?? []).map((m) => m.slice(6)));
+        expect(pids.size).toBeGreaterThanOrEqual(2);
+        const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+        const app = await (await fetch(`http://127.0.0.1:${port}/admin/apps`, { method: 'POST', headers: admin, body: '{"name":"Cluster"}' })).json();
+        const statuses: number[] = [];
+        for (let i = 0; i < 20; i++) {
+          const res = await fetch(`http://127.0.0.1:${port}/v1/offers/decide`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${app.serving_key}`, 'content-type': 'application/json', connection: 'close' },
+            body: JSON.stringify({ message: '제주도 호텔 최저가', locale: 'ko', country: 'KR', audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } }),
+          });
+          statuses.push(res.status);
+        }
+        expect(statuses.every((s) => s === 200)).toBe(true);
+      } finally {
+        p.child.kill('SIGTERM');
+      }
+      expect(await p.exited).toBe(0);
+    }, 60_000);
+  }
+});
