@@ -9,6 +9,7 @@ import { toJsonSchema } from '../http/openapi.js';
 import { NotFoundError } from '../apps/app-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { Catalog } from '../catalog/catalog-schema.js';
+import { reportRoutes } from '../reporting/report-routes.js';
 
 const CreateAppBody = z.strictObject({ name: z.string().trim().min(1).max(120) });
 const CreateKeyBody = z.strictObject({
@@ -34,6 +35,8 @@ export async function adminRoutes(app: FastifyInstance) {
   const security = [{ adminKey: [] }];
   const bad = { badRequest: { error: 'invalid_request' } };
   const { apps, catalog, catalogRuntime } = app.services;
+  // Inside this plugin, so the admin key check above guards the reports too.
+  await app.register(reportRoutes);
 
   app.post('/admin/apps', { schema: { tags, security, body: toJsonSchema(CreateAppBody) }, config: bad }, async (req, reply) => {
     const body = CreateAppBody.safeParse(req.body);
