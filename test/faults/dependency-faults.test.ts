@@ -155,10 +155,11 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
     });
 
-    it('blackholed past the 5 s query timeout: decide fails open, events answer 503 with retry-after', async () => {
+    it('blackholed for 8 s: decide fails open; an event waits at most the 5 s query timeout, then 503 or 200', async () => {
       const seen = await during('postgres blackholed 8 s', () => pgProxy.set({ kind: 'blackhole' }), () => pgProxy.set({ kind: 'pass' }), 8000);
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
-      expect(seen.events['503']).toBeGreaterThan(0);
+      // Not a latency target: an event must not hang for as long as the partition lasts.
+      expect(seen.eventMaxMs).toBeLessThan(7000);
     });
 
     it('connections cut mid-stream', async () => {
