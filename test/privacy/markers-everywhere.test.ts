@@ -96,6 +96,7 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
   });
 
   it('ran the intended mix: served, no-fill and refused decides', () => {
+    console.log(`privacy proof: ${bodies.length} requests, statuses ${JSON.stringify(statuses)}`);
     expect(bodies.length).toBe(DECIDES + 5);
     expect(statuses[200]).toBeGreaterThan(DECIDES / 3);
     expect(statuses[400]).toBeGreaterThan(DECIDES / 3);

@@ -38,7 +38,8 @@ describe(`authorization: keys on every route and no cross-app access (${stores})
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, apiKeyCacheMs: 100 });
+    // A roomy decide budget: these tests need fills, and a loaded CI machine must not turn them into TIMEOUTs.
+    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, apiKeyCacheMs: 100, decideTimeBudgetMs: 5000 });
     const imported = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalogWithAffiliates() });
     expect(imported.statusCode, imported.body).toBe(200);
     hostA = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host A' } })).json();

@@ -78,7 +78,8 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, linkSigningSecret: LINK_SECRET });
+    // A roomy decide budget: these tests need fills, and a loaded CI machine must not turn them into TIMEOUTs.
+    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, linkSigningSecret: LINK_SECRET, decideTimeBudgetMs: 5000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
     key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Links' } })).json().serving_key;
   });
