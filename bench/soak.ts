@@ -3,7 +3,7 @@
 // p99 over the whole run, RSS over time (growth from the warmed-up baseline), and whether every
 // event answered 2xx is a row in the database.
 //
-//   npm run soak -- [--duration 300] [--connections 8]
+//   npm run soak -- [--duration 300] [--connections 8] [--rate 500]   (rate per generator; default unpaced)
 //
 // Real Postgres and Redis when DATABASE_URL / REDIS_URL are set (a fresh database is created and
 // dropped), the embedded defaults otherwise. test/soak/soak.test.ts runs it for ~25 s in CI.
@@ -26,6 +26,10 @@ export interface SoakOptions {
   durationSec: number;
   /** Connections of each load generator (decide, events). */
   connections: number;
+  /** Requests per second of each load generator; unset = as fast as the server answers. A
+   *  soak is about what degrades over time, so CI runs it at a steady rate that leaves CPU for
+   *  the test files running beside it. */
+  rate?: number;
   /** Progress lines to stderr. */
   log?: (line: string) => void;
 }
@@ -133,12 +137,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       },
     });
     let decideTimeoutNoFills = 0;
-    log(`soak: ${opts.durationSec} s, ${opts.connections}+${opts.connections} connections against ${base}`);
+    log(`soak: ${opts.durationSec} s, ${opts.connections}+${opts.connections} connections${opts.rate ? `, ${opts.rate}+${opts.rate} req/s` : ''} against ${base}`);
+    const paced = opts.rate ? { overallRate: opts.rate } : {};
     const [decide, events] = await Promise.all([
       autocannon({
         url: base,
         connections: opts.connections,
         duration: opts.durationSec,
+        ...paced,
         requests: [
           {
             method: 'POST',
@@ -151,7 +157,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           },
         ],
       }),
-      autocannon({ url: base, connections: opts.connections, duration: opts.durationSec, requests: [eventRequest('/v1/events/rendered'), eventRequest('/v1/events/qualified-impression')] }),
+      autocannon({ url: base, connections: opts.connections, duration: opts.durationSec, ...paced, requests: [eventRequest('/v1/events/rendered'), eventRequest('/v1/events/qualified-impression')] }),
     ]);
     clearInterval(sampler);
 
@@ -224,7 +230,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? args[i + 1] : fallback;
   };
-  const report = await runSoak({ durationSec: Number(arg('duration', '300')), connections: Number(arg('connections', '8')), log: (l) => console.error(l) });
+  const rate = arg('rate', '');
+  const report = await runSoak({ durationSec: Number(arg('duration', '300')), connections: Number(arg('connections', '8')), rate: rate ? Number(rate) : undefined, log: (l) => console.error(l) });
   console.log(formatSoak(report));
   const ok = report.fiveXx === 0 && report.acknowledgedStored === report.eventsAcknowledged && report.serverExitCode === 0;
   process.exit(ok ? 0 : 1);

@@ -48,6 +48,8 @@ export class HostTraffic {
       served: { decision_id: string; offer_id: string };
       concurrency?: number;
       timeoutMs?: number;
+      /** Pause of each loop between requests: a steady stream, not a CPU-saturating flood. */
+      pauseMs?: number;
     },
   ) {}
 
@@ -81,7 +83,10 @@ export class HostTraffic {
   }
 
   private async loop(request: () => Promise<void>) {
-    while (this.running) await request();
+    while (this.running) {
+      await request();
+      await new Promise((r) => setTimeout(r, this.opts.pauseMs ?? 10));
+    }
   }
 
   private async call(path: string, body: unknown, headers: Record<string, string> = {}) {
