@@ -2,6 +2,7 @@
 // It is the single source for import validation, for the TypeScript types and for the
 // published JSON Schema (catalog.schema.json, written by `npm run catalog:schema`).
 import { z } from 'zod';
+import { isRewrittenByUrlParser } from './destinations.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
 export const CatalogId = z
@@ -150,6 +151,8 @@ export type Offer = z.infer<typeof Offer>;
 export type AffiliateNetwork = z.infer<typeof AffiliateNetwork>;
 
 export function isHttpsPrefix(s: string): boolean {
+  // `https://evil.example\@shop.example/` reads as shop.example but parses as evil.example.
+  if (isRewrittenByUrlParser(s)) return false;
   let u: URL;
   try {
     u = new URL(s);
