@@ -28,6 +28,10 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     loadDemoCatalog: true,
     adminKey: 'admin-key-for-tests-0123456789',
     catalogPollMs: 200,
+    // Not the product's 50 ms: on a shared 2-core CI machine a cold key lookup or a GC pause
+    // alone can exceed it and turn a fill a test expects into TIMEOUT. Tests of the budget set
+    // their own (decide-http's TIMEOUT tests, test/faults on a spawned server with the default).
+    decideTimeBudgetMs: 1000,
     ...overrides,
   });
 }
