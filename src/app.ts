@@ -197,7 +197,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await registerOpenApi(app, baseUrl);
   // Before the routes, so its timing hook applies to every one of them.
   await app.register(metricsRoutes);
-  await registerRateLimit(app, counters);
+  await registerRateLimit(app, counters, config.decideTimeBudgetMs);
   await app.register(healthRoutes);
   await app.register(adminRoutes);
   await app.register(decideRoutes);

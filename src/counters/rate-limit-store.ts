@@ -28,8 +28,11 @@ interface StoreParams {
   routeInfo?: { method?: string | string[]; url?: string };
 }
 
-/** A store class for `@fastify/rate-limit`'s `store` option, backed by `counters.hit`. */
-export function createRateLimitStore(counters: CounterStore): FastifyRateLimitStoreCtor {
+/** A store class for `@fastify/rate-limit`'s `store` option, backed by `counters.hit`.
+ *  `answerWithinMs` bounds how long a request waits for the limit: past it the check counts as
+ *  a store error, which fails open. The limit runs before decide's handler, so without this a
+ *  slow or hung Redis would hold decide for the whole command timeout, past its time budget. */
+export function createRateLimitStore(counters: CounterStore, opts: { answerWithinMs?: number } = {}): FastifyRateLimitStoreCtor {
   class CounterRateLimitStore implements FastifyRateLimitStore {
     private readonly scope: string;
 
@@ -45,9 +48,17 @@ export function createRateLimitStore(counters: CounterStore): FastifyRateLimitSt
     incr(key: string, cb: IncrCallback, timeWindow: number) {
       let window = Math.trunc(Number(timeWindow));
       if (!Number.isFinite(window) || window < 1) window = 1;
+      let settled = false;
+      const settle = (err: Error | null, value?: { current: number; ttl: number }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        cb(err, value as { current: number; ttl: number });
+      };
+      const timer = opts.answerWithinMs === undefined ? undefined : setTimeout(() => settle(new CounterStoreUnavailable()), opts.answerWithinMs);
       counters.hit(counterKeys.rateLimit(this.scope, String(key)), window).then(
-        (r) => cb(null, { current: r.count, ttl: r.resetInMs }),
-        () => cb(new CounterStoreUnavailable()),
+        (r) => settle(null, { current: r.count, ttl: r.resetInMs }),
+        () => settle(new CounterStoreUnavailable()),
       );
     }
 

@@ -7,11 +7,12 @@ import rateLimit from '@fastify/rate-limit';
 import type { CounterStore } from '../counters/counter-store.js';
 import { createRateLimitStore } from '../counters/rate-limit-store.js';
 
-export async function registerRateLimit(app: FastifyInstance, counters: CounterStore) {
+export async function registerRateLimit(app: FastifyInstance, counters: CounterStore, answerWithinMs: number) {
   await app.register(rateLimit, {
     // Only routes that ask for a limit get one (decide, affiliate).
     global: false,
-    store: createRateLimitStore(counters),
+    // The limited routes (decide, affiliate, click intent) answer within the decide budget.
+    store: createRateLimitStore(counters, { answerWithinMs }),
     keyGenerator: (request) => request.ip,
     // A counter store outage must not turn into errors for hosts: the limit fails open.
     skipOnError: true,

@@ -414,6 +414,22 @@ describe('Redis counter store when Redis is unreachable', () => {
     }
   });
 
+  it('answers the rate limit within its bound when the store hangs, failing open', async () => {
+    // A store whose hit never settles: a Redis that accepted the connection and went silent.
+    const hung = { hit: () => new Promise<never>(() => {}) } as unknown as CounterStore;
+    const app = Fastify();
+    await app.register(rateLimit, { global: false, store: createRateLimitStore(hung, { answerWithinMs: 50 }), skipOnError: true });
+    app.get('/limited', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ({ ok: true }));
+    try {
+      const started = Date.now();
+      const res = await app.inject({ url: '/limited' });
+      expect(res.statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('lets @fastify/rate-limit fail open (skipOnError), and is never a 500 with driver text without it', async () => {
     const down = createCounterStore({ redisUrl: `redis://127.0.0.1:${closedPort}/0` });
     const build = async (skipOnError: boolean) => {
