@@ -27,19 +27,21 @@ export interface DecisionRecord {
 }
 
 // Arrays of arrays cannot go through unnest() as ragged text[][], so list columns travel as
-// JSON text and are expanded per row on the server.
+// comma-joined text and are split per row on the server. Every list holds ids or reason codes,
+// which cannot contain a comma (catalog ids are [a-z0-9._:-], codes [A-Z_]); string_to_array
+// is cheaper for the server than expanding JSON, and join() than JSON.stringify here.
 const INSERT_DECISIONS = `
 INSERT INTO decisions (id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
   campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
   dropped_digest_ids, latency_us)
 SELECT id, app_id, request_id, kind, test, created_at, serve,
-       ARRAY(SELECT jsonb_array_elements_text(reason_codes)), offer_snapshot_id, campaign_id, expires_at, locale,
+       string_to_array(reason_codes, ','), offer_snapshot_id, campaign_id, expires_at, locale,
        country, intent_type, cue_intent,
-       ARRAY(SELECT jsonb_array_elements_text(matched_category_ids)),
-       ARRAY(SELECT jsonb_array_elements_text(matched_entity_ids)), dropped_digest_ids, latency_us
+       string_to_array(matched_category_ids, ','),
+       string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
-            $8::jsonb[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
-            $15::text[], $16::jsonb[], $17::jsonb[], $18::int[], $19::int[])
+            $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
+            $15::text[], $16::text[], $17::text[], $18::int[], $19::int[])
   AS t(id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id, campaign_id,
        expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
        dropped_digest_ids, latency_us)`;
@@ -76,7 +78,7 @@ export class DecisionRecorder {
       col((r) => r.test),
       col((r) => r.createdAt.toISOString()),
       col((r) => r.serve),
-      col((r) => JSON.stringify(r.reasonCodes)),
+      col((r) => listColumn(r.reasonCodes)),
       col((r) => r.offerSnapshotId),
       col((r) => r.campaignId),
       col((r) => (r.expiresAt ? r.expiresAt.toISOString() : null)),
@@ -84,11 +86,17 @@ export class DecisionRecorder {
       col((r) => r.country),
       col((r) => r.intentType),
       col((r) => r.messageIntent),
-      col((r) => JSON.stringify(r.matchedCategoryIds)),
-      col((r) => JSON.stringify(r.matchedEntityIds)),
+      col((r) => listColumn(r.matchedCategoryIds)),
+      col((r) => listColumn(r.matchedEntityIds)),
       col((r) => r.droppedDigestIds),
       col((r) => r.latencyUs),
     ]);
     return rows.map(() => undefined);
   }
+}
+
+/** A list column as comma-joined text; a comma inside an element would split it, so refuse. */
+function listColumn(items: string[]): string {
+  for (const item of items) if (item.includes(',')) throw new Error('list column element contains a comma');
+  return items.join(',');
 }
