@@ -1,40 +1,63 @@
-// HTTP load benchmark: Sidenote's decide (and, with --all, redirect and impression events)
-// against a bare Fastify baseline measured in the same run, reported as ratios.
+// HTTP load benchmark (autocannon, programmatic): Sidenote's decide, redirect, impression
+// events and conversions, each against a bare Fastify baseline measured in the same run and
+// reported as a ratio to it.
 //
-//   npm run bench -- [--duration 10] [--connections 10,50] [--runs 3] [--all]
+//   npm run bench -- [--duration 10] [--connections 10,50] [--runs 3]
+//                    [--scenarios decide,decide-100k,redirect,events,conversion] [--profile] [--smoke]
 //
-// Uses the embedded defaults unless DATABASE_URL / REDIS_URL are set. The decide rate limit is
-// raised through DECIDE_RATE_LIMIT_PER_MINUTE — configuration, not a benchmark code path.
+// Stores: real Postgres and Redis when DATABASE_URL / REDIS_URL are set (the benchmark creates
+// its own database on that server and drops it afterwards, and uses its own Redis key prefix),
+// otherwise the embedded defaults (PGlite in a temporary directory, in-process counters).
+// The decide rate limit is raised through DECIDE_RATE_LIMIT_PER_MINUTE: configuration, not a
+// benchmark code path. `--smoke` is CI's version: every scenario for one second, no targets.
+// Writes bench/out/http-<stores>.json and .md.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bodiesForDecide } from './decide-bodies.js';
+import pg from 'pg';
+import { SESSION_PLACEHOLDER, bodiesForDecide } from './decide-bodies.js';
+import { bodiesForGenerated, demoCatalogWithLargeBudgets, generatedCatalog } from './catalogs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(`--${name}`);
 const arg = (name: string, fallback: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const DURATION = Number(arg('duration', '10'));
-const CONNECTIONS = arg('connections', '10,50').split(',').map(Number);
-const RUNS = Number(arg('runs', '3'));
+const SMOKE = flag('smoke');
+const DURATION = Number(arg('duration', SMOKE ? '1' : '10'));
+const CONNECTIONS = arg('connections', SMOKE ? '10' : '10,50').split(',').map(Number);
+const RUNS = Number(arg('runs', SMOKE ? '1' : '3'));
+const SCENARIOS = new Set(arg('scenarios', 'decide,decide-100k,redirect,events,conversion').split(','));
+const GENERATED_OFFERS = Number(arg('generated-offers', SMOKE ? '2000' : '100000'));
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
+const STORES = `${process.env.DATABASE_URL ? 'postgres' : 'pglite'}+${process.env.REDIS_URL ? 'redis' : 'memory'}`;
 
-interface Result {
-  scenario: string;
-  connections: number;
+interface Measured {
   rps: number;
   p50: number;
   p90: number;
   p99: number;
   max: number;
   errors: number;
-  non2xx: number;
+  /** Responses outside the scenario's expected status (2xx, or 302 for redirects). */
+  unexpected: number;
+  runs: number[];
+  /** Server CPU (user + system) per request in the median run: robust to a busy machine. */
+  cpuUsPerRequest: number;
+}
+
+interface Result extends Measured {
+  scenario: string;
+  connections: number;
+  baseline: string | null;
+  ratio: number | null;
 }
 
 async function freePort(): Promise<number> {
@@ -46,39 +69,38 @@ async function freePort(): Promise<number> {
 }
 
 /** Forks a server on a free port and waits until `readyPath` answers 200. */
-async function start(script: string[], env: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; port: number }> {
+async function start(nodeArgs: string[], env: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, script, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   let exited = false;
   child.on('exit', () => (exited = true));
-  for (let i = 0; i < 600 && !exited; i++) {
+  for (let i = 0; i < 1200 && !exited; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.status === 200, () => false);
     if (ok) return { child, port };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
-  throw new Error(`${script.join(' ')} did not become ready`);
+  throw new Error(`${nodeArgs.join(' ')} did not become ready`);
 }
 
-async function load(url: string, connections: number, requests: autocannon.Request[]): Promise<Omit<Result, 'scenario' | 'connections'>> {
-  const results: Awaited<ReturnType<typeof autocannon>>[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    // A short warm-up so the JIT and connection pools settle before measuring.
-    await autocannon({ url, connections, duration: 1, requests });
-    results.push(await autocannon({ url, connections, duration: DURATION, requests }));
-  }
-  results.sort((a, b) => a.requests.average - b.requests.average);
-  const median = results[Math.floor(results.length / 2)];
-  return {
-    rps: Math.round(median.requests.average),
-    p50: median.latency.p50,
-    p90: median.latency.p90,
-    p99: median.latency.p99,
-    max: median.latency.max,
-    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
-    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
-  };
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
+
+/** CPU time (user + system) a process has used, in microseconds, from /proc (Linux). */
+function cpuUsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
 
 function rssOf(pid: number): number {
   try {
@@ -89,94 +111,261 @@ function rssOf(pid: number): number {
   }
 }
 
-async function main() {
-  const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
-  const service = await start(['--import', 'tsx', 'src/server.ts'], {
-    HOST: '127.0.0.1',
-    ADMIN_KEY,
-    LOG_LEVEL: 'warn',
-    DECIDE_RATE_LIMIT_PER_MINUTE: '1000000000',
-    SIDENOTE_DATA_DIR: process.env.SIDENOTE_DATA_DIR ?? path.join(os.tmpdir(), `sidenote-bench-${process.pid}`),
-    LOAD_DEMO_CATALOG: 'true',
-    // A fresh key space per run: earlier runs' budget spend must not turn serves into no-fills.
-    REDIS_KEY_PREFIX: `sn:bench:${Date.now()}:`,
-  }, '/readyz');
-  const base = `http://127.0.0.1:${service.port}`;
-  const created = await (await fetch(`${base}/admin/apps`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: '{"name":"bench"}' })).json();
-  const auth = { authorization: `Bearer ${created.serving_key}`, 'content-type': 'application/json' };
-  const rssBefore = rssOf(service.child.pid!);
-
-  const kb = JSON.stringify({ message: 'x'.repeat(900), locale: 'en', native_surface: { clickable: true, disclosure_capable: true } });
-  const decideRequests = bodiesForDecide().map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify(body) }));
-  const scenarios: Array<{ name: string; url: string; requests: autocannon.Request[]; baseline: string }> = [
-    { name: 'bare GET (baseline)', url: `http://127.0.0.1:${baseline.port}`, requests: [{ method: 'GET', path: '/json' }], baseline: '' },
-    { name: 'bare POST 1 KB (baseline)', url: `http://127.0.0.1:${baseline.port}`, requests: [{ method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: kb }], baseline: '' },
-    { name: 'bare 302 (baseline)', url: `http://127.0.0.1:${baseline.port}`, requests: [{ method: 'GET', path: '/redirect' }], baseline: '' },
-    { name: 'decide (varied ko/en, serve + no-fill)', url: base, requests: decideRequests, baseline: 'bare POST 1 KB (baseline)' },
-  ];
-  if (args.includes('--all')) {
-    const served: Array<{ link: string; offer_id: string; decision_id: string }> = [];
-    for (const r of decideRequests) {
-      const d = await (await fetch(`${base}${r.path}`, { method: 'POST', headers: auth, body: r.body })).json();
-      if (d.serve) served.push(d);
-    }
-    const link = new URL(served[0].link).pathname;
-    scenarios.push({ name: 'redirect /r/<token>', url: base, requests: [{ method: 'GET', path: link, headers: { 'user-agent': 'Mozilla/5.0 bench' } }], baseline: 'bare 302 (baseline)' });
+/** Median of RUNS timed runs, each after a one-second warm-up. */
+async function load(url: string, pid: number, connections: number, requests: autocannon.Request[], expectStatus: number): Promise<Measured> {
+  const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number }> = [];
+  for (let run = 0; run < RUNS; run++) {
+    await autocannon({ url, connections, duration: 1, requests });
+    const cpuBefore = cpuUsOf(pid);
+    const r = await autocannon({ url, connections, duration: DURATION, requests });
+    results.push({ ...r, cpuUs: cpuUsOf(pid) - cpuBefore });
+  }
+  const unexpectedIn = (r: (typeof results)[number]) => {
     let n = 0;
-    scenarios.push({
-      name: 'rendered impression event',
-      url: base,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/events/rendered',
-          setupRequest: (req) => ({
-            ...req,
-            headers: { ...auth, 'idempotency-key': `bench-${process.pid}-${++n}` },
-            body: JSON.stringify({ offer_snapshot_id: served[n % served.length].offer_id, decision_id: served[n % served.length].decision_id }),
-          }),
-        },
-      ],
-      baseline: 'bare POST 1 KB (baseline)',
-    });
-  }
-
-  const results: Result[] = [];
-  for (const connections of CONNECTIONS) {
-    for (const s of scenarios) {
-      const r = await load(s.url, connections, s.requests);
-      results.push({ scenario: s.name, connections, ...r });
-      console.error(`${s.name} @${connections}: ${r.rps} req/s p99 ${r.p99} ms errors ${r.errors} non-2xx ${r.non2xx}`);
+    for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) {
+      const ok = expectStatus === 200 ? Number(code) >= 200 && Number(code) < 300 : Number(code) === expectStatus;
+      if (!ok) n += (stat as { count: number }).count;
     }
-  }
-  const rssAfter = rssOf(service.child.pid!);
-  baseline.child.kill('SIGTERM');
-  service.child.kill('SIGTERM');
-
-  const lines = [
-    `| scenario | conns | req/s | ratio to baseline | p50 ms | p90 ms | p99 ms | max ms | errors | non-2xx |`,
-    `|---|---|---|---|---|---|---|---|---|---|`,
-    ...results.map((r) => {
-      const s = scenarios.find((x) => x.name === r.scenario)!;
-      const b = results.find((x) => x.scenario === s.baseline && x.connections === r.connections);
-      const ratio = b ? `${(r.rps / b.rps).toFixed(2)}× ${s.baseline.replace(' (baseline)', '')}` : '—';
-      return `| ${r.scenario} | ${r.connections} | ${r.rps} | ${ratio} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.errors} | ${r.non2xx} |`;
-    }),
-  ];
-  const meta = {
-    when: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpu: os.cpus()[0]?.model,
-    stores: `${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'}`,
-    duration_s: DURATION,
-    runs: RUNS,
-    rss_before_mb: Math.round(rssBefore / 1048576),
-    rss_after_mb: Math.round(rssAfter / 1048576),
+    return n;
   };
-  mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-  writeFileSync(path.join(ROOT, 'bench/out/http-bench.json'), JSON.stringify({ meta, results }, null, 2));
-  console.log(`\n${JSON.stringify(meta)}\n\n${lines.join('\n')}\n`);
+  const sorted = [...results].sort((a, b) => a.requests.average - b.requests.average);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return {
+    rps: Math.round(median.requests.average),
+    p50: median.latency.p50,
+    p90: median.latency.p90,
+    p99: median.latency.p99,
+    max: median.latency.max,
+    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
+    unexpected: results.reduce((n, r) => n + unexpectedIn(r), 0),
+    runs: results.map((r) => Math.round(r.requests.average)),
+    cpuUsPerRequest: Math.round(median.cpuUs / Math.max(1, median.requests.total)),
+  };
+}
+
+/** A fresh database on the benchmark's Postgres server, so earlier runs' rows and spend do not
+ *  leak into this one. */
+async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) return null;
+  const name = `sidenote_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = new pg.Client({ connectionString: adminUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+async function api(base: string, method: string, urlPath: string, body: unknown, key = ADMIN_KEY): Promise<any> {
+  const res = await fetch(`${base}${urlPath}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+/** Decide outcomes by reason code, read from the service's own /metrics. */
+async function outcomes(base: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const m of text.matchAll(/^sidenote_decide_outcomes_total\{kind="offer",reason_code="([A-Z_]+)"\} (\d+)/gm)) counts[m[1]] = Number(m[2]);
+  return counts;
+}
+
+const diff = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+
+/** Rewrites the session placeholder per request: each request is a turn of one of many users. */
+function withSessions(requests: autocannon.Request[], users = 1_000_000): autocannon.Request[] {
+  let n = 0;
+  return requests.map((r) => ({
+    ...r,
+    setupRequest: (req: any) => ({ ...req, body: (r.body as string).replace(SESSION_PLACEHOLDER, `user-${n++ % users}`) }),
+  }));
+}
+
+async function main() {
+  const started = Date.now();
+  const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(os.tmpdir(), 'sidenote-bench-'));
+  const database = await createBenchDatabase();
+  const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
+  const profileDir = path.join(ROOT, 'bench/out/profiles');
+  if (flag('profile')) mkdirSync(profileDir, { recursive: true });
+  const service = await start(
+    [...(flag('profile') ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'dist/server.js'],
+    {
+      HOST: '127.0.0.1',
+      ADMIN_KEY,
+      LOG_LEVEL: 'warn',
+      DECIDE_RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOAD_DEMO_CATALOG: 'false',
+      ...(database ? { DATABASE_URL: database.url } : { SIDENOTE_DATA_DIR: dataDir! }),
+      REDIS_KEY_PREFIX: `sn:bench:${process.pid}:${Date.now()}:`,
+    },
+    '/healthz',
+  );
+  const base = `http://127.0.0.1:${service.port}`;
+  const bare = `http://127.0.0.1:${baseline.port}`;
+  const results: Result[] = [];
+  const mixes: Record<string, Record<string, number>> = {};
+  const notes: string[] = [];
+
+  try {
+    await api(base, 'PUT', '/admin/catalog', demoCatalogWithLargeBudgets());
+    const created = await api(base, 'POST', '/admin/apps', { name: 'bench' });
+    const key: string = created.serving_key;
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const secret: string = created.conversion_secret;
+    const rssBefore = rssOf(service.child.pid!);
+
+    const kb = JSON.stringify({ message: 'x'.repeat(900), locale: 'en', native_surface: { clickable: true, disclosure_capable: true } });
+    const decideRequests = withSessions(bodiesForDecide().map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify(body) })));
+
+    type Scenario = { name: string; url: string; requests: autocannon.Request[]; baseline: string | null; expect: number; before?: () => Promise<void> };
+    const scenarios: Scenario[] = [
+      { name: 'bare GET', url: bare, requests: [{ method: 'GET', path: '/json' }], baseline: null, expect: 200 },
+      { name: 'bare POST 1 KB', url: bare, requests: [{ method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: kb }], baseline: null, expect: 200 },
+      { name: 'bare 302', url: bare, requests: [{ method: 'GET', path: '/redirect' }], baseline: null, expect: 302 },
+    ];
+    if (SCENARIOS.has('decide')) {
+      scenarios.push({ name: 'decide, demo catalog (ko/en 50–4000 chars, serve + each no-fill)', url: base, requests: decideRequests, baseline: 'bare POST 1 KB', expect: 200 });
+    }
+
+    // Served decisions to click, render and convert.
+    const served: Array<{ link: string; offer_id: string; decision_id: string }> = [];
+    if (SCENARIOS.has('redirect') || SCENARIOS.has('events') || SCENARIOS.has('conversion')) {
+      for (let i = 0; served.length < 200 && i < 2000; i++) {
+        const r = decideRequests[i % 4];
+        const d = await api(base, 'POST', '/v1/offers/decide', JSON.parse((r.body as string).replace(SESSION_PLACEHOLDER, `seed-${i}`)), key);
+        if (d.serve) served.push(d);
+      }
+      if (served.length === 0) throw new Error('no decide served an offer; cannot benchmark links and events');
+    }
+    if (SCENARIOS.has('redirect')) {
+      // Distinct links from distinct decisions; the click quality rules record duplicates as
+      // such, and the redirect answers 302 either way.
+      const links = served.map((s) => new URL(s.link).pathname);
+      let n = 0;
+      scenarios.push({
+        name: 'redirect /r/<token>',
+        url: base,
+        requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: links[n++ % links.length], headers: { 'user-agent': 'Mozilla/5.0 (bench)' } }) }],
+        baseline: 'bare 302',
+        expect: 302,
+      });
+    }
+    if (SCENARIOS.has('events')) {
+      let n = 0;
+      const event = (req: any) => {
+        const s = served[n % served.length];
+        const rendered = n % 2 === 0;
+        n++;
+        return {
+          ...req,
+          path: rendered ? '/v1/events/rendered' : '/v1/events/qualified-impression',
+          headers: { ...auth, 'idempotency-key': `bench-${process.pid}-${n}` },
+          body: JSON.stringify({ offer_snapshot_id: s.offer_id, decision_id: s.decision_id }),
+        };
+      };
+      scenarios.push({ name: 'impression events (rendered + qualified)', url: base, requests: [{ method: 'POST', setupRequest: event }], baseline: 'bare POST 1 KB', expect: 200 });
+    }
+    if (SCENARIOS.has('conversion')) {
+      let n = 0;
+      const conversion = (req: any) => {
+        const s = served[n++ % served.length];
+        const body = { offer_snapshot_id: s.offer_id, decision_id: s.decision_id, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() };
+        const signature = createHmac('sha256', secret).update(`${body.timestamp}.${body.nonce}.${body.offer_snapshot_id}.${body.decision_id}`).digest('hex');
+        return { ...req, path: '/v1/events/conversion', headers: auth, body: JSON.stringify({ ...body, signature }) };
+      };
+      scenarios.push({ name: 'signed conversion', url: base, requests: [{ method: 'POST', setupRequest: conversion }], baseline: 'bare POST 1 KB', expect: 200 });
+    }
+    if (SCENARIOS.has('decide-100k')) {
+      const generated = generatedCatalog(GENERATED_OFFERS, Math.max(100, Math.round(GENERATED_OFFERS / 10)));
+      const requests = withSessions(
+        bodiesForGenerated(generated).map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify({ ...body, session: { token: SESSION_PLACEHOLDER } }) })),
+      );
+      scenarios.push({
+        name: `decide, generated catalog of ${GENERATED_OFFERS.toLocaleString('en')} offers`,
+        url: base,
+        requests,
+        baseline: 'bare POST 1 KB',
+        expect: 200,
+        before: async () => {
+          const t = Date.now();
+          await api(base, 'PUT', '/admin/catalog', generated.catalog);
+          notes.push(`generated catalog (${GENERATED_OFFERS} offers, ${generated.entityAliases.length} entities) imported and indexed in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+        },
+      });
+    }
+
+    for (const s of scenarios) {
+      await s.before?.();
+      for (const connections of CONNECTIONS) {
+        const before = s.url === base ? await outcomes(base) : {};
+        const m = await load(s.url, (s.url === base ? service : baseline).child.pid!, connections, s.requests, s.expect);
+        if (s.name.startsWith('decide')) mixes[`${s.name} @${connections}`] = diff(await outcomes(base), before);
+        const b = s.baseline ? results.find((x) => x.scenario === s.baseline && x.connections === connections) : undefined;
+        results.push({ scenario: s.name, connections, ...m, baseline: s.baseline, ratio: b ? m.rps / b.rps : null });
+        console.error(`${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}`);
+      }
+    }
+    const rssAfter = rssOf(service.child.pid!);
+
+    const meta = {
+      when: new Date().toISOString(),
+      command: `npm run bench -- ${args.join(' ')}`.trim(),
+      node: process.version,
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      stores: STORES,
+      duration_s: DURATION,
+      runs: RUNS,
+      rss_before_mb: Math.round(rssBefore / 1048576),
+      rss_after_mb: Math.round(rssAfter / 1048576),
+      wall_s: Math.round((Date.now() - started) / 1000),
+    };
+    const fmt = (r: Result) =>
+      `| ${r.scenario} | ${r.connections} | ${r.rps.toLocaleString('en')} | ${r.ratio === null ? '—' : `**${r.ratio.toFixed(2)}×** ${r.baseline}`} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.cpuUsPerRequest} | ${r.errors} | ${r.unexpected} |`;
+    const markdown = [
+      `Stores: ${STORES}; ${meta.node}; ${meta.cpus} × ${meta.cpu}; ${DURATION} s per run, median of ${RUNS}; RSS ${meta.rss_before_mb} → ${meta.rss_after_mb} MiB.`,
+      '',
+      '| scenario | conns | req/s | ratio to baseline (same run) | p50 ms | p90 ms | p99 ms | max ms | server CPU µs/req | errors | unexpected status |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...results.map(fmt),
+      '',
+      'Decide outcomes during the timed runs (from /metrics):',
+      '',
+      ...Object.entries(mixes).map(([k, v]) => `- ${k}: ${Object.entries(v).map(([code, n]) => `${code} ${n}`).join(', ')}`),
+      ...notes.map((n) => `- ${n}`),
+    ].join('\n');
+    mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+    writeFileSync(path.join(ROOT, `bench/out/http-${STORES}.json`), JSON.stringify({ meta, results, outcomes: mixes, notes }, null, 2));
+    writeFileSync(path.join(ROOT, `bench/out/http-${STORES}.md`), `${markdown}\n`);
+    console.log(`\n${JSON.stringify(meta)}\n\n${markdown}\n`);
+    const failures = results.filter((r) => r.errors > 0 || r.unexpected > 0);
+    if (failures.length > 0) {
+      console.error(`errors or unexpected statuses in: ${failures.map((r) => `${r.scenario} @${r.connections}`).join('; ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stop(baseline.child);
+    await stop(service.child);
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 main().catch((err) => {

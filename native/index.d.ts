@@ -21,11 +21,21 @@ export declare class LiveOfferIndex {
   loadSync(document: string): BindingIndexStats
   /**
    * Matches one turn against the index in use and returns the result as JSON (a
-   * `MatchResult`). Synchronous: it is microseconds of work. One string crosses the boundary
-   * instead of a tree of objects: creating JS objects property by property through N-API
-   * cost more than the matching itself (measured ~13 µs for 8 candidates).
+   * `MatchResult`). Kept for tests and tools; the service uses `matchCompact`.
    */
   matchJson(query: BindingMatchQuery): string
+  /**
+   * Matches one turn and returns `{"g": generation, ...IndexedMatch}` as JSON: ids as positions
+   * in the index document, decoded by the caller with `idTablesJson` of the same generation.
+   * Creating JS strings and objects through N-API cost more than the matching itself; a
+   * ~100-byte string of integers costs almost nothing to cross and parse.
+   */
+  matchCompact(query: BindingMatchQuery): string
+  /**
+   * `{"g": generation, "categories": [...], "entities": [...], "sensitive_topics": [...],
+   * "offers": [[snapshot, offer, campaign, advertiser], ...]}` of the index in use.
+   */
+  idTablesJson(): string
   /** Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000. */
   setPacing(entries: Array<BindingPacing>): void
   stats(): BindingIndexStats

@@ -40,6 +40,7 @@ import { affiliateRoutes } from './affiliate/affiliate-routes.js';
 import { referenceRoutes } from './reference/reference-routes.js';
 import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
+import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 
 export interface AppDeps {
   db?: Database;
@@ -209,5 +210,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(decisionRoutes);
   await app.register(affiliateRoutes);
   await app.register(referenceRoutes);
+  await app.register(dashboardRoutes);
   return app;
 }

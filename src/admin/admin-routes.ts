@@ -10,6 +10,7 @@ import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../htt
 import { NotFoundError } from '../apps/app-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { Catalog } from '../catalog/catalog-schema.js';
+import { reportRoutes } from '../reporting/report-routes.js';
 import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, ImportReport, RevokedKey, RotatedSecret } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 
@@ -47,6 +48,8 @@ export async function adminRoutes(app: FastifyInstance) {
   const security = [{ adminKey: [] }];
   const bad = { badRequest: { error: 'invalid_request' } };
   const { apps, catalog, catalogRuntime } = app.services;
+  // Inside this plugin, so the admin key check above guards the reports too.
+  await app.register(reportRoutes);
 
   const params = toJsonSchema(IdParam);
 

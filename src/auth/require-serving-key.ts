@@ -1,7 +1,7 @@
 // Route guard for Bearer serving-key endpoints (SPEC §5). Decorates the request with the
 // calling app; answers 401 with the documented error strings otherwise.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from './authenticator.js';
+import type { AuthOutcome, Principal } from './authenticator.js';
 import { sendError, sendUnavailable } from '../http/errors.js';
 
 declare module 'fastify' {
@@ -13,9 +13,30 @@ declare module 'fastify' {
 }
 
 /** For endpoints that must fail open (decide): an unreachable key store is not a 401, the
- *  route decides what to answer. */
+ *  route decides what to answer. The lookup counts against the decide time budget: a key store
+ *  that hangs (a partitioned database waits for its 5 s query timeout) must not hold decide past
+ *  it, so once the budget is spent the key counts as unavailable and decide answers TIMEOUT. */
 export async function authenticateServingKey(request: FastifyRequest, reply: FastifyReply) {
-  const outcome = await request.server.services.authenticator.authenticate(request.headers.authorization);
+  const remainingMs = request.server.services.config.decideTimeBudgetMs - reply.elapsedTime;
+  let timer: NodeJS.Timeout | undefined;
+  const budgetSpent = new Promise<AuthOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, unavailable: true }), Math.max(0, remainingMs));
+  });
+  try {
+    applyOutcome(await Promise.race([request.server.services.authenticator.authenticate(request.headers.authorization), budgetSpent]), request, reply);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** For endpoints that must not pretend (events): an unreachable key store is a 503. */
+export async function requireServingKey(request: FastifyRequest, reply: FastifyReply) {
+  applyOutcome(await request.server.services.authenticator.authenticate(request.headers.authorization), request, reply);
+  if (reply.sent) return;
+  if (request.authUnavailable) return sendUnavailable(reply);
+}
+
+function applyOutcome(outcome: AuthOutcome, request: FastifyRequest, reply: FastifyReply) {
   if (outcome.ok) {
     request.principal = outcome.principal;
     return;
@@ -24,12 +45,5 @@ export async function authenticateServingKey(request: FastifyRequest, reply: Fas
     request.authUnavailable = true;
     return;
   }
-  return sendError(reply, 401, outcome.error);
-}
-
-/** For endpoints that must not pretend (events): an unreachable key store is a 503. */
-export async function requireServingKey(request: FastifyRequest, reply: FastifyReply) {
-  await authenticateServingKey(request, reply);
-  if (reply.sent) return;
-  if (request.authUnavailable) return sendUnavailable(reply);
+  sendError(reply, 401, outcome.error);
 }

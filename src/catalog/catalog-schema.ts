@@ -3,6 +3,7 @@
 // published JSON Schema (catalog.schema.json, written by `npm run catalog:schema`).
 import { z } from 'zod';
 import { containsNul } from '../http/text.js';
+import { isRewrittenByUrlParser } from './destinations.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
 export const CatalogId = z
@@ -196,6 +197,8 @@ export type Offer = z.infer<typeof Offer>;
 export type AffiliateNetwork = z.infer<typeof AffiliateNetwork>;
 
 export function isHttpsPrefix(s: string): boolean {
+  // `https://evil.example\@shop.example/` reads as shop.example but parses as evil.example.
+  if (isRewrittenByUrlParser(s)) return false;
   let u: URL;
   try {
     u = new URL(s);

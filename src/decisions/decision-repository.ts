@@ -1,4 +1,11 @@
 // Reads of decision records: the ownership checks events need, and the lookup hosts call.
+//
+// Every event and conversion checks the decision it names. Those checks are batched with
+// DataLoader (the lookups of one event-loop turn become one `= ANY($1)` query) and their
+// positive answers are remembered, because a decision row never changes once written and a
+// rendered event, once committed, stays. On loopback a query's socket write costs the sender
+// tens of microseconds, so one query per request was most of an event's CPU.
+import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 
 export interface DecisionOwnership {
@@ -35,16 +42,60 @@ export interface DecisionMetadata {
   };
 }
 
+/** Remembered positive answers per repository; cleared whole when full (they are cheap to refetch). */
+const MAX_REMEMBERED = 100_000;
+
 export class DecisionRepository {
-  constructor(private readonly db: Database) {}
+  private readonly owners = new Map<string, DecisionOwnership>();
+  private readonly rendered = new Set<string>();
+  private readonly ownershipLoader: DataLoader<string, DecisionOwnership | null>;
+  private readonly renderedLoader: DataLoader<string, boolean>;
+
+  constructor(private readonly db: Database) {
+    // Batching only: the loaders' own per-key memo would keep negative answers and grow without
+    // bound; positives are remembered below instead.
+    this.ownershipLoader = new DataLoader((ids) => this.loadOwnership(ids), { cache: false, maxBatchSize: 1000 });
+    this.renderedLoader = new DataLoader((keys) => this.loadRendered(keys), { cache: false, maxBatchSize: 1000 });
+  }
+
+  private async loadOwnership(ids: readonly string[]): Promise<(DecisionOwnership | null)[]> {
+    const r = await this.db.query<{ id: string; app_id: string; offer_snapshot_id: string | null; created_at: Date; test: boolean }>(
+      'SELECT id, app_id, offer_snapshot_id, created_at, test FROM decisions WHERE id = ANY($1::text[])',
+      [ids],
+    );
+    const found = new Map(r.rows.map((d) => [d.id, { appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: d.created_at, test: d.test }]));
+    return ids.map((id) => found.get(id) ?? null);
+  }
+
+  /** Keys are `app_id \u0000 decision_id`. */
+  private async loadRendered(keys: readonly string[]): Promise<boolean[]> {
+    const pairs = keys.map((k) => k.split('\u0000'));
+    const r = await this.db.query<{ app_id: string; decision_id: string }>(
+      `SELECT DISTINCT e.app_id, e.decision_id
+       FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, decision_id)
+         ON e.app_id = k.app_id AND e.decision_id = k.decision_id
+       WHERE e.type = 'offer_rendered'`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    const found = new Set(r.rows.map((x) => `${x.app_id}\u0000${x.decision_id}`));
+    return keys.map((k) => found.has(k));
+  }
+
+  /** Remembers that a rendered event for this decision is committed. */
+  noteRendered(appId: string, decisionId: string): void {
+    if (this.rendered.size >= MAX_REMEMBERED) this.rendered.clear();
+    this.rendered.add(`${appId}\u0000${decisionId}`);
+  }
 
   async ownership(decisionId: string): Promise<DecisionOwnership | null> {
-    const r = await this.db.query<{ app_id: string; offer_snapshot_id: string | null; created_at: Date; test: boolean }>(
-      'SELECT app_id, offer_snapshot_id, created_at, test FROM decisions WHERE id = $1',
-      [decisionId],
-    );
-    const d = r.rows[0];
-    return d ? { appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: d.created_at, test: d.test } : null;
+    const known = this.owners.get(decisionId);
+    if (known) return known;
+    const d = await this.ownershipLoader.load(decisionId);
+    if (d) {
+      if (this.owners.size >= MAX_REMEMBERED) this.owners.clear();
+      this.owners.set(decisionId, d);
+    }
+    return d;
   }
 
   /** The calling app's decision with its event counts; another app's decision is simply absent. */
@@ -97,10 +148,10 @@ export class DecisionRepository {
   }
 
   async hasRenderedEvent(appId: string, decisionId: string): Promise<boolean> {
-    const r = await this.db.query(
-      "SELECT 1 FROM events WHERE decision_id = $1 AND app_id = $2 AND type = 'offer_rendered' LIMIT 1",
-      [decisionId, appId],
-    );
-    return r.rows.length > 0;
+    const key = `${appId}\u0000${decisionId}`;
+    if (this.rendered.has(key)) return true;
+    const rendered = await this.renderedLoader.load(key);
+    if (rendered) this.noteRendered(appId, decisionId);
+    return rendered;
   }
 }

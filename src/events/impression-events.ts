@@ -65,6 +65,8 @@ export class ImpressionEvents {
       createdAt: new Date(this.now()),
     });
     if (!result.inserted && !result.sameRequest) return { status: 422, error: 'idempotency_key_reused' };
+    // Committed: a qualified impression for this decision may now count without asking Postgres.
+    if (cmd.type === 'offer_rendered' && cmd.decisionId) this.decisions.noteRendered(cmd.principal.appId, cmd.decisionId);
     return {
       status: 200,
       body: { ok: true, inserted: result.inserted, event_id: result.eventId, offer_snapshot_id: cmd.offerSnapshotId, type: cmd.type, billable: false },

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { errorResponse } from '../http/error-responses.js';
-import { isUnderPrefix } from '../catalog/destinations.js';
+import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
@@ -60,13 +60,13 @@ export async function redirectRoutes(app: FastifyInstance) {
       const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
       // Re-checked at click time: an advertiser suspended or a destination removed since the
       // decision stops the redirect.
-      if (!advertiser || !advertiser.active || !isUnderPrefix(claims.destination, advertiser.destinations)) {
-        return sendError(reply, 400, 'invalid_destination');
-      }
+      const destination = advertiser?.active ? allowedDestination(claims.destination, advertiser.destinations) : null;
+      if (!destination) return sendError(reply, 400, 'invalid_destination');
       // The chat page that showed the link may carry conversation ids in its URL; the
       // advertiser is not told where the click came from.
       reply.header('referrer-policy', 'no-referrer');
-      reply.redirect(claims.destination, 302);
+      // The canonical form: non-ASCII percent-encoded, so it is always a valid Location header.
+      reply.redirect(destination, 302);
       // Recorded after the reply is on its way; HEAD requests (link checkers) too, never counted.
       setImmediate(() => void recordClick(claims, request).catch(() => {}));
       return reply;

@@ -132,9 +132,12 @@ export class ReferenceMatcher {
 
   /** Every boundary-valid alias occurrence, resolved leftmost-longest. Quadratic and plain:
    *  tries every alias length at every position. */
+  private aliasLengths: number[] | undefined;
+
   private findHits(text: string): Hit[] {
     const chars = Array.from(text);
-    const lengths = [...new Set([...this.aliases.keys()].map((a) => Array.from(a).length))].sort((a, b) => b - a);
+    // Alias lengths in characters, longest first: computed once per index, not per message.
+    const lengths = (this.aliasLengths ??= [...new Set([...this.aliases.keys()].map((a) => Array.from(a).length))].sort((a, b) => b - a));
     const hits: Hit[] = [];
     let i = 0;
     while (i < chars.length) {

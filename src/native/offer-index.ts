@@ -90,8 +90,31 @@ let addon: ReturnType<typeof loadAddon> | undefined;
 
 /** The offer index this process serves from. Loads build off the event loop and swap in
  *  atomically; `match` always reads a complete index. */
+/** crates/sidenote-core `IndexedMatch` tagged with the index generation it came from. */
+interface CompactMatch {
+  g: number;
+  s: number[];
+  i: MatchResult['messageIntent'];
+  c: number[];
+  e: number[];
+  d: number;
+  /** Candidates: [offer position, score, matched category positions, matched entity positions]. */
+  k: [number, number, number[], number[]][];
+}
+
+/** The ids behind a generation's positions (crates/sidenote-core `IdTables`). */
+interface IdTables {
+  g: number;
+  categories: string[];
+  entities: string[];
+  sensitive_topics: string[];
+  /** [snapshot id, offer id, campaign id, advertiser id] per offer. */
+  offers: [string, string, string, string][];
+}
+
 export class LiveOfferIndex {
   private readonly inner: BindingLiveOfferIndex;
+  private tables: IdTables | undefined;
 
   constructor() {
     addon ??= loadAddon();
@@ -115,7 +138,33 @@ export class LiveOfferIndex {
   }
 
   match(query: MatchQuery): MatchResult {
-    // The result crosses as one JSON string: cheaper than building the object tree in N-API.
+    // The result crosses as a short JSON string of positions in the index document, decoded
+    // here with the id tables of the same index generation: building objects or id strings
+    // through N-API cost more than the matching itself.
+    const m = JSON.parse(this.inner.matchCompact(query)) as CompactMatch;
+    let tables = this.tables;
+    if (tables?.g !== m.g) {
+      // A new index went live since the last match: fetch its ids once.
+      tables = this.tables = JSON.parse(this.inner.idTablesJson()) as IdTables;
+      if (tables.g !== m.g) throw new Error(`offer index generation ${m.g} has no id tables (have ${tables.g})`);
+    }
+    const t = tables;
+    const names = (ids: string[], positions: number[]) => positions.map((p) => ids[p]);
+    return {
+      sensitiveTopicIds: names(t.sensitive_topics, m.s),
+      messageIntent: m.i,
+      signalCategoryIds: names(t.categories, m.c),
+      signalEntityIds: names(t.entities, m.e),
+      droppedDigestIds: m.d,
+      candidates: m.k.map(([offer, score, categories, entities]) => {
+        const [snapshotId, offerId, campaignId, advertiserId] = t.offers[offer];
+        return { snapshotId, offerId, campaignId, advertiserId, score, matchedCategoryIds: names(t.categories, categories), matchedEntityIds: names(t.entities, entities) };
+      }),
+    };
+  }
+
+  /** The plain JSON `MatchResult` straight from Rust, for tests of the compact path. */
+  matchJson(query: MatchQuery): MatchResult {
     return JSON.parse(this.inner.matchJson(query)) as MatchResult;
   }
 

@@ -1,21 +1,50 @@
 // Opaque ids: a type prefix (dec_, snp_, evt_ …) and 128 random bits in base62.
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** Big-endian base62 of `bytes`, left-padded with '0' to the length the byte count needs.
+ *  Long division over 16-bit limbs: no BigInt, which cost more than the rest of a decide's ids. */
 export function base62(bytes: Uint8Array): string {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
+  // 16-bit limbs, most significant first; an odd leading byte is a limb of its own.
+  const limbs: number[] = [];
+  let i = 0;
+  if (bytes.length % 2 === 1) limbs.push(bytes[i++]);
+  for (; i < bytes.length; i += 2) limbs.push((bytes[i] << 8) | bytes[i + 1]);
   let out = '';
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 62n)] + out;
-    n /= 62n;
+  let start = 0;
+  while (start < limbs.length) {
+    let rem = 0;
+    for (let j = start; j < limbs.length; j++) {
+      const cur = rem * 65536 + limbs[j];
+      limbs[j] = Math.floor(cur / 62);
+      rem = cur % 62;
+    }
+    out = ALPHABET[rem] + out;
+    while (start < limbs.length && limbs[start] === 0) start++;
   }
   return out.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), '0');
 }
 
+// Random bytes are drawn from the CSPRNG a pool at a time: one randomFillSync call per 256 ids
+// instead of one per id.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+export function randomBytesPooled(n: number): Uint8Array {
+  if (n > pool.length) return randomFillSync(Buffer.alloc(n));
+  if (poolOffset + n > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  // A copy: the pool is refilled in place, and an id's bytes must not change under it.
+  const out = Uint8Array.prototype.slice.call(pool, poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
 export function newId(prefix: string, bytes = 16): string {
-  return `${prefix}_${base62(randomBytes(bytes))}`;
+  return `${prefix}_${base62(randomBytesPooled(bytes))}`;
 }
 
 export function sha256(data: string | Uint8Array): Buffer {

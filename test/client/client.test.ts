@@ -26,7 +26,8 @@ describe('host client and example integration', () => {
   let url: string;
   let app: { serving_key: string; conversion_secret: string };
   beforeAll(async () => {
-    t = await createTestApp();
+    // Roomy budgets: a loaded CI machine must not turn the fill this test needs into a TIMEOUT.
+    t = await createTestApp({ decideTimeBudgetMs: 2_000 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     app = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Client' } })).json();
@@ -34,7 +35,7 @@ describe('host client and example integration', () => {
   afterAll(() => t?.close());
 
   it('runs the example host integration end to end against a started server', async () => {
-    const client = new SidenoteClient({ baseUrl: url, apiKey: app.serving_key, conversionSecret: app.conversion_secret });
+    const client = new SidenoteClient({ baseUrl: url, apiKey: app.serving_key, conversionSecret: app.conversion_secret, decideTimeoutMs: 3_000 });
     const report = await handleTurn(client, '제주도 오션뷰 호텔 최저가 알려줘');
     expect(report.rendered).toBe(true);
     expect(report.surface).toMatchObject({ label: '광고', advertiser: expect.any(String) });

@@ -18,7 +18,9 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'sidenote-kill-'));
-    env = { ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', DECIDE_RATE_LIMIT_PER_MINUTE: '100000' };
+    // A roomy decide budget: the first decide must fill (its offer is what the events refer to),
+    // and on a loaded machine a cold key lookup alone can exceed the default 50 ms.
+    env = { ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', DECIDE_RATE_LIMIT_PER_MINUTE: '100000', DECIDE_TIME_BUDGET_MS: '5000' };
     if (usingRealPostgres) {
       testDb = await createTestDatabase();
       env.DATABASE_URL = testDb.url!;

@@ -13,23 +13,42 @@ export async function dumpDatabase(db: Database): Promise<string> {
   return parts.join('\n');
 }
 
+/** Every key under the prefix with its value, of every type, plus the slow log (which keeps
+ *  command arguments). SCAN, not KEYS: the shared Redis may hold many keys. */
 export async function dumpRedis(url: string, prefix: string): Promise<string> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(url);
   try {
-    const keys = await redis.keys(`${prefix}*`);
     const parts: string[] = [];
-    for (const k of keys) {
-      const type = await redis.type(k);
-      let value: string | null = type;
-      if (type === 'string') value = await redis.get(k);
-      else if (type === 'hash') value = JSON.stringify(await redis.hgetall(k));
-      else if (type === 'zset') value = JSON.stringify(await redis.zrange(k, '0', '-1'));
-      parts.push(`${k} ${value}`);
-    }
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const k of keys) parts.push(`${k} ${await redisValue(redis, k)}`);
+    } while (cursor !== '0');
     parts.push(JSON.stringify(await redis.call('SLOWLOG', 'GET', '1000')));
     return parts.join('\n');
   } finally {
     redis.disconnect();
+  }
+}
+
+async function redisValue(redis: import('ioredis').Redis, key: string): Promise<string> {
+  const type = await redis.type(key);
+  switch (type) {
+    case 'string':
+      return String(await redis.get(key));
+    case 'hash':
+      return JSON.stringify(await redis.hgetall(key));
+    case 'zset':
+      return JSON.stringify(await redis.zrange(key, '0', '-1', 'WITHSCORES'));
+    case 'list':
+      return JSON.stringify(await redis.lrange(key, 0, -1));
+    case 'set':
+      return JSON.stringify(await redis.smembers(key));
+    case 'stream':
+      return JSON.stringify(await redis.xrange(key, '-', '+'));
+    default:
+      return type;
   }
 }

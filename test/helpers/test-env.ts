@@ -28,6 +28,10 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     loadDemoCatalog: true,
     adminKey: 'admin-key-for-tests-0123456789',
     catalogPollMs: 200,
+    // Production's 50 ms decide budget is about hosts' latency; on a loaded CI machine a cold
+    // first decide can exceed it and fail open to TIMEOUT where a test needs a fill. Tests of the
+    // budget itself set their own (decide-http "fails open").
+    decideTimeBudgetMs: 2_000,
     ...overrides,
   });
 }

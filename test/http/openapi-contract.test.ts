@@ -37,7 +37,7 @@ describe('OpenAPI document', () => {
       'POST /v1/events/impression', 'POST /v1/events/conversion', 'POST /v1/events/click-intent', 'GET /r/{token}',
       'GET /v1/decisions/{id}', 'GET /v1/decisions/{id}/explanation', 'GET /v1/reference/reason-codes', 'GET /healthz', 'GET /readyz',
       'POST /admin/apps', 'GET /admin/apps', 'POST /admin/apps/{id}/keys', 'POST /admin/keys/{id}/revoke',
-      'POST /admin/apps/{id}/conversion-secrets', 'GET /admin/catalog', 'PUT /admin/catalog',
+      'POST /admin/apps/{id}/conversion-secrets', 'GET /admin/catalog', 'PUT /admin/catalog', 'GET /admin/reports', 'GET /dashboard',
     ]) {
       expect(ids, id).toContain(id);
     }
@@ -56,8 +56,9 @@ describe('OpenAPI document', () => {
       if (op.requestBody) expect(Object.keys(body?.examples ?? {}).length, `${id} request`).toBeGreaterThan(0);
       for (const [status, res] of Object.entries(op.responses as Json)) {
         if (!status.startsWith('2')) continue;
-        const media = res.content?.['application/json'];
-        expect(media, `${id} ${status} has a JSON body`).toBeDefined();
+        // JSON everywhere but the dashboard's HTML page.
+        const media = res.content?.['application/json'] ?? res.content?.['text/html'];
+        expect(media, `${id} ${status} has a body`).toBeDefined();
         expect(Object.keys(media.examples ?? {}).length, `${id} ${status} examples`).toBeGreaterThan(0);
       }
     }
@@ -83,7 +84,7 @@ describe('OpenAPI document', () => {
       }
       walk(op.requestBody?.content?.['application/json']?.schema, `${id} request`, undescribed);
       for (const [status, res] of Object.entries(op.responses as Json)) {
-        walk(res.content?.['application/json']?.schema, `${id} ${status}`, undescribed);
+        for (const media of Object.values((res.content ?? {}) as Json)) walk(media.schema, `${id} ${status}`, undescribed);
       }
     }
     expect(undescribed).toEqual([]);

@@ -51,4 +51,25 @@ describe('LiveOfferIndex', () => {
     expect(stats.buildMillis).toBeGreaterThan(0);
     expect(index.stats().offers).toBe(200_000);
   }, 60_000);
+
+  it('decodes compact results with the ids of the index that produced them, across reloads', async () => {
+    const index = new LiveOfferIndex();
+    for (let generation = 1; generation <= 3; generation++) {
+      // Each load has other ids at the same positions, so stale id tables would show.
+      const doc = JSON.parse(JSON.stringify(generateDocument(100 + generation, 400 - 50 * generation, 60)).replace(/"e(\d+)"/g, `"g${generation}e$1"`).replaceAll('snp_', `snp_g${generation}`));
+      if (generation === 2) index.loadSync(JSON.stringify(doc));
+      else await index.load(JSON.stringify(doc));
+      const snapshots = new Set(doc.offers.map((o: { snapshot_id: string }) => o.snapshot_id));
+      let candidates = 0;
+      for (let i = 0; i < 200; i++) {
+        const q = generateQuery(doc, new Rng(generation * 1000 + i));
+        const compact = index.match(q);
+        expect(compact).toEqual(index.matchJson(q));
+        for (const c of compact.candidates) expect(snapshots.has(c.snapshotId)).toBe(true);
+        for (const e of compact.signalEntityIds) expect(e.startsWith(`g${generation}e`)).toBe(true);
+        candidates += compact.candidates.length;
+      }
+      expect(candidates).toBeGreaterThan(0);
+    }
+  });
 });

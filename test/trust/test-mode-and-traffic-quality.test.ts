@@ -37,7 +37,8 @@ describe(`test mode and traffic quality (${stores})`, () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
+    // A roomy decide budget: these tests need fills, which a loaded machine must not turn into TIMEOUT.
+    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, decideTimeBudgetMs: 2_000 });
     const c = miniCatalog();
     c.campaigns![0].budget = { total_micros: 100_000_000, daily_micros: 4_000_000 }; // two live serves a day
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: c });

@@ -145,6 +145,37 @@ impl MatchResult {
     }
 }
 
+/// A [`MatchResult`] with every id given as its position in the index document (categories,
+/// entities and sensitive topics in `taxonomy` order, offers in `offers` order), each list in
+/// the order of its ids. The binding sends this across the N-API boundary: a few integers
+/// instead of kilobytes of id strings, which the caller already knows.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IndexedMatch {
+    #[serde(rename = "s")]
+    pub sensitive_topics: Vec<u32>,
+    #[serde(rename = "i")]
+    pub message_intent: MessageIntent,
+    #[serde(rename = "c")]
+    pub signal_categories: Vec<u32>,
+    #[serde(rename = "e")]
+    pub signal_entities: Vec<u32>,
+    #[serde(rename = "d")]
+    pub dropped_digest_ids: u32,
+    /// Per candidate, best first: (offer, score, matched categories, matched entities).
+    #[serde(rename = "k")]
+    pub candidates: Vec<(u32, u64, Vec<u32>, Vec<u32>)>,
+}
+
+/// The ids behind the positions of an [`IndexedMatch`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IdTables<'a> {
+    pub categories: &'a [Box<str>],
+    pub entities: &'a [Box<str>],
+    pub sensitive_topics: &'a [Box<str>],
+    /// Per offer: snapshot, offer, campaign and advertiser ids.
+    pub offers: Vec<[&'a str; 4]>,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IndexStats {
     pub offers: usize,
@@ -475,7 +506,51 @@ impl OfferIndex {
 
     /// Matches one turn. `pacing_per_mille(campaign_id)` gives each campaign's pacing factor
     /// (0..=1000; 1000 when the caller has none).
+    /// Matches one turn: the ids of [`find_indexed`](Self::find_indexed) as strings.
     pub fn find(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> MatchResult {
+        let m = self.find_indexed(q, pacing_per_mille);
+        let names = |ids: &[Box<str>], list: &[u32]| -> Vec<String> { list.iter().map(|&i| ids[i as usize].to_string()).collect() };
+        MatchResult {
+            sensitive_topic_ids: names(&self.sensitive_ids, &m.sensitive_topics),
+            message_intent: m.message_intent,
+            signal_category_ids: names(&self.category_ids, &m.signal_categories),
+            signal_entity_ids: names(&self.entity_ids, &m.signal_entities),
+            dropped_digest_ids: m.dropped_digest_ids,
+            candidates: m
+                .candidates
+                .iter()
+                .map(|(oi, score, cats, ents)| {
+                    let o = &self.offers[*oi as usize];
+                    Candidate {
+                        snapshot_id: o.snapshot_id.to_string(),
+                        offer_id: o.offer_id.to_string(),
+                        campaign_id: self.campaign_ids[o.campaign as usize].to_string(),
+                        advertiser_id: self.advertiser_ids[o.advertiser as usize].to_string(),
+                        score: *score,
+                        matched_category_ids: names(&self.category_ids, cats),
+                        matched_entity_ids: names(&self.entity_ids, ents),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The ids behind an [`IndexedMatch`]'s positions.
+    pub fn id_tables(&self) -> IdTables<'_> {
+        IdTables {
+            categories: &self.category_ids,
+            entities: &self.entity_ids,
+            sensitive_topics: &self.sensitive_ids,
+            offers: self
+                .offers
+                .iter()
+                .map(|o| [&*o.snapshot_id, &*o.offer_id, &*self.campaign_ids[o.campaign as usize], &*self.advertiser_ids[o.advertiser as usize]])
+                .collect(),
+        }
+    }
+
+    /// Matches one turn: text signals, digest ids, intent, then the top-K eligible offers.
+    pub fn find_indexed(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> IndexedMatch {
         // 1. Text signals from the message.
         let mut sensitive: Vec<u32> = Vec::new();
         let mut purchase_cue = false;
@@ -536,13 +611,18 @@ impl OfferIndex {
 
         let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &entities, &categories, &excluded, effective_intent, pacing_per_mille) };
 
-        let mut signal_category_ids: Vec<String> = categories.iter().map(|&c| self.category_ids[c as usize].to_string()).collect();
-        signal_category_ids.sort();
-        let mut signal_entity_ids: Vec<String> = entities.iter().map(|&e| self.entity_ids[e as usize].to_string()).collect();
-        signal_entity_ids.sort();
-        let mut sensitive_topic_ids: Vec<String> = sensitive.iter().map(|&s| self.sensitive_ids[s as usize].to_string()).collect();
-        sensitive_topic_ids.sort();
-        MatchResult { sensitive_topic_ids, message_intent, signal_category_ids, signal_entity_ids, dropped_digest_ids: dropped, candidates }
+        let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
+            list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
+            list
+        };
+        IndexedMatch {
+            sensitive_topics: by_id(&self.sensitive_ids, sensitive),
+            message_intent,
+            signal_categories: by_id(&self.category_ids, categories),
+            signal_entities: by_id(&self.entity_ids, entities),
+            dropped_digest_ids: dropped,
+            candidates,
+        }
     }
 
     fn rank(
@@ -553,7 +633,7 @@ impl OfferIndex {
         excluded: &[u32],
         effective_intent: &str,
         pacing_per_mille: &dyn Fn(&str) -> u32,
-    ) -> Vec<Candidate> {
+    ) -> Vec<(u32, u64, Vec<u32>, Vec<u32>)> {
         let language = self.languages.iter().position(|l| **l == *q.language);
         let Some(language) = language else { return Vec::new() };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
@@ -624,24 +704,16 @@ impl OfferIndex {
             .into_iter()
             .map(|(score, oi)| {
                 let o = &self.offers[oi as usize];
-                let mut matched_categories: Vec<String> = o
+                let mut matched_categories: Vec<u32> = o
                     .categories
                     .iter()
-                    .filter(|&&c| categories.iter().any(|&s| s == c || self.ancestors[s as usize].contains(&c) || self.ancestors[c as usize].contains(&s)))
-                    .map(|&c| self.category_ids[c as usize].to_string())
+                    .copied()
+                    .filter(|&c| categories.iter().any(|&s| s == c || self.ancestors[s as usize].contains(&c) || self.ancestors[c as usize].contains(&s)))
                     .collect();
-                matched_categories.sort();
-                let mut matched_entities: Vec<String> = o.entities.iter().filter(|e| entities.contains(e)).map(|&e| self.entity_ids[e as usize].to_string()).collect();
-                matched_entities.sort();
-                Candidate {
-                    snapshot_id: o.snapshot_id.to_string(),
-                    offer_id: o.offer_id.to_string(),
-                    campaign_id: self.campaign_ids[o.campaign as usize].to_string(),
-                    advertiser_id: self.advertiser_ids[o.advertiser as usize].to_string(),
-                    score,
-                    matched_category_ids: matched_categories,
-                    matched_entity_ids: matched_entities,
-                }
+                matched_categories.sort_unstable_by(|a, b| self.category_ids[*a as usize].cmp(&self.category_ids[*b as usize]));
+                let mut matched_entities: Vec<u32> = o.entities.iter().copied().filter(|e| entities.contains(e)).collect();
+                matched_entities.sort_unstable_by(|a, b| self.entity_ids[*a as usize].cmp(&self.entity_ids[*b as usize]));
+                (oi, score, matched_categories, matched_entities)
             })
             .collect()
     }

@@ -1,6 +1,42 @@
 //! Property tests: normalisation is idempotent and never panics; every hit sits on a boundary.
 use proptest::prelude::*;
 use sidenote_core::{normalize, TextHit, TextMatcher};
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+/// The plain definition `normalize` must equal: NFKC of the whole text, lower-cased, white space
+/// folded, and NFKC again if lower-casing left something unstable.
+fn normalize_by_definition(text: &str) -> String {
+    let mut out = String::new();
+    let mut pending_space = false;
+    for c in text.nfkc().flat_map(char::to_lowercase) {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(c);
+        }
+    }
+    if is_nfkc_quick(out.chars()) == IsNormalized::Yes { out } else { out.nfkc().collect() }
+}
+
+/// Text where the fast path and the general path meet: ASCII, Hangul syllables, conjoining
+/// jamo, combining marks, full-width forms, odd white space, ligatures and case pairs.
+fn mixed_text() -> impl Strategy<Value = String> {
+    let pieces = prop_oneof![
+        "[a-zA-Z0-9 ,.!?]{1,4}",
+        "[가-힣]{1,3}",
+        "[\u{1100}-\u{1112}\u{1161}-\u{1175}\u{11A8}-\u{11C2}]{1,3}",
+        "[\u{0300}-\u{0315}\u{0327}\u{0338}]{1,2}",
+        "[ＡＢＣａｂｃ１２３　]{1,3}",
+        "[\u{00A0}\u{2003}\u{3000}\t\n]{1,2}",
+        "[ﬁﬂİıÉéẞß㈜㎏]{1,2}",
+        "\\PC{1,3}",
+    ];
+    proptest::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
@@ -11,6 +47,11 @@ proptest! {
         prop_assert_eq!(normalize(&once), once.clone());
         prop_assert!(!once.starts_with(' ') && !once.ends_with(' '));
         prop_assert!(!once.contains("  "));
+    }
+
+    #[test]
+    fn normalize_equals_its_definition(s in mixed_text()) {
+        prop_assert_eq!(normalize(&s), normalize_by_definition(&s));
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct BindingPacing {
 struct Loaded {
   index: OfferIndex,
   build_millis: f64,
+  /// Which load this is; compact match results carry it so the caller decodes their
+  /// positions with the id tables of the same index.
+  generation: u32,
 }
 
 struct Shared {
@@ -72,11 +75,18 @@ fn to_napi(err: IndexError) -> Error {
   Error::new(Status::InvalidArg, format!("{}: {}", err.code(), err))
 }
 
-fn build(bytes: &[u8]) -> std::result::Result<Loaded, IndexError> {
+fn build(bytes: &[u8]) -> std::result::Result<(OfferIndex, f64), IndexError> {
   let started = Instant::now();
   let doc = IndexDocument::from_json(bytes)?;
   let index = OfferIndex::build(&doc)?;
-  Ok(Loaded { index, build_millis: started.elapsed().as_secs_f64() * 1000.0 })
+  Ok((index, started.elapsed().as_secs_f64() * 1000.0))
+}
+
+/// Makes a built index the live one. Called on the JS thread only (never from the build
+/// worker), so between two JS calls the live index cannot change under the caller.
+fn install(shared: &Shared, (index, build_millis): (OfferIndex, f64)) {
+  let generation = shared.version.fetch_add(1, Ordering::SeqCst) + 1;
+  shared.current.store(Some(Arc::new(Loaded { index, build_millis, generation })));
 }
 
 pub struct BuildTask {
@@ -85,17 +95,15 @@ pub struct BuildTask {
 }
 
 impl Task for BuildTask {
-  type Output = ();
+  type Output = (OfferIndex, f64);
   type JsValue = BindingIndexStats;
 
   fn compute(&mut self) -> Result<Self::Output> {
-    let loaded = build(&self.document).map_err(to_napi)?;
-    self.shared.current.store(Some(Arc::new(loaded)));
-    self.shared.version.fetch_add(1, Ordering::SeqCst);
-    Ok(())
+    build(&self.document).map_err(to_napi)
   }
 
-  fn resolve(&mut self, _env: Env, _output: ()) -> Result<Self::JsValue> {
+  fn resolve(&mut self, _env: Env, built: Self::Output) -> Result<Self::JsValue> {
+    install(&self.shared, built);
     Ok(stats_of(&self.shared))
   }
 }
@@ -145,45 +153,47 @@ impl LiveOfferIndex {
   /// The same, on the calling thread (CLI and tests).
   #[napi]
   pub fn load_sync(&self, document: String) -> Result<BindingIndexStats> {
-    let loaded = build(document.as_bytes()).map_err(to_napi)?;
-    self.shared.current.store(Some(Arc::new(loaded)));
-    self.shared.version.fetch_add(1, Ordering::SeqCst);
+    install(&self.shared, build(document.as_bytes()).map_err(to_napi)?);
     Ok(stats_of(&self.shared))
   }
 
   /// Matches one turn against the index in use and returns the result as JSON (a
-  /// `MatchResult`). Synchronous: it is microseconds of work. One string crosses the boundary
-  /// instead of a tree of objects: creating JS objects property by property through N-API
-  /// cost more than the matching itself (measured ~13 µs for 8 candidates).
+  /// `MatchResult`). Kept for tests and tools; the service uses `matchCompact`.
   #[napi]
   pub fn match_json(&self, query: BindingMatchQuery) -> String {
     let current = self.shared.current.load();
     let pacing = self.shared.pacing.load();
-    let empty: Vec<String> = Vec::new();
-    let kind = match query.kind.as_str() {
-      "affiliate" => Some(OfferKind::Affiliate),
-      "sponsored" => Some(OfferKind::Sponsored),
-      _ => None,
-    };
-    let q = MatchQuery {
-      message: query.message.as_deref(),
-      language: &query.language,
-      country: query.country.as_deref(),
-      category_ids: query.category_ids.as_ref().unwrap_or(&empty),
-      entity_ids: query.entity_ids.as_ref().unwrap_or(&empty),
-      excluded_entity_ids: query.excluded_entity_ids.as_ref().unwrap_or(&empty),
-      budget_bucket: query.budget_bucket.as_deref(),
-      intent_type: query.intent_type.as_deref(),
-      kind,
-      now_ms: query.now_ms as i64,
-      top_k: query.top_k as usize,
-    };
     let result = match current.as_ref() {
-      Some(loaded) => loaded.index.find(&q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000)),
+      Some(loaded) => with_query(&query, |q| loaded.index.find(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
       None => MatchResult::empty(),
     };
     // Serialising plain strings and integers cannot fail.
     serde_json::to_string(&result).unwrap_or_else(|_| String::from("{}"))
+  }
+
+  /// Matches one turn and returns `{"g": generation, ...IndexedMatch}` as JSON: ids as positions
+  /// in the index document, decoded by the caller with `idTablesJson` of the same generation.
+  /// Creating JS strings and objects through N-API cost more than the matching itself; a
+  /// ~100-byte string of integers costs almost nothing to cross and parse.
+  #[napi]
+  pub fn match_compact(&self, query: BindingMatchQuery) -> String {
+    let current = self.shared.current.load();
+    let pacing = self.shared.pacing.load();
+    match current.as_ref() {
+      Some(loaded) => tagged(loaded.generation, &with_query(&query, |q| loaded.index.find_indexed(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000)))),
+      None => String::from(r#"{"g":0,"s":[],"i":"none","c":[],"e":[],"d":0,"k":[]}"#),
+    }
+  }
+
+  /// `{"g": generation, "categories": [...], "entities": [...], "sensitive_topics": [...],
+  /// "offers": [[snapshot, offer, campaign, advertiser], ...]}` of the index in use.
+  #[napi]
+  pub fn id_tables_json(&self) -> String {
+    let current = self.shared.current.load();
+    match current.as_ref() {
+      Some(loaded) => tagged(loaded.generation, &loaded.index.id_tables()),
+      None => String::from(r#"{"g":0,"categories":[],"entities":[],"sensitive_topics":[],"offers":[]}"#),
+    }
   }
 
   /// Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000.
@@ -203,4 +213,34 @@ impl Default for LiveOfferIndex {
   fn default() -> Self {
     Self::new()
   }
+}
+
+/// `value` as a JSON object with the generation `g` as its first field.
+fn tagged(generation: u32, value: &impl serde::Serialize) -> String {
+  // Serialising plain strings and integers cannot fail; every value here is a non-empty object.
+  let body = serde_json::to_string(value).unwrap_or_else(|_| String::from("{}"));
+  format!("{{\"g\":{generation},{}", body.strip_prefix('{').unwrap_or("}"))
+}
+
+/// Runs `f` with the core's view of a binding query.
+fn with_query<T>(query: &BindingMatchQuery, f: impl FnOnce(&MatchQuery) -> T) -> T {
+  let empty: Vec<String> = Vec::new();
+  let kind = match query.kind.as_str() {
+    "affiliate" => Some(OfferKind::Affiliate),
+    "sponsored" => Some(OfferKind::Sponsored),
+    _ => None,
+  };
+  f(&MatchQuery {
+    message: query.message.as_deref(),
+    language: &query.language,
+    country: query.country.as_deref(),
+    category_ids: query.category_ids.as_ref().unwrap_or(&empty),
+    entity_ids: query.entity_ids.as_ref().unwrap_or(&empty),
+    excluded_entity_ids: query.excluded_entity_ids.as_ref().unwrap_or(&empty),
+    budget_bucket: query.budget_bucket.as_deref(),
+    intent_type: query.intent_type.as_deref(),
+    kind,
+    now_ms: query.now_ms as i64,
+    top_k: query.top_k as usize,
+  })
 }

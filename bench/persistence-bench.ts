@@ -1,0 +1,143 @@
+// Persistence: the group-commit writer (src/persistence/) against one awaited INSERT per
+// request, writing real decision rows, at several concurrencies: rows/s and the latency each
+// writer adds to a request.
+//
+//   DATABASE_URL=postgres://… npm run bench:persistence -- [--seconds 3] [--concurrency 1,10,50,200]
+//
+// Creates its own database on that server and drops it afterwards (PGlite in memory when
+// DATABASE_URL is unset, which says little about a server). Writes bench/out/persistence.{json,md}.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { AppRepository } from '../src/apps/app-repository.js';
+import { DecisionRecorder, type DecisionRecord } from '../src/decide/decision-recorder.js';
+import { newId } from '../src/util/ids.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const SECONDS = Number(arg('seconds', '3'));
+const CONCURRENCY = arg('concurrency', '1,10,50,200').split(',').map(Number);
+
+// The statement a request would run on its own: one row, one round trip, one commit.
+const INSERT_ONE = `
+INSERT INTO decisions (id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
+  campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
+  dropped_digest_ids, latency_us)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
+
+function row(appId: string): DecisionRecord {
+  return {
+    id: newId('dec'),
+    appId,
+    requestId: newId('req'),
+    kind: 'offer',
+    test: false,
+    createdAt: new Date(),
+    serve: false,
+    reasonCodes: ['NO_ELIGIBLE_OFFER'],
+    offerSnapshotId: null,
+    campaignId: null,
+    expiresAt: null,
+    locale: 'ko-KR',
+    country: 'KR',
+    intentType: 'purchase',
+    messageIntent: 'purchase',
+    matchedCategoryIds: ['travel', 'travel.hotels'],
+    matchedEntityIds: ['place.jeju'],
+    droppedDigestIds: 0,
+    latencyUs: 120,
+  };
+}
+
+async function createDatabase(): Promise<{ db: Database; drop: () => Promise<void>; label: string }> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const db = await openDatabase({ dataDir: 'memory' });
+    return { db, drop: () => db.close(), label: 'PGlite (in memory)' };
+  }
+  const name = `sidenote_bench_p_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const version = (await admin.query('SHOW server_version')).rows[0].server_version;
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory', poolSize: 10 });
+  return {
+    db,
+    label: `Postgres ${version} (pool of 10)`,
+    drop: async () => {
+      await db.close();
+      const a = new pg.Client({ connectionString: adminUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+/** `concurrency` clients writing one row after another for SECONDS; rows/s and latency. */
+async function measure(concurrency: number, write: () => Promise<void>) {
+  const latencies: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        await write();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.round((latencies.length - 1) * p))];
+  return { rows: latencies.length, rowsPerSecond: Math.round(latencies.length / SECONDS), p50: at(0.5), p99: at(0.99) };
+}
+
+const { db, drop, label } = await createDatabase();
+try {
+  await migrate(db);
+  const appId = (await new AppRepository(db).createApp('bench')).app_id;
+  const recorder = new DecisionRecorder(db);
+  const results = [];
+  for (const c of CONCURRENCY) {
+    const single = await measure(c, async () => {
+      const r = row(appId);
+      await db.query(INSERT_ONE, [r.id, r.appId, r.requestId, r.kind, r.test, r.createdAt, r.serve, r.reasonCodes, r.offerSnapshotId, r.campaignId, r.expiresAt, r.locale, r.country, r.intentType, r.messageIntent, r.matchedCategoryIds, r.matchedEntityIds, r.droppedDigestIds, r.latencyUs]);
+    });
+    const before = recorder.stats.flushes;
+    const grouped = await measure(c, () => recorder.record(row(appId)));
+    const flushes = recorder.stats.flushes - before;
+    results.push({ concurrency: c, single, grouped, rowsPerFlush: Math.round(grouped.rows / Math.max(1, flushes)) });
+    console.error(`concurrency ${c}: one INSERT per request ${single.rowsPerSecond} rows/s (p99 ${single.p99.toFixed(2)} ms); group commit ${grouped.rowsPerSecond} rows/s (p99 ${grouped.p99.toFixed(2)} ms)`);
+  }
+  await recorder.close();
+  const stored = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM decisions')).rows[0].n);
+  const acknowledged = results.reduce((n, r) => n + r.single.rows + r.grouped.rows, 0);
+  const md = [
+    `${label}; ${process.version}; ${os.cpus().length} × ${os.cpus()[0]?.model}; ${SECONDS} s per cell; writes acknowledged ${acknowledged}, rows in the table afterwards ${stored}.`,
+    '',
+    '| concurrent requests | one INSERT per request: rows/s | p50 ms | p99 ms | group commit: rows/s | p50 ms | p99 ms | rows per flush | speed-up |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...results.map((r) => `| ${r.concurrency} | ${r.single.rowsPerSecond.toLocaleString('en')} | ${r.single.p50.toFixed(2)} | ${r.single.p99.toFixed(2)} | ${r.grouped.rowsPerSecond.toLocaleString('en')} | ${r.grouped.p50.toFixed(2)} | ${r.grouped.p99.toFixed(2)} | ${r.rowsPerFlush} | **${(r.grouped.rowsPerSecond / r.single.rowsPerSecond).toFixed(1)}×** |`),
+  ].join('\n');
+  mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'bench/out/persistence.json'), JSON.stringify({ label, seconds: SECONDS, acknowledged, stored, results }, null, 2));
+  writeFileSync(path.join(ROOT, 'bench/out/persistence.md'), `${md}\n`);
+  console.log(md);
+  if (stored !== acknowledged) {
+    console.error(`acknowledged ${acknowledged} writes but the table holds ${stored} rows`);
+    process.exitCode = 1;
+  }
+} finally {
+  await drop();
+}
