@@ -2,7 +2,7 @@
 // It is the single source for import validation, for the TypeScript types and for the
 // published JSON Schema (catalog.schema.json, written by `npm run catalog:schema`).
 import { z } from 'zod';
-import { containsNul } from '../http/text.js';
+import { pathsWithNul } from '../http/text.js';
 import { isRewrittenByUrlParser } from './destinations.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
@@ -184,7 +184,9 @@ export const Catalog = z
       .describe('Travel affiliate networks and how their deep links are built.'),
   })
   // Postgres cannot store a NUL character; one anywhere is a problem of the file, not a failed write.
-  .refine((catalog) => !containsNul(catalog), 'must not contain NUL characters in any string')
+  .superRefine((catalog, ctx) => {
+    for (const path of pathsWithNul(catalog)) ctx.addIssue({ code: 'custom', path, message: 'must not contain NUL characters' });
+  })
   .describe('The catalog: what may be served.');
 
 export type Catalog = z.infer<typeof Catalog>;

@@ -124,8 +124,8 @@ async function handle(app: FastifyInstance, route: Route, request: FastifyReques
   const parsed = route.body.safeParse(request.body);
   if (!parsed.success) return invalid('body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '));
   const body = parsed.data as ImpressionEventRequest;
+  // A canonical path's schema admits only its own type, so the path decides here.
   const type = body.type ?? route.fixedType ?? 'offer_rendered';
-  if (route.fixedType && type !== route.fixedType) return invalid(`type must be ${route.fixedType} on this path`);
 
   const header = request.headers['idempotency-key'];
   if (Array.isArray(header)) return invalid('send one Idempotency-Key header');

@@ -27,19 +27,23 @@ export function storedText(min: number, max: number) {
   return chars(min, max).regex(NO_NUL, 'must not contain NUL characters');
 }
 
-/** Whether any string in a parsed JSON value holds a NUL character (iterative: bodies can nest deep). */
-export function containsNul(value: unknown): boolean {
-  const stack = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
+/** Paths of the strings (and keys) in a parsed JSON value that hold a NUL character, at most
+ *  `max` of them. Iterative: bodies can nest deep. */
+export function pathsWithNul(value: unknown, max = 20): Array<Array<string | number>> {
+  const found: Array<Array<string | number>> = [];
+  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  while (stack.length > 0 && found.length < max) {
+    const { v, path } = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return true;
+      if (v.includes('\u0000')) found.push(path);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
     } else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes('\u0000')) return true;
-        stack.push(x);
+      for (const [k, x] of Object.entries(v).reverse()) {
+        if (k.includes('\u0000')) found.push(path);
+        stack.push({ v: x, path: [...path, k] });
       }
     }
   }
-  return false;
+  return found;
 }
