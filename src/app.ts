@@ -17,6 +17,7 @@ import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
 import { installErrorHandler } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
+import { installMethodNotAllowed } from './http/method-not-allowed.js';
 import { healthRoutes } from './health/health-routes.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { decideRoutes } from './decide/decide-routes.js';
@@ -194,6 +195,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     if (ownDb) await db.close();
   });
 
+  // Before any route, so it sees them all.
+  installMethodNotAllowed(app, (path) => !config.adminKey && path.startsWith('/admin/'));
   await registerOpenApi(app, baseUrl);
   // Before the routes, so its timing hook applies to every one of them.
   await app.register(metricsRoutes);

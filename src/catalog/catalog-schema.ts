@@ -2,6 +2,7 @@
 // It is the single source for import validation, for the TypeScript types and for the
 // published JSON Schema (catalog.schema.json, written by `npm run catalog:schema`).
 import { z } from 'zod';
+import { pathsWithNul } from '../http/text.js';
 import { isRewrittenByUrlParser } from './destinations.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
@@ -11,47 +12,56 @@ export const CatalogId = z
 
 const Alias = z.string().trim().min(1).max(100);
 /** Aliases per language; matching is language-independent (a Korean message may name "iPhone"). */
-export const Aliases = z.strictObject({
-  ko: z.array(Alias).max(200).default([]),
-  en: z.array(Alias).max(200).default([]),
-});
-const LocalizedName = z.strictObject({ ko: z.string().min(1).max(120), en: z.string().min(1).max(120) });
+export const Aliases = z
+  .strictObject({
+    ko: z.array(Alias).max(200).default([]).describe('Korean aliases.'),
+    en: z.array(Alias).max(200).default([]).describe('English aliases.'),
+  })
+  .describe('Words that name it, per language; a message in either language may use either.');
+const LocalizedName = z
+  .strictObject({
+    ko: z.string().min(1).max(120).describe('Korean display name.'),
+    en: z.string().min(1).max(120).describe('English display name.'),
+  })
+  .describe('Display name in Korean and English (shown in "why this offer").');
 
 export const Category = z.strictObject({
-  id: CatalogId,
-  /** Parent category; a parent in the digest or message matches its children's offers. */
-  parent_id: CatalogId.nullable().default(null),
+  id: CatalogId.describe('Category id, e.g. `travel.hotels`.'),
+  parent_id: CatalogId.nullable().default(null).describe("Parent category; a parent in the digest or message matches its children's offers."),
   name: LocalizedName,
   aliases: Aliases.default({ ko: [], en: [] }),
 });
 
 export const Entity = z.strictObject({
-  id: CatalogId,
-  kind: z.enum(['brand', 'product', 'place']),
+  id: CatalogId.describe('Entity id, e.g. `place.jeju`.'),
+  kind: z.enum(['brand', 'product', 'place']).describe('What the entity is.'),
   name: LocalizedName,
   aliases: Aliases.default({ ko: [], en: [] }),
-  /** Categories the entity belongs to; naming the entity is also a signal for these. */
-  category_ids: z.array(CatalogId).max(20).default([]),
+  category_ids: z.array(CatalogId).max(20).default([]).describe('Categories the entity belongs to; naming the entity is also a signal for these.'),
 });
 
 export const SensitiveTopic = z.strictObject({
-  id: CatalogId,
+  id: CatalogId.describe('Topic id, e.g. `health.mental`.'),
   aliases: Aliases,
 });
 
-export const Taxonomy = z.strictObject({
-  categories: z.array(Category).default([]),
-  entities: z.array(Entity).default([]),
-  /** A hit of any of these aliases in the message is POLICY_BLOCK. */
-  sensitive_topics: z.array(SensitiveTopic).default([]),
-  /** Words that signal commercial intent in the message (buy, price, 최저가, 비교 …). */
-  intent_cues: z
-    .strictObject({
-      purchase: Aliases.default({ ko: [], en: [] }),
-      compare: Aliases.default({ ko: [], en: [] }),
-    })
-    .default({ purchase: { ko: [], en: [] }, compare: { ko: [], en: [] } }),
-});
+export const Taxonomy = z
+  .strictObject({
+    categories: z.array(Category.describe('A category.')).default([]).describe('Allowlisted categories.'),
+    entities: z.array(Entity.describe('An entity.')).default([]).describe('Allowlisted entities (brands, products, places).'),
+    sensitive_topics: z
+      .array(SensitiveTopic.describe('A sensitive topic.'))
+      .default([])
+      .describe('A hit of any of these aliases in the message is POLICY_BLOCK.'),
+    intent_cues: z
+      .strictObject({
+        purchase: Aliases.default({ ko: [], en: [] }),
+        compare: Aliases.default({ ko: [], en: [] }),
+      })
+      .default({ purchase: { ko: [], en: [] }, compare: { ko: [], en: [] } })
+      .describe('Words that signal commercial intent in the message (buy, price, 최저가, 비교 …).'),
+  })
+  .describe('What may be matched: categories, entities, sensitive topics and intent cues.');
 
 /** An allowlist entry: an https origin with an optional path prefix, no query or fragment. */
 export const DestinationPrefix = z
@@ -60,86 +70,124 @@ export const DestinationPrefix = z
   .refine((s) => isHttpsPrefix(s), 'must be an https URL prefix without userinfo, query or fragment');
 
 export const Advertiser = z.strictObject({
-  id: CatalogId,
-  name: z.string().min(1).max(120),
-  status: z.enum(['active', 'suspended']).default('active'),
-  /** The advertiser's own brand entity: a digest excluding it excludes all of its offers. */
-  entity_id: CatalogId.nullable().default(null),
-  /** Where its tracked links may send a browser; re-checked at click time. */
-  destinations: z.array(DestinationPrefix).min(1).max(100),
+  id: CatalogId.describe('Advertiser id.'),
+  name: z.string().min(1).max(120).describe('Advertiser identity shown beside every offer.'),
+  status: z.enum(['active', 'suspended']).default('active').describe('A suspended advertiser serves nothing and its links stop redirecting.'),
+  entity_id: CatalogId.nullable().default(null).describe("The advertiser's own brand entity: a digest excluding it excludes all of its offers."),
+  destinations: z
+    .array(DestinationPrefix.describe('An https URL prefix without userinfo, query or fragment.'))
+    .min(1)
+    .max(100)
+    .describe('Where its tracked links may send a browser; re-checked at click time.'),
 });
 
 const IsoTime = z.iso.datetime({ offset: true });
 
 export const Campaign = z.strictObject({
-  id: CatalogId,
-  advertiser_id: CatalogId,
-  status: z.enum(['active', 'paused', 'ended']).default('active'),
-  starts_at: IsoTime.nullable().default(null),
-  ends_at: IsoTime.nullable().default(null),
-  /** ISO 3166-1 alpha-2 codes; empty means every country. */
-  countries: z.array(z.string().regex(/^[A-Z]{2}$/, 'must be an uppercase ISO 3166-1 alpha-2 code')).max(250).default([]),
-  /** Price of one served offer, in micro-units of the account currency. */
-  bid_micros: z.int().min(0).max(1_000_000_000),
-  /** 1 (lowest) to 10 (highest); part of the documented score. */
-  priority: z.int().min(1).max(10).default(5),
-  budget: z.strictObject({
-    total_micros: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-    daily_micros: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-  }),
-  /** Serves of this campaign per host session token within the window. */
+  id: CatalogId.describe('Campaign id.'),
+  advertiser_id: CatalogId.describe('The advertiser running it.'),
+  status: z.enum(['active', 'paused', 'ended']).default('active').describe('Only active campaigns serve.'),
+  starts_at: IsoTime.nullable().default(null).describe('ISO time it starts serving; null for now.'),
+  ends_at: IsoTime.nullable().default(null).describe('ISO time it stops serving; null for never.'),
+  countries: z
+    .array(z.string().regex(/^[A-Z]{2}$/, 'must be an uppercase ISO 3166-1 alpha-2 code'))
+    .max(250)
+    .default([])
+    .describe('ISO 3166-1 alpha-2 codes; empty means every country.'),
+  bid_micros: z.int().min(0).max(1_000_000_000).describe('Price of one served offer, in micro-units of the account currency.'),
+  priority: z.int().min(1).max(10).default(5).describe('1 (lowest) to 10 (highest); part of the documented score.'),
+  budget: z
+    .strictObject({
+      total_micros: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Lifetime budget in micro-units.'),
+      daily_micros: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Daily budget in micro-units.'),
+    })
+    .describe('Spend limits; a spent budget gives BUDGET_EXHAUSTED.'),
   frequency_cap: z
-    .strictObject({ count: z.int().min(1).max(1000), window_seconds: z.int().min(60).max(30 * 86400) })
-    .default({ count: 3, window_seconds: 3600 }),
-  offer_ttl_seconds: z.int().min(60).max(86400).default(900),
+    .strictObject({
+      count: z.int().min(1).max(1000).describe('Serves allowed per session token in the window.'),
+      window_seconds: z.int().min(60).max(30 * 86400).describe('Window length in seconds.'),
+    })
+    .default({ count: 3, window_seconds: 3600 })
+    .describe('Serves of this campaign per host session token within the window.'),
+  offer_ttl_seconds: z.int().min(60).max(86400).default(900).describe('How long a served offer stays valid (`expires_at`).'),
 });
 
 export const Offer = z.strictObject({
-  id: CatalogId,
-  campaign_id: CatalogId,
-  /** `sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link. */
-  kind: z.enum(['sponsored', 'affiliate']).default('sponsored'),
-  network_id: CatalogId.nullable().default(null),
-  /** Language of the creative; it serves to requests whose locale has this primary subtag. */
-  locale: z.enum(['ko', 'en']),
-  title: z.string().min(1).max(120),
-  description: z.string().max(300).nullable().default(null),
-  image_url: z.url({ protocol: /^https$/ }).max(2048).nullable().default(null),
-  cta: z.string().max(40).nullable().default(null),
-  /** Sponsorship label shown to the user; defaults to 광고 / Sponsored by locale. */
-  disclosure: z.string().min(1).max(40).nullable().default(null),
-  destination_url: z.url({ protocol: /^https$/ }).max(2048),
-  targeting: z.strictObject({
-    category_ids: z.array(CatalogId).max(50).default([]),
-    entity_ids: z.array(CatalogId).max(50).default([]),
-    /** Digest budget buckets it fits; empty means any. */
-    budget_buckets: z.array(z.enum(['unknown', 'low', 'mid', 'high'])).max(4).default([]),
-  }),
+  id: CatalogId.describe('Offer id; a changed offer gets a new snapshot on import.'),
+  campaign_id: CatalogId.describe('The campaign it belongs to.'),
+  kind: z
+    .enum(['sponsored', 'affiliate'])
+    .default('sponsored')
+    .describe('`sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link.'),
+  network_id: CatalogId.nullable().default(null).describe('Affiliate network of an `affiliate` offer.'),
+  locale: z.enum(['ko', 'en']).describe('Language of the creative; it serves to requests whose locale has this primary subtag.'),
+  title: z.string().min(1).max(120).describe('Title hint.'),
+  description: z.string().max(300).nullable().default(null).describe('Description hint.'),
+  image_url: z.url({ protocol: /^https$/ }).max(2048).nullable().default(null).describe('Image hint, https.'),
+  cta: z.string().max(40).nullable().default(null).describe('Call-to-action hint.'),
+  disclosure: z
+    .string()
+    .min(1)
+    .max(40)
+    .nullable()
+    .default(null)
+    .describe('Sponsorship label shown to the user; defaults to 광고 / Sponsored by locale.'),
+  destination_url: z.url({ protocol: /^https$/ }).max(2048).describe("Where the click lands; must be on the advertiser's (or network's) allowlist."),
+  targeting: z
+    .strictObject({
+      category_ids: z.array(CatalogId).max(50).default([]).describe('Categories it serves for.'),
+      entity_ids: z.array(CatalogId).max(50).default([]).describe('Entities it serves for.'),
+      budget_buckets: z
+        .array(z.enum(['unknown', 'low', 'mid', 'high']))
+        .max(4)
+        .default([])
+        .describe('Digest budget buckets it fits; empty means any.'),
+    })
+    .describe('What it matches.'),
 });
 
 export const AffiliateNetwork = z.strictObject({
-  id: CatalogId,
-  name: z.string().min(1).max(120),
-  /** Which adapter builds its deep links (src/affiliate/networks/): `tripnet`, `staylink`, or
-   *  `template` for a network described entirely by `link_template`. */
-  adapter: z.string().regex(/^[a-z0-9-]{1,40}$/),
-  /** The partner id the network pays out to. */
-  partner_marker: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . -'),
-  /** For the `template` adapter: an https URL with {marker}, {sub_id} and {destination} placeholders. */
-  link_template: z.string().max(2048).nullable().default(null),
-  /** Destinations its deep links may wrap. */
-  destinations: z.array(DestinationPrefix).min(1).max(100),
+  id: CatalogId.describe('Network id.'),
+  name: z.string().min(1).max(120).describe('Network name, answered as `network`.'),
+  adapter: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/)
+    .describe('Which adapter builds its deep links (src/affiliate/networks/): `tripnet`, `staylink`, or `template`.'),
+  partner_marker: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . -')
+    .describe('The partner id the network pays out to.'),
+  link_template: z
+    .string()
+    .max(2048)
+    .nullable()
+    .default(null)
+    .describe('For the `template` adapter: an https URL with {marker}, {sub_id} and {destination} placeholders.'),
+  destinations: z
+    .array(DestinationPrefix.describe('An https URL prefix without userinfo, query or fragment.'))
+    .min(1)
+    .max(100)
+    .describe('Destinations its deep links may wrap.'),
 });
 
-export const Catalog = z.strictObject({
-  $schema: z.string().optional(),
-  version: z.literal(1),
-  taxonomy: Taxonomy,
-  advertisers: z.array(Advertiser).default([]),
-  campaigns: z.array(Campaign).default([]),
-  offers: z.array(Offer).default([]),
-  affiliate_networks: z.array(AffiliateNetwork).default([]),
-});
+export const Catalog = z
+  .strictObject({
+    $schema: z.string().optional().describe('Path or URL of catalog.schema.json, for editors.'),
+    version: z.literal(1).describe('Catalog format version.'),
+    taxonomy: Taxonomy,
+    advertisers: z.array(Advertiser.describe('An advertiser.')).default([]).describe('Advertisers and their destination allowlists.'),
+    campaigns: z.array(Campaign.describe('A campaign.')).default([]).describe('Campaigns: budgets, caps, bids, schedule.'),
+    offers: z.array(Offer.describe('An offer.')).default([]).describe('Offers (creatives) of the campaigns.'),
+    affiliate_networks: z
+      .array(AffiliateNetwork.describe('An affiliate network.'))
+      .default([])
+      .describe('Travel affiliate networks and how their deep links are built.'),
+  })
+  // Postgres cannot store a NUL character; one anywhere is a problem of the file, not a failed write.
+  .superRefine((catalog, ctx) => {
+    for (const path of pathsWithNul(catalog)) ctx.addIssue({ code: 'custom', path, message: 'must not contain NUL characters' });
+  })
+  .describe('The catalog: what may be served.');
 
 export type Catalog = z.infer<typeof Catalog>;
 export type CatalogInput = z.input<typeof Catalog>;

@@ -28,7 +28,21 @@ export async function dashboardRoutes(app: FastifyInstance) {
       .send(files[name]);
 
   const schema = (summary: string) => ({ tags: ['dashboard'], summary, hide: false });
-  app.get('/dashboard', { schema: schema('Operator reporting dashboard (HTML shell; data needs the admin key)') }, serve('dashboard.html'));
+  const page = {
+    ...schema('Operator reporting dashboard (HTML shell; data needs the admin key)'),
+    response: {
+      200: {
+        description: 'The page; it asks for the admin key and reads GET /admin/reports.',
+        content: {
+          'text/html': {
+            schema: { type: 'string', description: 'The HTML shell, with no data in it.' },
+            examples: { page: { summary: 'The page · 대시보드 페이지', value: '<!doctype html><html lang="en">…</html>' } },
+          },
+        },
+      },
+    },
+  };
+  app.get('/dashboard', { schema: page }, serve('dashboard.html'));
   app.get('/dashboard/dashboard.js', { schema: { ...schema('Dashboard script'), hide: true } }, serve('dashboard.js'));
   app.get('/dashboard/dashboard.css', { schema: { ...schema('Dashboard styles'), hide: true } }, serve('dashboard.css'));
 }

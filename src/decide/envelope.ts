@@ -1,19 +1,9 @@
 // The context envelope (SPEC 2.1) and its strict validation. Strict everywhere: an unknown key at
 // any level is INVALID_ENVELOPE, nothing is coerced, nothing silently dropped (DESIGN.md §4).
 import { z } from 'zod';
+import { chars, storedText } from '../http/text.js';
 
-/** Characters as SPEC and JSON Schema count them: Unicode code points, not UTF-16 units. */
-function maxChars(max: number) {
-  return z
-    .string()
-    .refine((s) => s.length <= max || codePoints(s) <= max, { message: `must be at most ${max} characters` })
-    .meta({ maxLength: max });
-}
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+const maxChars = (max: number) => chars(0, max);
 
 export const DIGEST_ID_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
 const DigestId = z.string().max(64).regex(DIGEST_ID_PATTERN, 'must be an allowlisted id (^[a-z0-9][a-z0-9._:-]{0,63}$)');
@@ -24,16 +14,15 @@ export const BudgetBucket = z.enum(['unknown', 'low', 'mid', 'high']);
 
 export const Digest = z
   .strictObject({
-    intent_type: IntentType.optional(),
+    intent_type: IntentType.optional().describe('What the conversation is after; `low` or `unknown` with no allowlisted signal gives LOW_INTENT.'),
     category_ids: DigestIds.optional().describe('Allowlisted category identifiers only.'),
     entity_ids: DigestIds.optional().describe('Allowlisted entity identifiers only.'),
     excluded_entity_ids: DigestIds.optional().describe('Allowlisted exclusions; unknown ids are dropped.'),
-    budget_bucket: BudgetBucket.optional(),
+    budget_bucket: BudgetBucket.optional().describe('Coarse budget; no currency or amounts.'),
     safety: z.enum(['clear', 'unknown', 'blocked']).optional().describe('`unknown` or `blocked` gives a safe no-fill.'),
-    generated_at: z
-      .string()
+    generated_at: z.iso
+      .datetime({ offset: true })
       .max(40)
-      .pipe(z.iso.datetime({ offset: true }))
       .optional()
       .describe('ISO-8601 timestamp with offset. A digest older than 30 minutes (or over 5 minutes ahead) is ignored.'),
   })
@@ -47,40 +36,24 @@ export const Envelope = z
         token: maxChars(128).optional().describe('Ephemeral host session token used for frequency capping. Not a user id.'),
         digest: Digest.optional(),
       })
-      .optional(),
-    locale: z.string().min(2).max(16).optional().describe('Serving is live only for locales beginning `ko` or `en`.'),
-    country: z.string().min(2).max(8).optional().describe('ISO-style country hint, not a precise location.'),
+      .optional()
+      .describe('Holds `token` and `digest`; no other keys.'),
+    locale: storedText(2, 16).optional().describe('Serving is live only for locales beginning `ko` or `en`.'),
+    country: storedText(2, 8).optional().describe('ISO-style country hint, not a precise location.'),
     audience: z
       .strictObject({
         age_band: z.enum(['under_13', '13_17', '18_plus', 'unknown']).optional().describe('Never inferred. Serving requires `18_plus`.'),
-        contextual_offer_consent: z.boolean().optional().describe('Serving requires `true`.'),
+        contextual_offer_consent: z.boolean().optional().describe('Serving requires `true`; omitted or false gives a no-fill.'),
       })
-      .optional(),
+      .optional()
+      .describe('Holds `age_band` and `contextual_offer_consent`; no other keys.'),
     native_surface: z.strictObject({
       clickable: z.boolean().describe('Self-attestation that an existing separate clickable surface is available.'),
       disclosure_capable: z.boolean().describe('Self-attestation that disclosure and advertiser identity can be shown.'),
-    }),
+    })
+      .describe('The existing surface the host would show an offer on; either flag false gives CAPABILITY_UNMET.'),
   })
-  .describe('Context envelope (SPEC 2.1).')
-  .meta({
-    examples: [
-      {
-        message: '다음 달 제주도 호텔 최저가 추천해줘',
-        session: { token: 'sess-8f2c', digest: { intent_type: 'purchase', category_ids: ['travel.hotels'], generated_at: '2026-11-22T09:00:00Z' } },
-        locale: 'ko-KR',
-        country: 'KR',
-        audience: { age_band: '18_plus', contextual_offer_consent: true },
-        native_surface: { clickable: true, disclosure_capable: true },
-      },
-      {
-        message: 'Which noise cancelling headphones should I buy for flights?',
-        locale: 'en-US',
-        country: 'US',
-        audience: { age_band: '18_plus', contextual_offer_consent: true },
-        native_surface: { clickable: true, disclosure_capable: true },
-      },
-    ],
-  });
+  .describe('Context envelope (SPEC 2.1).');
 
 export type Envelope = z.infer<typeof Envelope>;
 

@@ -4,13 +4,43 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireServingKey } from '../auth/require-serving-key.js';
 import { sendError } from '../http/errors.js';
-import { toJsonSchema } from '../http/openapi.js';
-import { ErrorBodySchema } from '../decide/decide-schemas.js';
+import { response, toJsonSchema } from '../http/openapi.js';
+import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { unavailable } from '../events/event-routes.js';
 import { explainDecision } from './decision-explanation.js';
-import { DecisionMetadataSchema } from './decision-schemas.js';
+import { DecisionExplanationSchema, DecisionMetadataSchema } from './decision-schemas.js';
 
 const DECISION_ID = /^dec_[A-Za-z0-9]{1,64}$/;
+const IdParam = z.strictObject({
+  id: z.string().regex(DECISION_ID).describe("The decide response's `decision_id`. Anything else is 404 `not_found`."),
+});
+
+const notFound = errorResponse("No decision with this id for the calling app (another app's decision looks the same).", [
+  { error: 'not_found', summary: 'Unknown decision · 알 수 없는 결정' },
+]);
+
+const METADATA = {
+  decision_id: 'dec_7Hc2mQ9xPz4LkV1sR8tY0a',
+  request_id: '5f0c2b1e-8d4a-4c6b-9e2f-1a3b5c7d9e0f',
+  kind: 'offer',
+  test: false,
+  created_at: '2026-11-22T10:00:00.000Z',
+  serve: true,
+  reason_codes: ['MATCHED'],
+  offer_snapshot_id: 'snp_4f9Qm2x8Lr1aZ0cV7bN3kD',
+  campaign_id: 'haneul-jeju-winter',
+  expires_at: '2026-11-22T10:15:00.000Z',
+  locale: 'ko-KR',
+  country: 'KR',
+  intent_type: 'purchase',
+  matched_category_ids: ['travel.hotels'],
+  matched_entity_ids: ['place.jeju'],
+  dropped_digest_ids: 0,
+  latency_ms: 1.8,
+  events: { offer_rendered: 1, qualified_impression: 1, clicks: 1, conversions: 0, click_intents: 0 },
+};
+
+const PARAMETERS = { personal_data_used: false, conversation_history_used: false };
 
 export async function decisionRoutes(app: FastifyInstance) {
   app.get(
@@ -20,12 +50,30 @@ export async function decisionRoutes(app: FastifyInstance) {
         tags: ['decisions'],
         summary: "Read one of the calling app's decisions",
         security: [{ servingKey: [] }],
-        params: toJsonSchema(z.strictObject({ id: z.string() })),
+        params: toJsonSchema(IdParam),
         response: {
-          200: toJsonSchema(DecisionMetadataSchema),
-          401: toJsonSchema(ErrorBodySchema),
-          404: toJsonSchema(ErrorBodySchema),
-          503: toJsonSchema(ErrorBodySchema),
+          200: response(DecisionMetadataSchema, "The calling app's decision, with event counts.", {
+            served: { summary: 'A served offer with its events · 노출된 광고와 이벤트', value: METADATA },
+            no_fill: {
+              summary: 'A no-fill · 광고 없음',
+              value: {
+                ...METADATA,
+                serve: false,
+                reason_codes: ['LOCALE_NOT_LIVE'],
+                offer_snapshot_id: null,
+                campaign_id: null,
+                expires_at: null,
+                locale: 'ja-JP',
+                country: 'JP',
+                matched_category_ids: [],
+                matched_entity_ids: [],
+                events: { offer_rendered: 0, qualified_impression: 0, clicks: 0, conversions: 0, click_intents: 0 },
+              },
+            },
+          }),
+          ...SERVING_KEY_ERRORS,
+          404: notFound,
+          ...UNAVAILABLE,
         },
       },
       preHandler: requireServingKey,
@@ -49,8 +97,49 @@ export async function decisionRoutes(app: FastifyInstance) {
         tags: ['decisions'],
         summary: 'Why this offer: a user-presentable explanation of the main parameters (EU DSA Art. 26)',
         security: [{ servingKey: [] }],
-        params: toJsonSchema(z.strictObject({ id: z.string() })),
-        response: { 401: toJsonSchema(ErrorBodySchema), 404: toJsonSchema(ErrorBodySchema), 503: toJsonSchema(ErrorBodySchema) },
+        params: toJsonSchema(IdParam),
+        response: {
+          200: response(DecisionExplanationSchema, "A short explanation in the decision's language, built from the decision record, never from the message.", {
+            ko: {
+              summary: 'Korean decision · 한국어 결정',
+              value: {
+                decision_id: 'dec_7Hc2mQ9xPz4LkV1sR8tY0a',
+                locale: 'ko',
+                sponsored: true,
+                advertiser: 'Haneul Stay',
+                explanation:
+                  '이 내용은 Haneul Stay의 광고입니다. 현재 질문의 주제(제주, 호텔)와 언어·지역 설정(한국어, KR)에 맞춰 선택되었습니다. 개인정보, 사용자 프로필, 이전 대화 기록은 사용되지 않았습니다.',
+                parameters: { topics: ['제주', '호텔'], language: '한국어', country: 'KR', ...PARAMETERS },
+              },
+            },
+            en: {
+              summary: 'English decision · 영어 결정',
+              value: {
+                decision_id: 'dec_2Tg5kW8nYq1RcF4hJ7mP0s',
+                locale: 'en',
+                sponsored: true,
+                advertiser: 'Quietwave Audio',
+                explanation:
+                  'This is sponsored content from Quietwave Audio. It was chosen based on the topic of the current question (Headphones) and the language and region settings (English, US). No personal data, user profile or previous conversation history was used.',
+                parameters: { topics: ['Headphones'], language: 'English', country: 'US', ...PARAMETERS },
+              },
+            },
+            no_fill: {
+              summary: 'Nothing was shown · 광고가 표시되지 않음',
+              value: {
+                decision_id: 'dec_3Xk9Qm2pLr7ZtV1sN8cB4d',
+                locale: 'en',
+                sponsored: false,
+                advertiser: null,
+                explanation: 'No sponsored content was shown for this turn. No personal data or conversation history was used.',
+                parameters: { topics: [], language: 'English', country: 'US', ...PARAMETERS },
+              },
+            },
+          }),
+          ...SERVING_KEY_ERRORS,
+          404: notFound,
+          ...UNAVAILABLE,
+        },
       },
       preHandler: requireServingKey,
     },

@@ -3,29 +3,50 @@ import { z } from 'zod';
 
 export const DecisionMetadataSchema = z
   .strictObject({
-    decision_id: z.string(),
-    request_id: z.string(),
-    kind: z.enum(['offer', 'affiliate']),
-    test: z.boolean(),
-    created_at: z.string(),
-    serve: z.boolean(),
-    reason_codes: z.array(z.string()),
-    offer_snapshot_id: z.string().nullable(),
-    campaign_id: z.string().nullable(),
-    expires_at: z.string().nullable(),
-    locale: z.string().nullable(),
-    country: z.string().nullable(),
-    intent_type: z.string().nullable(),
-    matched_category_ids: z.array(z.string()),
-    matched_entity_ids: z.array(z.string()),
-    dropped_digest_ids: z.int(),
-    latency_ms: z.number(),
-    events: z.strictObject({
-      offer_rendered: z.int(),
-      qualified_impression: z.int(),
-      clicks: z.int(),
-      conversions: z.int(),
-      click_intents: z.int(),
-    }),
+    decision_id: z.string().describe('Decision id (`dec_…`).'),
+    request_id: z.string().describe('Id of the decide request that made it.'),
+    kind: z.enum(['offer', 'affiliate']).describe('`offer` from decide, `affiliate` from the affiliate operation.'),
+    test: z.boolean().describe('Made with a test key: stored and shown, never counted.'),
+    created_at: z.string().describe('ISO time of the decision.'),
+    serve: z.boolean().describe('Whether an offer was returned.'),
+    reason_codes: z.array(z.string()).describe('The reason codes answered (SPEC 7.2).'),
+    offer_snapshot_id: z.string().nullable().describe('The served offer snapshot (`snp_…`), null for a no-fill.'),
+    campaign_id: z.string().nullable().describe('Campaign of the served offer, null for a no-fill.'),
+    expires_at: z.string().nullable().describe('ISO expiry of the served offer, null for a no-fill.'),
+    locale: z.string().nullable().describe('Locale sent in the envelope.'),
+    country: z.string().nullable().describe('Country hint sent in the envelope.'),
+    intent_type: z.string().nullable().describe('Digest intent type sent, if any.'),
+    matched_category_ids: z.array(z.string()).describe('Allowlisted categories that matched.'),
+    matched_entity_ids: z.array(z.string()).describe('Allowlisted entities that matched.'),
+    dropped_digest_ids: z.int().describe('Digest ids dropped because they are not in the allowlisted taxonomy.'),
+    latency_ms: z.number().describe('Server time spent deciding, in milliseconds.'),
+    events: z
+      .strictObject({
+        offer_rendered: z.int().describe('offer_rendered events recorded.'),
+        qualified_impression: z.int().describe('qualified_impression events recorded.'),
+        clicks: z.int().describe('Tracked-link clicks recorded (counted or not).'),
+        conversions: z.int().describe('Conversions recorded.'),
+        click_intents: z.int().describe('Affiliate click intents recorded.'),
+      })
+      .describe('Event counts for this decision.'),
   })
   .describe('Decision metadata. Never contains the message.');
+
+export const DecisionExplanationSchema = z
+  .strictObject({
+    decision_id: z.string().describe('Decision id (`dec_…`).'),
+    locale: z.enum(['ko', 'en']).describe("Language of the explanation: the decision's locale, Korean or English."),
+    sponsored: z.boolean().describe('Whether sponsored content was shown.'),
+    advertiser: z.string().nullable().describe('Who paid for it; null when nothing was shown.'),
+    explanation: z.string().describe('One short paragraph, ready to show to the user.'),
+    parameters: z
+      .strictObject({
+        topics: z.array(z.string()).describe('The matched topics in plain words, at most five.'),
+        language: z.string().nullable().describe('The language setting used, in plain words.'),
+        country: z.string().nullable().describe('The country hint used.'),
+        personal_data_used: z.literal(false).describe('Always false: no personal data is used.'),
+        conversation_history_used: z.literal(false).describe('Always false: only the current turn is used, and not stored.'),
+      })
+      .describe('The main parameters behind the choice.'),
+  })
+  .describe('"Why this offer": a user-presentable explanation (EU DSA Art. 26).');

@@ -1,28 +1,48 @@
 // Impression event request and response (SPEC 2.4, 2.5).
 import { z } from 'zod';
+import { storedText } from '../http/text.js';
 
-export const IdempotencyKey = z.string().min(8).max(80);
+/** Body `idempotency_key` (alias path): 8 to 80 characters (SPEC 2.4). */
+export const IdempotencyKey = storedText(8, 80);
+/** The `Idempotency-Key` header: 8 to 80 visible ASCII characters. HTTP strips a header's outer
+ *  spaces and carries no other text safely, so this is SPEC's 8 to 80 as a header can hold it. */
+export const IDEMPOTENCY_KEY_HEADER = /^[\x21-\x7e]{8,80}$/;
 export const SnapshotId = z.string().max(80).regex(/^snp_[A-Za-z0-9]+$/, 'must be an offer snapshot id (snp_…)');
 export const DecisionId = z.string().max(80).regex(/^dec_[A-Za-z0-9]+$/, 'must be a decision id (dec_…)');
+export const ImpressionType = z.enum(['offer_rendered', 'qualified_impression']);
 
+const common = {
+  offer_snapshot_id: SnapshotId.describe('The `offer_id` of the decide response (`snp_…`).'),
+  decision_id: DecisionId.optional().describe("The decide response's `decision_id`; when given, must be the calling app's decision that served this snapshot."),
+};
+
+/** The alias path: `type` picks the event, and the retry key may come in the body. */
 export const ImpressionEventRequest = z
   .strictObject({
-    offer_snapshot_id: SnapshotId.describe('The `offer_id` of the decide response.'),
-    decision_id: DecisionId.optional().describe("When given, must be the calling app's decision that served this snapshot."),
-    type: z.enum(['offer_rendered', 'qualified_impression']).optional().describe('Default `offer_rendered`.'),
-    idempotency_key: IdempotencyKey.optional().describe('Accepted on the alias path; must agree with the header when both are sent.'),
+    ...common,
+    type: ImpressionType.optional().describe('Which impression event; default `offer_rendered`.'),
+    idempotency_key: IdempotencyKey.optional().describe('Retry key, 8 to 80 characters; must equal the Idempotency-Key header when both are sent.'),
   })
-  .describe('Impression event (SPEC 2.4).')
-  .meta({ examples: [{ offer_snapshot_id: 'snp_4f9Qm2x8Lr1aZ0cV7bN3kD', decision_id: 'dec_7Hc2mQ9xPz4LkV1sR8tY0a', type: 'offer_rendered' }] });
+  .describe('Impression event (SPEC 2.4), alias path.');
+
+/** A canonical path: the path names the event, the retry key is the Idempotency-Key header only. */
+export function canonicalImpressionRequest(type: z.infer<typeof ImpressionType>) {
+  return z
+    .strictObject({
+      ...common,
+      type: z.literal(type).optional().describe(`\`${type}\` or omitted; this path records only that event.`),
+    })
+    .describe(`Impression event (SPEC 2.4) on the canonical path for \`${type}\`.`);
+}
 
 export const ImpressionEventResponse = z
   .strictObject({
-    ok: z.literal(true),
+    ok: z.literal(true).describe('The event is recorded and committed.'),
     inserted: z.boolean().describe('false when this idempotency key was already recorded with the same content.'),
-    event_id: z.string().regex(/^evt_/),
-    offer_snapshot_id: z.string(),
-    type: z.enum(['offer_rendered', 'qualified_impression']),
-    billable: z.literal(false),
+    event_id: z.string().regex(/^evt_/).describe('Event id (`evt_…`); the same for a retry.'),
+    offer_snapshot_id: z.string().describe('The snapshot id sent.'),
+    type: ImpressionType.describe('The event recorded.'),
+    billable: z.literal(false).describe('Recorded events are never billable (SPEC 6).'),
   })
   .describe('Impression event response (SPEC 2.5).');
 

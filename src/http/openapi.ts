@@ -16,6 +16,52 @@ export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/** One named example of a request or response body; `summary` says what it shows. */
+export interface NamedExample {
+  summary: string;
+  value: unknown;
+}
+/** Named examples, `ko` / `en` where the body carries text in a language. */
+export type Examples = Record<string, NamedExample>;
+
+const OPTIONAL_BODY = 'x-sidenote-optional-body';
+
+/** A request body for the document: the zod schema that validates it, with named examples.
+ *  `optional` for an operation that also takes no body at all. */
+export function requestBody(schema: z.ZodType, examples: Examples, options: { optional?: boolean } = {}): Record<string, unknown> {
+  return { ...toJsonSchema(schema), 'x-examples': examples, ...(options.optional ? { [OPTIONAL_BODY]: true } : {}) };
+}
+
+/** @fastify/swagger marks every request body required; clear it where the code takes none. */
+function markOptionalBodies(doc: Record<string, any>) {
+  for (const item of Object.values(doc.paths ?? {}) as Array<Record<string, any>>) {
+    for (const operation of Object.values(item)) {
+      const media = operation?.requestBody?.content?.['application/json'];
+      if (!media?.schema?.[OPTIONAL_BODY]) continue;
+      delete media.schema[OPTIONAL_BODY];
+      operation.requestBody.required = false;
+    }
+  }
+  return doc;
+}
+
+/** A response header as the document lists it. */
+export interface HeaderDoc {
+  description: string;
+  type: 'string' | 'integer';
+}
+
+/** A response for the document: its schema, what it means and named examples. */
+export function response(schema: z.ZodType, description: string, examples: Examples, headers?: Record<string, HeaderDoc>): Record<string, unknown> {
+  return {
+    ...toJsonSchema(schema),
+    // @fastify/swagger's key for the response's own description (the schema keeps its own).
+    'x-response-description': description,
+    'x-examples': examples,
+    ...(headers ? { headers } : {}),
+  };
+}
+
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -37,6 +83,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
       },
     },
     hideUntagged: false,
+    transformObject: (documentObject) => markOptionalBodies((documentObject as { openapiObject: Record<string, any> }).openapiObject) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The same document, browsable. Its assets ship inside the package: no CDN, works offline.

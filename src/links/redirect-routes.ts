@@ -7,13 +7,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
-import { ErrorBodySchema } from '../decide/decide-schemas.js';
+import { errorResponse } from '../http/error-responses.js';
 import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
 
+/** The shape of a tracked-link token, `v1.<payload>.<mac>` (tracked-link.ts); whether it is
+ *  authentic is for the signature to say, which no schema can. */
+const TokenParam = z.strictObject({
+  token: z
+    .string()
+    .max(4096)
+    .regex(/^v1\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{21}[AQgw]$/)
+    .describe('The opaque token of the `link` decide returned (`v1.<payload>.<mac>`, base64url).'),
+});
 
 export async function redirectRoutes(app: FastifyInstance) {
   const { links, catalogRuntime, clicks, counters } = app.services;
@@ -26,8 +35,22 @@ export async function redirectRoutes(app: FastifyInstance) {
     schema: {
       tags: ['links'],
       summary: 'Tracked-link redirect to the allowlisted destination',
-      params: toJsonSchema(z.strictObject({ token: z.string() })),
-      response: { 302: { description: 'Redirect to the allowlisted destination', type: 'null' }, 400: toJsonSchema(ErrorBodySchema) },
+      params: toJsonSchema(TokenParam),
+      response: {
+        302: {
+          description: 'Redirect to the allowlisted destination. HEAD requests (link checkers) get the same answer and are never counted.',
+          type: 'null',
+          headers: {
+            location: { type: 'string', description: "The offer's destination, re-checked against the advertiser's allowlist." },
+            'cache-control': { type: 'string', description: '`no-store`: every click comes back here.' },
+            'referrer-policy': { type: 'string', description: '`no-referrer`: the chat page is not revealed to the advertiser.' },
+          },
+        },
+        400: errorResponse('A malformed, tampered or unknown token (`invalid_link`), or a destination no longer on the allowlist (`invalid_destination`). HEAD answers carry no body.', [
+          { error: 'invalid_link', summary: 'Malformed or tampered token · 잘못되었거나 변조된 토큰' },
+          { error: 'invalid_destination', summary: 'Destination no longer allowed · 더 이상 허용되지 않는 목적지' },
+        ]),
+      },
     },
     exposeHeadRoute: false,
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {

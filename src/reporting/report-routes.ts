@@ -3,8 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
-import { toJsonSchema } from '../http/openapi.js';
-import { ErrorBodySchema } from '../decide/decide-schemas.js';
+import { response, toJsonSchema } from '../http/openapi.js';
+import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { unavailable } from '../events/event-routes.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report-queries.js';
 
@@ -14,7 +14,8 @@ const ReportQuery = z.strictObject({
   include_test: z.enum(['true', 'false']).default('false').describe('Include traffic from sk_test_ keys (excluded by default).'),
 });
 
-const FunnelRowSchema = z.object({
+const FunnelRowSchema = z
+  .object({
   id: z.string().describe('Campaign id or app id.'),
   name: z.string().describe('Campaign id, or the app name.'),
   decides: z.number().int().describe('Decides (for a campaign: decides it won).'),
@@ -23,11 +24,16 @@ const FunnelRowSchema = z.object({
   qualified: z.number().int().describe('Served decisions with a counted qualified impression.'),
   clicks: z.number().int().describe('Served decisions with a counted click.'),
   conversions: z.number().int().describe('Served decisions with a live conversion.'),
-});
+  })
+  .describe('One funnel row.');
+
+const TopMatch = z
+  .object({ id: z.string().describe('Category or entity id.'), decides: z.number().int().describe('Decides it was matched in.') })
+  .describe('A matched id and how often.');
 
 const ReportSchema = z
   .object({
-    range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]),
+    range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]).describe('The range asked for.'),
     from: z.string().describe('Start of the range, ISO 8601.'),
     until: z.string().describe('End of the range (now), ISO 8601.'),
     bucket_seconds: z.number().int().describe('Width of each timeline bucket.'),
@@ -35,34 +41,67 @@ const ReportSchema = z
     include_test: z.boolean().describe('Whether test-key traffic is included.'),
     totals: z
       .object({
-        decides: z.number().int(),
-        fills: z.number().int(),
-        fill_rate: z.number().nullable(),
-        rendered: z.number().int(),
-        qualified: z.number().int(),
-        clicks: z.number().int(),
-        conversions: z.number().int(),
+        decides: z.number().int().describe('Decides answered.'),
+        fills: z.number().int().describe('Decides that served an offer.'),
+        fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
+        rendered: z.number().int().describe('Counted rendered events.'),
+        qualified: z.number().int().describe('Counted qualified impressions.'),
+        clicks: z.number().int().describe('Counted clicks.'),
+        conversions: z.number().int().describe('Live conversions.'),
       })
       .describe('The funnel over the whole range and every app in the filter.'),
     timeline: z
       .array(
         z.object({
           at: z.string().describe('Bucket start, ISO 8601.'),
-          decides: z.number().int(),
-          fills: z.number().int(),
-          decides_per_minute: z.number(),
-          fill_rate: z.number().nullable(),
-          latency_ms: z.object({ p50: z.number(), p90: z.number(), p99: z.number() }).nullable().describe('Decide handler latency percentiles.'),
+          decides: z.number().int().describe('Decides in the bucket.'),
+          fills: z.number().int().describe('Fills in the bucket.'),
+          decides_per_minute: z.number().describe('Average decide rate over the bucket.'),
+          fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
+          latency_ms: z
+            .object({
+              p50: z.number().describe('Median, ms.'),
+              p90: z.number().describe('90th percentile, ms.'),
+              p99: z.number().describe('99th percentile, ms.'),
+            })
+            .nullable().describe('Decide handler latency percentiles.'),
           no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
-        }),
+        })
+          .describe('One timeline bucket.'),
       )
       .describe('Every bucket of the range, oldest first, empty ones included.'),
-    funnel_by_campaign: z.array(FunnelRowSchema),
-    funnel_by_app: z.array(FunnelRowSchema),
-    top_categories: z.array(z.object({ id: z.string(), decides: z.number().int() })).describe('Most matched categories (message and digest signals, and served offers).'),
-    top_entities: z.array(z.object({ id: z.string(), decides: z.number().int() })).describe('Most matched entities.'),
+    funnel_by_campaign: z.array(FunnelRowSchema).describe('The funnel per campaign that won decides.'),
+    funnel_by_app: z.array(FunnelRowSchema).describe('The funnel per app.'),
+    top_categories: z.array(TopMatch).describe('Most matched categories (message and digest signals, and served offers).'),
+    top_entities: z.array(TopMatch).describe('Most matched entities.'),
   })
   .describe('Decides, fill rate, no-fill reasons, latency, funnel and top matches over a range.');
+
+const FUNNEL = { id: 'haneul-jeju-winter', name: 'haneul-jeju-winter', decides: 120, served: 84, rendered: 80, qualified: 61, clicks: 9, conversions: 1 };
+const EXAMPLE = {
+  range: '1h',
+  from: '2026-11-22T09:00:00.000Z',
+  until: '2026-11-22T10:00:00.000Z',
+  bucket_seconds: 60,
+  app_id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5',
+  include_test: false,
+  totals: { decides: 200, fills: 84, fill_rate: 0.42, rendered: 80, qualified: 61, clicks: 9, conversions: 1 },
+  timeline: [
+    {
+      at: '2026-11-22T09:00:00.000Z',
+      decides: 4,
+      fills: 2,
+      decides_per_minute: 4,
+      fill_rate: 0.5,
+      latency_ms: { p50: 1.2, p90: 2.1, p99: 4.8 },
+      no_fill_reasons: { LOCALE_NOT_LIVE: 1, POLICY_BLOCK: 1 },
+    },
+  ],
+  funnel_by_campaign: [FUNNEL],
+  funnel_by_app: [{ ...FUNNEL, id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5', name: 'Acme Chat', decides: 200 }],
+  top_categories: [{ id: 'travel.hotels', decides: 96 }],
+  top_entities: [{ id: 'place.jeju', decides: 71 }],
+};
 
 export async function reportRoutes(app: FastifyInstance) {
   app.get(
@@ -73,7 +112,15 @@ export async function reportRoutes(app: FastifyInstance) {
         summary: 'Reporting numbers behind the /dashboard page',
         security: [{ adminKey: [] }],
         querystring: toJsonSchema(ReportQuery),
-        response: { 200: toJsonSchema(ReportSchema), 400: toJsonSchema(ErrorBodySchema), 401: toJsonSchema(ErrorBodySchema), 503: toJsonSchema(ErrorBodySchema) },
+        response: {
+          200: response(ReportSchema, 'The report.', { last_hour: { summary: 'The last hour, one app · 최근 1시간, 앱 하나', value: EXAMPLE } }),
+          400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
+          ...ADMIN_KEY_ERRORS,
+          404: errorResponse('The admin API is off: no ADMIN_KEY is configured.', [
+            { error: 'not_found', summary: 'Admin API off (no ADMIN_KEY) · 관리자 API 꺼짐(ADMIN_KEY 없음)' },
+          ]),
+          ...UNAVAILABLE,
+        },
       },
       config: { badRequest: { error: 'invalid_request' } },
     },

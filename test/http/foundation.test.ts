@@ -45,7 +45,7 @@ describe(`service shell (${stores})`, () => {
     expect(body.required).toEqual(['native_surface']);
     expect(body.properties.message.maxLength).toBe(4000);
     expect(body.properties.locale).toMatchObject({ minLength: 2, maxLength: 16 });
-    expect(Object.keys(decide.responses).sort()).toEqual(['200', '400', '401', '429']);
+    expect(Object.keys(decide.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429']);
     for (const path of ['/v1/events/rendered', '/v1/events/qualified-impression', '/v1/events/impression', '/v1/events/conversion', '/r/{token}', '/v1/decisions/{id}']) {
       expect(doc.paths[path], path).toBeDefined();
     }

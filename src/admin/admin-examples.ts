@@ -1,0 +1,135 @@
+// Examples of the operator API for the OpenAPI document. The catalog example is a small but
+// complete one: one category, advertiser, campaign and offer in each language.
+import type { Examples } from '../http/openapi.js';
+
+const CATALOG = {
+  version: 1,
+  taxonomy: {
+    categories: [
+      {
+        id: 'travel.hotels',
+        parent_id: null,
+        name: { ko: '호텔·숙소', en: 'Hotels' },
+        aliases: { ko: ['호텔', '숙소', '리조트'], en: ['hotel', 'hotels', 'resort'] },
+      },
+    ],
+    entities: [{ id: 'place.jeju', kind: 'place', name: { ko: '제주', en: 'Jeju' }, aliases: { ko: ['제주', '제주도'], en: ['jeju'] }, category_ids: [] }],
+    sensitive_topics: [{ id: 'health.medical', aliases: { ko: ['진단', '처방'], en: ['diagnosis', 'prescription'] } }],
+    intent_cues: { purchase: { ko: ['최저가', '예약'], en: ['cheapest', 'book'] }, compare: { ko: ['비교'], en: ['compare', 'vs'] } },
+  },
+  advertisers: [
+    { id: 'haneul', name: 'Haneul Stay', status: 'active', entity_id: null, destinations: ['https://haneulstay.example/'] },
+  ],
+  campaigns: [
+    {
+      id: 'haneul-jeju-winter',
+      advertiser_id: 'haneul',
+      status: 'active',
+      starts_at: null,
+      ends_at: null,
+      countries: ['KR', 'US'],
+      bid_micros: 1_200_000,
+      priority: 5,
+      budget: { total_micros: 5_000_000_000, daily_micros: 200_000_000 },
+      frequency_cap: { count: 3, window_seconds: 3600 },
+      offer_ttl_seconds: 900,
+    },
+  ],
+  offers: [
+    {
+      id: 'haneul-jeju-ko',
+      campaign_id: 'haneul-jeju-winter',
+      kind: 'sponsored',
+      network_id: null,
+      locale: 'ko',
+      title: '제주 오션뷰 호텔 특가',
+      description: '다음 달 숙박 최대 30% 할인',
+      image_url: null,
+      cta: '객실 보기',
+      disclosure: '광고',
+      destination_url: 'https://haneulstay.example/ko/jeju',
+      targeting: { category_ids: ['travel.hotels'], entity_ids: ['place.jeju'], budget_buckets: [] },
+    },
+    {
+      id: 'haneul-jeju-en',
+      campaign_id: 'haneul-jeju-winter',
+      kind: 'sponsored',
+      network_id: null,
+      locale: 'en',
+      title: 'Jeju ocean-view rooms',
+      description: 'Up to 30% off next month',
+      image_url: null,
+      cta: 'See rooms',
+      disclosure: 'Sponsored',
+      destination_url: 'https://haneulstay.example/en/jeju',
+      targeting: { category_ids: ['travel.hotels'], entity_ids: ['place.jeju'], budget_buckets: [] },
+    },
+  ],
+  affiliate_networks: [],
+};
+
+const KEY = {
+  id: 'key_4Rt6Yu8Io0Pa2Sd4Fg6Hj8',
+  app_id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5',
+  kind: 'serving',
+  mode: 'live',
+  hint: 'sk_live_8Fh2',
+  created_at: '2026-11-22T09:00:00.000Z',
+  revoked_at: null,
+};
+
+export const ADMIN_EXAMPLES: Record<string, Examples> = {
+  createAppRequest: {
+    ko: { summary: 'Korean app name · 한국어 앱 이름', value: { name: '하늘 채팅' } },
+    en: { summary: 'English app name · 영어 앱 이름', value: { name: 'Acme Chat' } },
+  },
+  createdApp: {
+    created: {
+      summary: 'Keys and secret, shown once · 키와 비밀값, 한 번만 표시',
+      value: {
+        app_id: KEY.app_id,
+        name: 'Acme Chat',
+        serving_key: 'sk_live_8Fh2Kd9Lm3Np5Qr7St1Uv3Wx5Yz7Ab9Cd',
+        serving_key_id: KEY.id,
+        test_key: 'sk_test_2Gh4Jk6Lm8Np0Qr2St4Uv6Wx8Yz0Ab2Cd',
+        test_key_id: 'key_1Qw3Er5Ty7Ui9Op1As3Df5',
+        conversion_secret: 'whsec_7Ty9Ui1Op3As5Df7Gh9Jk1Lm3Np5Qr7St9',
+        conversion_secret_id: 'sec_5Gh7Jk9Lm1Np3Qr5St7Uv9',
+      },
+    },
+  },
+  appList: {
+    apps: {
+      summary: 'One app with its live key · 라이브 키가 있는 앱 하나',
+      value: { apps: [{ id: KEY.app_id, name: 'Acme Chat', created_at: KEY.created_at, keys: [KEY], active_conversion_secrets: 1 }] },
+    },
+  },
+  createKeyRequest: {
+    test_key: { summary: 'A test serving key · 테스트 서빙 키', value: { kind: 'serving', mode: 'test' } },
+    setup_token: { summary: 'A setup token · 설정 토큰', value: { kind: 'setup' } },
+  },
+  createdKey: {
+    created: { summary: 'The key, shown once · 키, 한 번만 표시', value: { id: 'key_6Yu8Io0Pa2Sd4Fg6Hj8Kl0', key: 'sk_test_9Lm1Np3Qr5St7Uv9Wx1Yz3Ab5Cd7Ef9Gh' } },
+  },
+  revokedKey: {
+    revoked: { summary: 'Revoked · 폐기됨', value: { ...KEY, revoked_at: '2026-11-22T12:00:00.000Z' } },
+  },
+  rotatedSecret: {
+    rotated: {
+      summary: 'New secret; the oldest of two retired · 새 비밀값, 오래된 것은 폐기',
+      value: { id: 'sec_8Jk0Lm2Np4Qr6St8Uv0Wx2', secret: 'whsec_3As5Df7Gh9Jk1Lm3Np5Qr7St9Uv1Wx3Yz5', retired: ['sec_5Gh7Jk9Lm1Np3Qr5St7Uv9'] },
+    },
+  },
+  catalog: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
+  catalogRequest: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
+  importReport: {
+    imported: {
+      summary: 'Two new offers · 새 광고 두 개',
+      value: { changed: true, version: 4, snapshots_created: 2, offers: 2, offers_archived: 0, campaigns: 1, advertisers: 1 },
+    },
+    unchanged: {
+      summary: 'Same catalog again · 같은 카탈로그',
+      value: { changed: false, version: 4, snapshots_created: 0, offers: 2, offers_archived: 0, campaigns: 1, advertisers: 1 },
+    },
+  },
+};

@@ -1,0 +1,101 @@
+// Request and response shapes of the operator API (README "Apps, keys and the catalog").
+import { z } from 'zod';
+import { storedText } from '../http/text.js';
+
+// Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
+// document and the code agree on every character.
+const NOT_BLANK = /[^\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+export const CreateAppBody = z
+  .strictObject({
+    name: storedText(1, 120)
+      .regex(NOT_BLANK, 'must not be blank')
+      .describe('Display name of the host app, 1 to 120 characters, not blank; stored trimmed.'),
+  })
+  .describe('A new host app.');
+
+export const CreateKeyBody = z
+  .strictObject({
+    kind: z.enum(['serving', 'setup']).default('serving').describe('`serving` (sk_…) or `setup` (st_…, refused by every serving endpoint).'),
+    mode: z.enum(['live', 'test']).default('live').describe('`live` or `test` (test traffic is stored but never counted).'),
+  })
+  .describe('A new key for the app; both fields optional.');
+
+export const AdminIdParam = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z]{3,4}_[A-Za-z0-9]{1,64}$/)
+    .describe('An app id (`app_…`) or key id (`key_…`); anything else is 400 `invalid_request`.'),
+});
+
+const KeyRecord = z
+  .strictObject({
+    id: z.string().describe('Key id (`key_…`).'),
+    app_id: z.string().describe('The app it belongs to.'),
+    kind: z.enum(['serving', 'setup']).describe('Serving key or setup token.'),
+    mode: z.enum(['live', 'test']).describe('Live or test.'),
+    hint: z.string().describe('The first characters of the key, to recognise it; the key itself is never shown again.'),
+    created_at: z.string().describe('ISO creation time.'),
+    revoked_at: z.string().nullable().describe('ISO revocation time, null while active.'),
+  })
+  .describe('A key, without its secret.');
+
+export const CreatedApp = z
+  .strictObject({
+    app_id: z.string().describe('App id (`app_…`).'),
+    name: z.string().describe('Display name.'),
+    serving_key: z.string().describe('Live serving key (`sk_live_…`). Shown once; only its hash is stored.'),
+    serving_key_id: z.string().describe('Id of the live key, for revocation.'),
+    test_key: z.string().describe('Test serving key (`sk_test_…`). Shown once.'),
+    test_key_id: z.string().describe('Id of the test key.'),
+    conversion_secret: z.string().describe('Conversion signing secret (`whsec_…`). Shown once.'),
+    conversion_secret_id: z.string().describe('Id of the secret.'),
+  })
+  .describe('The new app with its keys and conversion secret, shown once.');
+
+export const AppList = z
+  .strictObject({
+    apps: z
+      .array(
+        z
+          .strictObject({
+            id: z.string().describe('App id.'),
+            name: z.string().describe('Display name.'),
+            created_at: z.string().describe('ISO creation time.'),
+            keys: z.array(KeyRecord).describe('Its keys, revoked ones included.'),
+            active_conversion_secrets: z.int().describe('Active conversion signing secrets (at most two).'),
+          })
+          .describe('An app.'),
+      )
+      .describe('Every app.'),
+  })
+  .describe('The apps.');
+
+export const CreatedKey = z
+  .strictObject({
+    id: z.string().describe('Key id (`key_…`).'),
+    key: z.string().describe('The key (`sk_live_…`, `sk_test_…` or `st_…`). Shown once.'),
+  })
+  .describe('The new key, shown once.');
+
+export const RevokedKey = KeyRecord.describe('The revoked key; refused on every instance within a second.');
+
+export const RotatedSecret = z
+  .strictObject({
+    id: z.string().describe('Id of the new secret.'),
+    secret: z.string().describe('The new conversion signing secret. Shown once.'),
+    retired: z.array(z.string()).describe('Ids of secrets retired to keep at most two active.'),
+  })
+  .describe('The new conversion signing secret.');
+
+export const ImportReport = z
+  .strictObject({
+    changed: z.boolean().describe('false when the catalog is identical to the one already imported.'),
+    version: z.int().describe('Catalog version now serving.'),
+    snapshots_created: z.int().describe('New offer snapshots (changed or new offers).'),
+    offers: z.int().describe('Offers in the catalog.'),
+    offers_archived: z.int().describe('Offers no longer in the catalog.'),
+    campaigns: z.int().describe('Campaigns in the catalog.'),
+    advertisers: z.int().describe('Advertisers in the catalog.'),
+  })
+  .describe('What the import changed.');

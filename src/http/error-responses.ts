@@ -1,0 +1,85 @@
+// The error responses every operation documents, built once: the error body schema (SPEC 2.8)
+// and the statuses that come from the framework or shared guards rather than from a handler
+// (auth, body size and type, rate limit, store outage). Routes add their own 400/404 on top.
+import { z } from 'zod';
+import { response, type Examples, type HeaderDoc } from './openapi.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
+
+export const ErrorBodySchema = z
+  .looseObject({
+    ok: z.literal(false).describe('Always false on an error.'),
+    error: z.string().describe('Stable error name, e.g. `invalid_event`; see GET /v1/reference/reason-codes.'),
+    reason_codes: z.array(z.string()).optional().describe('On a 400 of decide or affiliate: `INVALID_ENVELOPE` or `FORBIDDEN_IDENTITY_FIELD`.'),
+    message: z.string().optional().describe('Fixed, human-readable detail in English. Never quotes the request.'),
+    issues: z.array(z.string()).optional().describe('INVALID_ENVELOPE: the failing field paths and rules, never their values.'),
+    paths: z.array(z.string()).optional().describe('FORBIDDEN_IDENTITY_FIELD: JSON paths of the forbidden keys, never their values.'),
+    problems: z.array(z.string()).optional().describe('invalid_catalog: what is wrong with the catalog, one line each.'),
+  })
+  .describe('Error body (SPEC 2.8).');
+
+/** One error example; named by its error string unless `name` is given, summary in English · Korean. */
+type ErrorExample = { error: string; summary: string; name?: string; extra?: Record<string, unknown> };
+
+export function errorResponse(description: string, examples: ErrorExample[], headers?: Record<string, HeaderDoc>) {
+  const named: Examples = {};
+  for (const e of examples) named[e.name ?? e.error] = { summary: e.summary, value: { ok: false, error: e.error, ...e.extra } };
+  return response(ErrorBodySchema, description, named, headers);
+}
+
+const RETRY_AFTER: Record<string, HeaderDoc> = { 'retry-after': { description: 'Seconds to wait before retrying.', type: 'integer' } };
+
+/** 401 of every serving-key operation (SPEC §5; strings fixed in DESIGN.md §2). */
+export const SERVING_KEY_ERRORS = {
+  401: errorResponse('Missing, malformed, unknown or revoked serving key, or a setup token.', [
+    { error: 'missing_api_key', summary: 'No Authorization header · Authorization 헤더 없음' },
+    { error: 'invalid_api_key', summary: 'Malformed or unknown key · 형식이 틀리거나 알 수 없는 키' },
+    { error: 'revoked_api_key', summary: 'Revoked key · 폐기된 키' },
+    { error: 'setup_token_not_allowed', summary: 'Setup token instead of a serving key · 서빙 키 대신 설정 토큰 사용' },
+  ]),
+};
+
+/** 401 of the operator API. */
+export const ADMIN_KEY_ERRORS = {
+  401: errorResponse('Missing or wrong admin key.', [{ error: 'invalid_admin_key', summary: 'Wrong or missing admin key · 관리자 키가 없거나 틀림' }]),
+};
+
+/** What the framework answers for a body it cannot take, before any handler runs. */
+export const BODY_ERRORS = {
+  413: errorResponse('The body is larger than the configured limit (BODY_LIMIT_BYTES, 64 KiB by default).', [
+    { error: 'payload_too_large', summary: 'Body too large · 본문이 너무 큼' },
+  ]),
+  415: errorResponse('The body is not `application/json`.', [
+    { error: 'unsupported_media_type', summary: 'Not JSON · JSON이 아님' },
+  ]),
+};
+
+export const RATE_LIMITED = {
+  429: errorResponse(
+    'Too many requests from this client IP.',
+    [{ error: 'rate_limited', summary: 'Rate limit exceeded · 요청 한도 초과' }],
+    {
+      ...RETRY_AFTER,
+      'x-ratelimit-limit': { description: 'Requests allowed per window.', type: 'integer' },
+      'x-ratelimit-remaining': { description: 'Requests left in this window.', type: 'integer' },
+      'x-ratelimit-reset': { description: 'Seconds until the window resets.', type: 'integer' },
+    },
+  ),
+};
+
+/** Events never pretend: with the database down nothing was written and a retry loses nothing. */
+export const UNAVAILABLE = {
+  503: errorResponse(
+    `A store is unreachable; nothing was written. Retry after \`retry-after\` seconds (${UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
+    [{ error: 'service_unavailable', summary: 'Store unreachable, retry · 저장소에 연결할 수 없음, 재시도' }],
+    RETRY_AFTER,
+  ),
+};
+
+/** A 400 for a body that is not valid JSON or fails the operation's schema; `error` is the
+ *  operation's own error string (SPEC 7.3). */
+export function badRequest(error: string, description: string, examples: Array<Omit<ErrorExample, 'error'> & { name: string }>) {
+  return errorResponse(description, [
+    ...examples.map((e) => ({ ...e, error })),
+    { name: 'not_json', error, summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
+  ]);
+}
