@@ -15,12 +15,11 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { SESSION_PLACEHOLDER, bodiesForDecide } from './decide-bodies.js';
+import { createScratchDatabase, freePort, rssBytes } from './support.js';
 import { bodiesForGenerated, demoCatalogWithLargeBudgets, generatedCatalog } from './catalogs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,14 +59,6 @@ interface Result extends Measured {
   ratio: number | null;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Forks a server on a free port and waits until `readyPath` answers 200. */
 async function start(nodeArgs: string[], env: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
@@ -102,15 +93,6 @@ function cpuUsOf(pid: number): number {
 }
 const CLOCK_TICKS = 100;
 
-function rssOf(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
 /** Median of RUNS timed runs, each after a one-second warm-up. */
 async function load(url: string, pid: number, connections: number, requests: autocannon.Request[], expectStatus: number): Promise<Measured> {
   const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number }> = [];
@@ -140,29 +122,6 @@ async function load(url: string, pid: number, connections: number, requests: aut
     unexpected: results.reduce((n, r) => n + unexpectedIn(r), 0),
     runs: results.map((r) => Math.round(r.requests.average)),
     cpuUsPerRequest: Math.round(median.cpuUs / Math.max(1, median.requests.total)),
-  };
-}
-
-/** A fresh database on the benchmark's Postgres server, so earlier runs' rows and spend do not
- *  leak into this one. */
-async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) return null;
-  const name = `sidenote_bench_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const a = new pg.Client({ connectionString: adminUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
   };
 }
 
@@ -200,7 +159,8 @@ function withSessions(requests: autocannon.Request[], users = 1_000_000): autoca
 async function main() {
   const started = Date.now();
   const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(os.tmpdir(), 'sidenote-bench-'));
-  const database = await createBenchDatabase();
+  // A fresh database, so earlier runs' rows and spend do not leak into this one.
+  const database = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'sidenote_bench') : null;
   const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
   const profileDir = path.join(ROOT, 'bench/out/profiles');
   if (flag('profile')) mkdirSync(profileDir, { recursive: true });
@@ -229,7 +189,7 @@ async function main() {
     const key: string = created.serving_key;
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const secret: string = created.conversion_secret;
-    const rssBefore = rssOf(service.child.pid!);
+    const rssBefore = rssBytes(service.child.pid!);
 
     const kb = JSON.stringify({ message: 'x'.repeat(900), locale: 'en', native_surface: { clickable: true, disclosure_capable: true } });
     const decideRequests = withSessions(bodiesForDecide().map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify(body) })));
@@ -322,7 +282,7 @@ async function main() {
         console.error(`${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}`);
       }
     }
-    const rssAfter = rssOf(service.child.pid!);
+    const rssAfter = rssBytes(service.child.pid!);
 
     const meta = {
       when: new Date().toISOString(),

@@ -16,6 +16,7 @@ import { migrate } from '../src/db/migrate.js';
 import { AppRepository } from '../src/apps/app-repository.js';
 import { DecisionRecorder, type DecisionRecord } from '../src/decide/decision-recorder.js';
 import { newId } from '../src/util/ids.js';
+import { createScratchDatabase } from './support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -63,24 +64,18 @@ async function createDatabase(): Promise<{ db: Database; drop: () => Promise<voi
     const db = await openDatabase({ dataDir: 'memory' });
     return { db, drop: () => db.close(), label: 'PGlite (in memory)' };
   }
-  const name = `sidenote_bench_p_${process.pid}_${Date.now()}`;
+  const scratch = await createScratchDatabase(adminUrl, 'sidenote_bench_p');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
   const version = (await admin.query('SHOW server_version')).rows[0].server_version;
   await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory', poolSize: 10 });
+  const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'memory', poolSize: 10 });
   return {
     db,
     label: `Postgres ${version} (pool of 10)`,
     drop: async () => {
       await db.close();
-      const a = new pg.Client({ connectionString: adminUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await scratch.drop();
     },
   };
 }

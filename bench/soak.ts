@@ -10,13 +10,12 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { bodiesForDecide } from './decide-bodies.js';
+import { createScratchDatabase, freePort, rssBytes } from './support.js';
 import { openDatabase } from '../src/db/database.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,15 +48,7 @@ export interface SoakReport {
   serverExitCode: number | null;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) => rssBytes(pid) / 1048576;
 
 /** A database of its own: a fresh one on the Postgres server, or a PGlite directory. */
 async function soakDatabase() {
@@ -66,16 +57,8 @@ async function soakDatabase() {
     const dir = mkdtempSync(path.join(tmpdir(), 'sidenote-soak-'));
     return { env: { SIDENOTE_DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ dataDir: dir }), drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `sidenote_soak_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(sql).finally(() => c.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { env: { DATABASE_URL: url.toString() }, open: () => openDatabase({ databaseUrl: url.toString(), dataDir: 'memory' }), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const scratch = await createScratchDatabase(adminUrl, 'sidenote_soak');
+  return { env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ databaseUrl: scratch.url, dataDir: 'memory' }), drop: scratch.drop };
 }
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
