@@ -15,11 +15,11 @@ import { CatalogRepository } from './catalog/catalog-repository.js';
 import { CatalogRuntime } from './catalog/catalog-runtime.js';
 import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
-import { installErrorHandler } from './http/errors.js';
+import { clientError, frameworkError, installErrorHandler } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { installMethodNotAllowed } from './http/method-not-allowed.js';
+import { notFoundOrMethodNotAllowed, trackRouteMethods } from './http/method-not-allowed.js';
 import { healthRoutes } from './health/health-routes.js';
-import { adminRoutes } from './admin/admin-routes.js';
+import { adminApi } from './admin/admin-routes.js';
 import { decideRoutes } from './decide/decide-routes.js';
 import { DecisionRecorder } from './decide/decision-recorder.js';
 import { DecideService } from './decide/decide-service.js';
@@ -98,6 +98,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     return503OnClosing: false,
     // Tracked-link tokens are a few hundred characters; the default cap of 100 would refuse them.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
+    // What the router and Node's parser refuse, answered in the API's own error format.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
   installErrorHandler(app);
   // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
@@ -196,13 +199,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
 
   // Before any route, so it sees them all.
-  installMethodNotAllowed(app, (path) => !config.adminKey && path.startsWith('/admin/'));
+  const routeMethods = trackRouteMethods(app);
+  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app, routeMethods));
   await registerOpenApi(app, baseUrl);
   // Before the routes, so its timing hook applies to every one of them.
   await app.register(metricsRoutes);
   await registerRateLimit(app, counters, config.decideTimeBudgetMs);
   await app.register(healthRoutes);
-  await app.register(adminRoutes);
+  // With no ADMIN_KEY the admin API does not exist: its routes are never registered.
+  if (config.adminKey) await app.register(adminApi, { prefix: '/admin', adminKey: config.adminKey, routeMethods });
   await app.register(decideRoutes);
   await app.register(eventRoutes);
   await app.register(conversionRoutes);

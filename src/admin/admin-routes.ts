@@ -1,5 +1,8 @@
-// Operator API: apps, keys, conversion secrets and the catalog. Protected by ADMIN_KEY; when no
-// admin key is configured the whole surface answers 404, as if it did not exist.
+// Operator API: apps, keys, conversion secrets, the catalog and reports. One encapsulated
+// plugin, registered under the `/admin` prefix and only when ADMIN_KEY is set (app.ts): with no
+// key the routes do not exist. Access is decided by route: the key check is this plugin's own
+// onRequest hook, so it runs for every route the router matches here (however the path was
+// spelled: the router decodes it) and for its not-found handler, and never for other routes.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -7,6 +10,7 @@ import { sha256 } from '../util/ids.js';
 import { sendError } from '../http/errors.js';
 import { requestBody, response, toJsonSchema } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../http/error-responses.js';
+import { notFoundOrMethodNotAllowed } from '../http/method-not-allowed.js';
 import { NotFoundError } from '../apps/app-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { Catalog } from '../catalog/catalog-schema.js';
@@ -14,13 +18,8 @@ import { reportRoutes } from '../reporting/report-routes.js';
 import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, ImportReport, RevokedKey, RotatedSecret } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 
-const adminOff = { error: 'not_found', summary: 'Admin API off (no ADMIN_KEY) · 관리자 API 꺼짐(ADMIN_KEY 없음)' };
-const ADMIN_OFF = { 404: errorResponse('The admin API is off: no ADMIN_KEY is configured.', [adminOff]) };
 const UNKNOWN_ID = {
-  404: errorResponse('No app or key with this id, or the admin API is off.', [
-    { name: 'unknown_id', error: 'not_found', summary: 'Unknown id · 알 수 없는 id' },
-    { ...adminOff, name: 'admin_off' },
-  ]),
+  404: errorResponse('No app or key with this id.', [{ name: 'unknown_id', error: 'not_found', summary: 'Unknown id · 알 수 없는 id' }]),
 };
 const INVALID_ID = {
   400: errorResponse('The id is not an app or key id.', [{ error: 'invalid_request', summary: 'Malformed id · 잘못된 id 형식' }]),
@@ -31,18 +30,24 @@ const INVALID_BODY = {
   ]),
 };
 
-export async function adminRoutes(app: FastifyInstance) {
-  const adminKey = app.services.config.adminKey;
-  const adminKeyHash = adminKey ? sha256(adminKey) : null;
+export interface AdminApiOptions {
+  adminKey: string;
+  /** Every method some route is registered with, for the 405 answer of this prefix. */
+  routeMethods: ReadonlySet<string>;
+}
+
+export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
+  const adminKeyHash = sha256(opts.adminKey);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.url.startsWith('/admin/')) return;
-    if (!adminKeyHash) return sendError(reply, 404, 'not_found');
     const header = request.headers.authorization ?? '';
     const token = /^Bearer (\S+)$/.exec(header)?.[1];
     // Hashing both sides gives equal-length buffers, so the compare is constant-time.
     if (!token || !timingSafeEqual(sha256(token), adminKeyHash)) return sendError(reply, 401, 'invalid_admin_key');
   });
+  // Unknown admin paths and methods get this context's not-found handler, so the key check
+  // above runs first: without the key nobody learns which admin paths exist.
+  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app, opts.routeMethods));
 
   const tags = ['admin'];
   const security = [{ adminKey: [] }];
@@ -54,7 +59,7 @@ export async function adminRoutes(app: FastifyInstance) {
   const params = toJsonSchema(IdParam);
 
   app.post(
-    '/admin/apps',
+    '/apps',
     {
       schema: {
         tags,
@@ -65,8 +70,7 @@ export async function adminRoutes(app: FastifyInstance) {
           201: response(CreatedApp, 'The app; its keys and secret are shown this once.', EX.createdApp),
           ...INVALID_BODY,
           ...ADMIN_KEY_ERRORS,
-          ...ADMIN_OFF,
-          ...BODY_ERRORS,
+                    ...BODY_ERRORS,
         },
       },
       config: bad,
@@ -79,20 +83,20 @@ export async function adminRoutes(app: FastifyInstance) {
   );
 
   app.get(
-    '/admin/apps',
+    '/apps',
     {
       schema: {
         tags,
         security,
         summary: 'List apps and their keys (never the keys themselves)',
-        response: { 200: response(AppList, 'Every app.', EX.appList), ...ADMIN_KEY_ERRORS, ...ADMIN_OFF },
+        response: { 200: response(AppList, 'Every app.', EX.appList), ...ADMIN_KEY_ERRORS },
       },
     },
     async () => ({ apps: await apps.listApps() }),
   );
 
   app.post(
-    '/admin/apps/:id/keys',
+    '/apps/:id/keys',
     {
       schema: {
         tags,
@@ -125,7 +129,7 @@ export async function adminRoutes(app: FastifyInstance) {
   );
 
   app.post(
-    '/admin/keys/:id/revoke',
+    '/keys/:id/revoke',
     {
       schema: {
         tags,
@@ -148,7 +152,7 @@ export async function adminRoutes(app: FastifyInstance) {
   );
 
   app.post(
-    '/admin/apps/:id/conversion-secrets',
+    '/apps/:id/conversion-secrets',
     {
       schema: {
         tags,
@@ -176,20 +180,20 @@ export async function adminRoutes(app: FastifyInstance) {
   );
 
   app.get(
-    '/admin/catalog',
+    '/catalog',
     {
       schema: {
         tags,
         security,
         summary: 'Export the catalog being served',
-        response: { 200: response(Catalog, 'The catalog, every default filled in.', EX.catalog), ...ADMIN_KEY_ERRORS, ...ADMIN_OFF },
+        response: { 200: response(Catalog, 'The catalog, every default filled in.', EX.catalog), ...ADMIN_KEY_ERRORS },
       },
     },
     async () => catalog.export(),
   );
 
   app.put(
-    '/admin/catalog',
+    '/catalog',
     {
       schema: {
         tags,
@@ -203,8 +207,7 @@ export async function adminRoutes(app: FastifyInstance) {
             { name: 'not_json', error: 'invalid_request', summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
           ]),
           ...ADMIN_KEY_ERRORS,
-          ...ADMIN_OFF,
-          ...BODY_ERRORS,
+                    ...BODY_ERRORS,
         },
       },
       bodyLimit: 256 * 1024 * 1024,

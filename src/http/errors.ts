@@ -55,7 +55,37 @@ export function installErrorHandler(app: FastifyInstance) {
     }
     return sendError(reply, status === 404 ? 404 : 400, status === 404 ? 'not_found' : 'invalid_request', { message: detail });
   });
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'not_found'));
+}
+
+/** Fastify's `frameworkErrors`: what the router refuses before any route or hook runs. Its own
+ *  answers quote the whole path back (a 414 for an over-long parameter, a 400 for a malformed
+ *  escape); these are the API's vocabulary instead, with no input in them. */
+export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  switch (err.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(reply, 414, 'uri_too_long');
+    case 'FST_ERR_BAD_URL':
+      return sendError(reply, 400, 'invalid_request', { message: 'malformed URL' });
+    default:
+      return sendError(reply, 500, 'internal_error');
+  }
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; text: string; error: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, text: 'Request Header Fields Too Large', error: 'headers_too_large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: 'Request Timeout', error: 'request_timeout' },
+};
+const CLIENT_ERROR_DEFAULT = { status: 400, text: 'Bad Request', error: 'invalid_request' };
+
+/** Fastify's `clientErrorHandler`: a request Node's HTTP parser could not read. Answered on the
+ *  raw socket in the API's error format, without quoting what was sent. */
+export function clientError(err: NodeJS.ErrnoException, socket: import('node:net').Socket) {
+  if (!socket.writable) return socket.destroy();
+  const { status, text, error } = CLIENT_ERRORS[err.code ?? ''] ?? CLIENT_ERROR_DEFAULT;
+  const body = JSON.stringify({ ok: false, error });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 function publicDetail(err: FastifyError): string {

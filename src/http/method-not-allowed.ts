@@ -1,40 +1,29 @@
-// A known path asked with a method it does not take answers 405 with `Allow` (RFC 9110 §15.5.6)
-// rather than 404, so a client learns the path exists and what it accepts. Answered on request,
-// before any body is read: a TRACE or QUERY with an odd body gets the same clear 405.
-import type { FastifyInstance } from 'fastify';
+// Not found, or found with another method: the answer for every request no route took. A known
+// path asked with a method it does not take answers 405 with `Allow` (RFC 9110 §15.5.6) rather
+// than 404, so a client learns what the path accepts. Whether a path is known is the router's
+// answer (`findRoute`, which decodes and normalises exactly as routing does), never a comparison
+// of URL text: a guard and the router that disagree on a spelling is how the admin API was once
+// reachable without its key.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './errors.js';
 
-interface KnownPath {
-  pattern: RegExp;
-  methods: Set<string>;
-}
-
-/** `/v1/decisions/:id` → /^\/v1\/decisions\/[^/]+$/; `/docs/*` → /^\/docs\/.*$/. */
-function patternOf(url: string): RegExp {
-  const source = url
-    .split('/')
-    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${source}$`);
-}
-
-/** Call before any route is registered. `hidden` paths (a switched-off admin API) stay 404. */
-export function installMethodNotAllowed(app: FastifyInstance, hidden: (path: string) => boolean = () => false) {
-  const known = new Map<string, KnownPath>();
+/** Collects the methods routes are registered with. Call before any route is registered. */
+export function trackRouteMethods(app: FastifyInstance): Set<string> {
+  const methods = new Set<string>();
   app.addHook('onRoute', (route) => {
-    const entry = known.get(route.url) ?? { pattern: patternOf(route.url), methods: new Set<string>() };
-    for (const m of [route.method].flat()) entry.methods.add(m.toUpperCase());
-    known.set(route.url, entry);
+    for (const m of [route.method].flat()) methods.add(m.toUpperCase());
   });
+  return methods;
+}
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
-    const path = request.url.split('?')[0].replace(/(.)\/+$/, '$1');
-    if (hidden(path)) return;
-    const allowed = new Set<string>();
-    for (const { pattern, methods } of known.values()) if (pattern.test(path)) for (const m of methods) allowed.add(m);
-    if (allowed.size === 0) return;
-    reply.header('allow', [...allowed].sort().join(', '));
+/** The handler for requests no route took: 405 with `Allow` when the router knows the path under
+ *  other methods, else 404. Install it with `setNotFoundHandler` in each context that has one. */
+export function notFoundOrMethodNotAllowed(app: FastifyInstance, methods: ReadonlySet<string>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const url = request.raw.url ?? '/';
+    const allowed = [...methods].filter((method) => app.findRoute({ method: method as 'GET', url }) !== null).sort();
+    if (allowed.length === 0) return sendError(reply, 404, 'not_found');
+    reply.header('allow', allowed.join(', '));
     return sendError(reply, 405, 'method_not_allowed');
-  });
+  };
 }

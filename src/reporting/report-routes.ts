@@ -1,5 +1,5 @@
-// GET /admin/reports: the numbers behind the dashboard, for operators (admin key, registered
-// inside the admin plugin so its key check applies). Also usable on its own, e.g. from a script.
+// GET /admin/reports: the numbers behind the dashboard, for operators. Registered inside the
+// admin plugin (prefix /admin), so its key check applies. Also usable on its own, from a script.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
@@ -105,7 +105,7 @@ const EXAMPLE = {
 
 export async function reportRoutes(app: FastifyInstance) {
   app.get(
-    '/admin/reports',
+    '/reports',
     {
       schema: {
         tags: ['admin'],
@@ -116,9 +116,6 @@ export async function reportRoutes(app: FastifyInstance) {
           200: response(ReportSchema, 'The report.', { last_hour: { summary: 'The last hour, one app · 최근 1시간, 앱 하나', value: EXAMPLE } }),
           400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
           ...ADMIN_KEY_ERRORS,
-          404: errorResponse('The admin API is off: no ADMIN_KEY is configured.', [
-            { error: 'not_found', summary: 'Admin API off (no ADMIN_KEY) · 관리자 API 꺼짐(ADMIN_KEY 없음)' },
-          ]),
           ...UNAVAILABLE,
         },
       },
