@@ -55,6 +55,7 @@ function row(appId: string): DecisionRecord {
     matchedEntityIds: ['place.jeju'],
     droppedDigestIds: 0,
     latencyUs: 120,
+    spendMicros: 0,
   };
 }
 

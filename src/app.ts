@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { publicBaseUrl, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { holdInProcessCountersLock } from './db/sole-instance-lock.js';
 import { createCounterStore } from './counters/index.js';
 import type { CounterStore } from './counters/counter-store.js';
 import { LiveOfferIndex } from './native/offer-index.js';
@@ -23,6 +24,8 @@ import { adminApi } from './admin/admin-routes.js';
 import { decideRoutes } from './decide/decide-routes.js';
 import { DecisionRecorder } from './decide/decision-recorder.js';
 import { DecideService } from './decide/decide-service.js';
+import { SpendLedger } from './spend/spend-ledger.js';
+import { SpendKeeper } from './spend/spend-keeper.js';
 import { TrackedLinkSigner, loadLinkSigningSecret } from './links/tracked-link.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { SnapshotLookup } from './catalog/snapshot-lookup.js';
@@ -60,6 +63,7 @@ export interface Services {
   catalogRuntime: CatalogRuntime;
   authenticator: Authenticator;
   decisions: DecisionRecorder;
+  spend: SpendKeeper;
   links: TrackedLinkSigner;
   decide: DecideService;
   decisionRepo: DecisionRepository;
@@ -123,21 +127,35 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   });
   const counters = instrumentCounterStore(rawCounters, metrics);
 
+  let soleInstance: { release(): Promise<void> } | null = null;
   try {
     await rawCounters.ready?.(2000);
     await migrate(db);
+    // In-process counters are this process' alone: no second such instance on this Postgres.
+    if (rawCounters.kind === 'memory' && db.engine === 'postgres') soleInstance = await holdInProcessCountersLock(db);
     const apps = new AppRepository(db);
     const catalog = new CatalogRepository(db);
     const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
     if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
     const catalogRuntime = new CatalogRuntime(catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
+    const spend = new SpendKeeper(new SpendLedger(db), counters, () => [...catalogRuntime.serving.campaigns.keys()], {
+      settleMs: config.spendSettleMs ?? config.decideTimeBudgetMs + 250,
+      reconcileMs: config.spendReconcileMs,
+      now,
+      log: app.log,
+    });
+    // No campaign is served before its spend is known: the keeper loads it from the ledger
+    // before a catalog that has it goes live.
+    catalogRuntime.beforeNewCampaigns = (ids) => spend.prepare(ids);
     await catalogRuntime.start();
+    spend.start();
     const decisions = new DecisionRecorder(db, metrics.flushObserver('decisions'));
     const links = new TrackedLinkSigner(await loadLinkSigningSecret(db, config.linkSigningSecret));
     const affiliateImpressions = new AffiliateImpressions(db, now);
     const decide = new DecideService(
       catalogRuntime,
       counters,
+      spend,
       decisions,
       affiliateImpressions,
       links,
@@ -169,12 +187,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       catalogRuntime,
       authenticator: new Authenticator((h) => apps.findKeyByHash(h), config.apiKeyCacheMs),
       decisions,
+      spend,
       links,
       decide,
       now,
     };
     app.decorate('services', services);
   } catch (err) {
+    await soleInstance?.release();
     if (ownDb) await db.close().catch(() => {});
     if (ownCounters) await rawCounters.close().catch(() => {});
     throw err;
@@ -192,9 +212,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   app.addHook('onClose', async () => {
     app.services.catalogRuntime.stop();
-    // Requests have drained (Fastify closes the server first); flush what they queued.
+    app.services.spend.stop();
+    // Requests have drained (Fastify closes the server first); timed-out decides finish
+    // correcting their records, then the writers flush what was queued.
+    await app.services.decide.drain();
     await Promise.all([app.services.decisions.close(), app.services.events.close(), app.services.clicks.close()]);
     if (ownCounters) await rawCounters.close();
+    await soleInstance?.release();
     if (ownDb) await db.close();
   });
 

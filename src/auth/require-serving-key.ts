@@ -9,6 +9,9 @@ declare module 'fastify' {
     principal: Principal | null;
     /** Set when the key store could not be reached and the key is not known from before. */
     authUnavailable: boolean;
+    /** A key lookup still running when decide's budget ran out: decide answers TIMEOUT at once
+     *  and records that answer once the lookup names the app. */
+    lateAuthentication?: Promise<AuthOutcome>;
   }
 }
 
@@ -22,8 +25,11 @@ export async function authenticateServingKey(request: FastifyRequest, reply: Fas
   const budgetSpent = new Promise<AuthOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, unavailable: true }), Math.max(0, remainingMs));
   });
+  const lookup = request.server.services.authenticator.authenticate(request.headers.authorization);
   try {
-    applyOutcome(await Promise.race([request.server.services.authenticator.authenticate(request.headers.authorization), budgetSpent]), request, reply);
+    const outcome = await Promise.race([lookup, budgetSpent]);
+    if (!outcome.ok && 'unavailable' in outcome) request.lateAuthentication = lookup;
+    applyOutcome(outcome, request, reply);
   } finally {
     clearTimeout(timer);
   }

@@ -13,6 +13,9 @@ export class CatalogRuntime {
   private reloading: Promise<void> | null = null;
   lastReloadMs = 0;
   lastError: string | null = null;
+  /** Runs before a catalog with campaigns this instance has not served yet is swapped in (the
+   *  spend keeper loads their spend, so they are known from their first decide). */
+  beforeNewCampaigns: ((campaignIds: string[]) => Promise<void>) | null = null;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -63,6 +66,8 @@ export class CatalogRuntime {
     const rows = await this.repo.loadServingCatalog();
     const view = ServingCatalog.fromRows(rows);
     await this.index.load(JSON.stringify(buildIndexDocument(rows)));
+    const added = [...view.campaigns.keys()].filter((id) => !this.view.campaigns.has(id));
+    if (added.length > 0) await this.beforeNewCampaigns?.(added);
     this.view = view;
     this.lastReloadMs = performance.now() - started;
     this.lastError = null;

@@ -31,6 +31,11 @@ export const ConfigSchema = z.object({
   linkSigningSecret: z.string().min(32).optional(),
   /** Handler time budget of decide, from request receipt (DESIGN.md §2). */
   decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
+  /** How long a campaign's spend record that went missing from the counter store waits before it
+   *  is rebuilt from the ledger (src/spend/). Default: the decide budget + 250 ms. */
+  spendSettleMs: z.coerce.number().int().min(0).max(60_000).optional(),
+  /** How often counter-store spend records are raised to at least the ledger's figures. */
+  spendReconcileMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
   decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
   /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
@@ -73,6 +78,8 @@ export const ENV_VARS: Record<keyof Config, string> = {
   adminKey: 'ADMIN_KEY',
   linkSigningSecret: 'LINK_SIGNING_SECRET',
   decideTimeBudgetMs: 'DECIDE_TIME_BUDGET_MS',
+  spendSettleMs: 'SPEND_SETTLE_MS',
+  spendReconcileMs: 'SPEND_RECONCILE_MS',
   decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
   sessionCapCount: 'SESSION_CAP_COUNT',

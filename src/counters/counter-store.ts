@@ -5,6 +5,7 @@
 //
 // Keys come from `counterKeys` (keys.ts) and hold ids and hashes only, never user text.
 // Values are ours too (ids, counts); callers never store a host's text as a value.
+import { randomBytes } from 'node:crypto';
 
 /** A frequency cap: the window starts at the first serve (the key's expiry). */
 export interface FrequencyLimit {
@@ -13,26 +14,56 @@ export interface FrequencyLimit {
   windowMs: number;
 }
 
-/** A budget: spent + amountMicros must stay ≤ limitMicros. */
-export interface BudgetLimit {
-  key: string;
-  limitMicros: number;
+/** What one serve of a campaign would spend, and the campaign's limits. The store keeps one
+ *  spend record per campaign (lifetime total, and the total of one UTC day) as a cache of the
+ *  Postgres ledger (src/spend/); a campaign with no record has an unknown spend and is never
+ *  claimed until the ledger has loaded it. */
+export interface SpendClaim {
+  campaignId: string;
   amountMicros: number;
-  /** Expiry of a daily bucket, set when the bucket is created; null for a lifetime total. */
-  ttlMs: number | null;
+  totalLimitMicros: number;
+  dailyLimitMicros: number;
+  /** UTC day of the serve (`YYYY-MM-DD`). */
+  day: string;
+  /** ms until that day ends: when a daily limit lets the campaign serve again. */
+  msToDayEnd: number;
 }
 
 export interface ClaimCandidate {
   frequency: FrequencyLimit[];
-  budgets: BudgetLimit[];
+  spend: SpendClaim | null;
 }
+
+/** What a claim took, so that it can be given back (`refund`) when its decide timed out. */
+export interface ClaimReceipt {
+  frequencyKeys: string[];
+  /** `generation` names the spend record the amount was added to: a refund only applies to that
+   *  record, never to one rebuilt from the ledger since (which may not include the claim). */
+  spend: { campaignId: string; day: string; amountMicros: number; generation: string } | null;
+}
+
+export type SkipReason = 'frequency' | 'budget' | 'spend_unknown';
 
 export interface ClaimOutcome {
   /** Index of the candidate claimed, or -1 when none passed. */
   claimedIndex: number;
+  receipt: ClaimReceipt | null;
   /** For each candidate before the claimed one (or all when none): why it was skipped and when it
    *  may pass again (null when no window will reset it, e.g. a lifetime budget). */
-  skipped: Array<{ index: number; reason: 'frequency' | 'budget'; retryAfterMs: number | null }>;
+  skipped: Array<{ index: number; reason: SkipReason; retryAfterMs: number | null }>;
+}
+
+/** A campaign's spend as the ledger has it: lifetime, and on one UTC day. */
+export interface LedgerSpend {
+  campaignId: string;
+  totalMicros: number;
+  day: string;
+  dayMicros: number;
+}
+
+/** A campaign's spend record in the store (tests and diagnostics). */
+export interface CachedSpend extends LedgerSpend {
+  generation: string;
 }
 
 export interface CounterStore {
@@ -40,12 +71,24 @@ export interface CounterStore {
   /** Fixed-window hit for rate limiting: increments and returns the count in the current window
    *  and ms until it resets. The first hit starts the window. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }>;
-  /** Frequency and budget check for the top-K candidates of one decide, in ONE round trip,
+  /** Frequency and spend check for the top-K candidates of one decide, in ONE round trip,
    *  claiming the first candidate that passes ATOMICALLY (two instances never overspend or
-   *  overserve). A candidate passes when every frequency count < limit and every budget's
-   *  spent + amountMicros ≤ limitMicros; claiming increments every frequency key (a new key gets
-   *  PEXPIRE windowMs) and adds amountMicros to every budget key (a new key gets PEXPIRE ttlMs). */
+   *  overserve). A candidate passes when every frequency count < limit, its campaign's spend is
+   *  known, and lifetime + amount ≤ total limit and today's + amount ≤ daily limit; claiming
+   *  increments every frequency key (a new key gets PEXPIRE windowMs) and adds the amount to the
+   *  campaign's lifetime and today's spend. */
   claimFirst(candidates: ClaimCandidate[]): Promise<ClaimOutcome>;
+  /** Gives a claim back: frequency counts down by one (never below zero, never recreating an
+   *  expired window), the amount off the spend record it was added to (if that record still
+   *  exists with the same generation). */
+  refund(receipt: ClaimReceipt): Promise<void>;
+  /** Loads spend records for campaigns that have none (a record that exists is left alone: it
+   *  may already hold claims the ledger has not seen). Returns the campaign ids loaded now. */
+  loadSpend(spend: LedgerSpend[]): Promise<string[]>;
+  /** Raises existing records to at least the ledger's figures (a store restored from an old
+   *  snapshot, or a replica that missed writes, under-counts); never lowers one. */
+  raiseSpend(spend: LedgerSpend[]): Promise<void>;
+  readSpend(campaignId: string): Promise<CachedSpend | null>;
   /** Set if absent with a TTL; returns null when it was set, else the existing value. */
   putIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
   get(key: string): Promise<string | null>;
@@ -53,6 +96,22 @@ export interface CounterStore {
   /** Liveness for /readyz. Throws when unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Skip reasons by the number the Redis script returns. */
+export const SKIP_REASONS: Record<number, SkipReason> = { 1: 'frequency', 2: 'budget', 3: 'spend_unknown' };
+
+/** The receipt of a claimed candidate. */
+export function receiptOf(c: ClaimCandidate, generation: string): ClaimReceipt {
+  return {
+    frequencyKeys: c.frequency.map((f) => f.key),
+    spend: c.spend ? { campaignId: c.spend.campaignId, day: c.spend.day, amountMicros: c.spend.amountMicros, generation } : null,
+  };
+}
+
+/** A new spend-record generation: random, so two loads never share one. */
+export function newGeneration(): string {
+  return randomBytes(9).toString('base64url');
 }
 
 /** A store that can be connected explicitly at startup (`createCounterStore` returns one). */
@@ -114,6 +173,17 @@ export function checkTtl(ttlMs: number): void {
   positiveInt(ttlMs, 'ttlMs');
 }
 
+const UTC_DAY = /^\d{4}-\d{2}-\d{2}$/;
+const CAMPAIGN_ID = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
+
+function campaignArg(id: unknown): void {
+  if (typeof id !== 'string' || !CAMPAIGN_ID.test(id)) throw new RangeError('campaignId must be a catalog id');
+}
+
+function dayArg(day: unknown): void {
+  if (typeof day !== 'string' || !UTC_DAY.test(day)) throw new RangeError('day must be YYYY-MM-DD');
+}
+
 export function checkCandidates(candidates: ClaimCandidate[]): void {
   if (!Array.isArray(candidates)) throw new RangeError('candidates must be an array');
   for (const c of candidates) {
@@ -122,11 +192,37 @@ export function checkCandidates(candidates: ClaimCandidate[]): void {
       nonNegativeInt(f.limit, 'frequency.limit');
       positiveInt(f.windowMs, 'frequency.windowMs');
     }
-    for (const b of c.budgets) {
-      keyArg(b.key);
-      nonNegativeInt(b.limitMicros, 'budget.limitMicros');
-      nonNegativeInt(b.amountMicros, 'budget.amountMicros');
-      if (b.ttlMs !== null) positiveInt(b.ttlMs, 'budget.ttlMs');
+    if (c.spend) {
+      campaignArg(c.spend.campaignId);
+      dayArg(c.spend.day);
+      nonNegativeInt(c.spend.amountMicros, 'spend.amountMicros');
+      nonNegativeInt(c.spend.totalLimitMicros, 'spend.totalLimitMicros');
+      nonNegativeInt(c.spend.dailyLimitMicros, 'spend.dailyLimitMicros');
+      positiveInt(c.spend.msToDayEnd, 'spend.msToDayEnd');
     }
   }
+}
+
+export function checkReceipt(r: ClaimReceipt): void {
+  for (const key of r.frequencyKeys) keyArg(key);
+  if (r.spend) {
+    campaignArg(r.spend.campaignId);
+    dayArg(r.spend.day);
+    nonNegativeInt(r.spend.amountMicros, 'spend.amountMicros');
+    if (typeof r.spend.generation !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(r.spend.generation)) throw new RangeError('spend.generation is malformed');
+  }
+}
+
+export function checkLedgerSpend(list: LedgerSpend[]): void {
+  if (!Array.isArray(list)) throw new RangeError('spend must be an array');
+  for (const s of list) {
+    campaignArg(s.campaignId);
+    dayArg(s.day);
+    nonNegativeInt(s.totalMicros, 'totalMicros');
+    nonNegativeInt(s.dayMicros, 'dayMicros');
+  }
+}
+
+export function checkCampaignId(id: string): void {
+  campaignArg(id);
 }

@@ -1,6 +1,6 @@
 // The counter store of this process: Redis when REDIS_URL is configured (the production and
 // multi-instance mode), process memory otherwise (the embedded default).
-import { MemoryCounterStore } from './memory-counter-store.js';
+import { MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-counter-store.js';
 import { RedisCounterStore } from './redis-counter-store.js';
 import type { CounterStoreLogger, StartableCounterStore } from './counter-store.js';
 
@@ -12,8 +12,8 @@ export interface CounterStoreConfig {
   commandTimeoutMs?: number;
   /** Redis only: TCP connect timeout (default 1000 ms). */
   connectTimeoutMs?: number;
-  /** Memory only: upper bound on entries. */
-  memoryMaxEntries?: number;
+  /** Memory only: bounds of its namespaces (defaults in MEMORY_STORE_DEFAULTS). */
+  memoryBounds?: Pick<MemoryCounterStoreOptions, 'maxCampaigns' | 'maxFrequencyWindows' | 'maxRateWindows' | 'maxEntries'>;
   logger?: CounterStoreLogger;
 }
 
@@ -28,21 +28,24 @@ export function createCounterStore(config: CounterStoreConfig = {}): StartableCo
       logger: config.logger,
     });
   }
-  return new MemoryCounterStore({ keyPrefix: config.keyPrefix, maxEntries: config.memoryMaxEntries });
+  return new MemoryCounterStore({ keyPrefix: config.keyPrefix, ...config.memoryBounds });
 }
 
 export {
   CounterStoreUnavailable,
   isCounterStoreUnavailable,
-  type BudgetLimit,
+  type CachedSpend,
   type ClaimCandidate,
   type ClaimOutcome,
+  type ClaimReceipt,
+  type LedgerSpend,
+  type SpendClaim,
   type CounterStore,
   type CounterStoreLogger,
   type FrequencyLimit,
   type StartableCounterStore,
 } from './counter-store.js';
 export { COUNTER_TTLS, DEFAULT_KEY_PREFIX, counterKeys, keyHash } from './keys.js';
-export { MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-counter-store.js';
+export { MEMORY_STORE_DEFAULTS, MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-counter-store.js';
 export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-counter-store.js';
 export { createRateLimitStore } from './rate-limit-store.js';

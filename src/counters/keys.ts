@@ -23,15 +23,12 @@ export const COUNTER_TTLS = {
   nonceMs: 15 * 60_000,
   /** Click dedup per decision. */
   clickDedupMs: 60 * 60_000,
-  /** Daily budget buckets outlive their UTC day by this much, so late readers see the final figure. */
-  dailyBudgetGraceMs: 60 * 60_000,
 } as const;
 
 // Catalog ids (^[a-z0-9][a-z0-9._:-]{0,63}$), generated ids (dec_…), base64url hashes, UTC days.
 const ID_PART = /^[A-Za-z0-9_-][A-Za-z0-9._:-]{0,127}$/;
 // A part that is later followed by another part must not contain the separator.
 const FIXED_PART = /^[A-Za-z0-9_-][A-Za-z0-9._,\/-]{0,127}$/;
-const UTC_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A short, key-safe digest (128 bits, base64url). */
 export function keyHash(value: string): string {
@@ -47,10 +44,6 @@ function fixed(part: string): string {
   return FIXED_PART.test(part) ? part : `h.${keyHash(part)}`;
 }
 
-function day(utcDay: string): string {
-  if (!UTC_DAY.test(utcDay)) throw new RangeError('utcDay must be YYYY-MM-DD');
-  return utcDay;
-}
 
 export const counterKeys = {
   /** Fixed-window rate limit of one client in one scope (route). The client key is always hashed. */
@@ -59,10 +52,10 @@ export const counterKeys = {
   frequency: (sessionHash: string, campaignId: string) => `fq:${fixed(sessionHash)}:${id(campaignId)}`,
   /** Serves to one session across all campaigns. */
   globalFrequency: (sessionHash: string) => `fs:${id(sessionHash)}`,
-  /** Lifetime spend of a campaign, in micros. */
-  budgetTotal: (campaignId: string) => `bt:${id(campaignId)}`,
-  /** Spend of a campaign on one UTC day (`YYYY-MM-DD`), in micros. */
-  budgetDaily: (campaignId: string, utcDay: string) => `bd:${day(utcDay)}:${id(campaignId)}`,
+  /** A campaign's spend record (a Redis hash: generation, lifetime micros, UTC day, day micros),
+   *  a cache of the Postgres ledger. No expiry: it goes only with the whole store's data, and
+   *  then the ledger rebuilds it. */
+  spend: (campaignId: string) => `sp:${id(campaignId)}`,
   /** First click of a decision (dedup). */
   clickDedup: (decisionId: string) => `cd:${id(decisionId)}`,
   /** Clicks from one (hashed) address in one window label. */

@@ -2,62 +2,171 @@
 // Redis store, for one process. Every method runs synchronously to its end before its promise
 // settles, so nothing interleaves inside a check-then-claim: that is what makes it atomic here.
 //
-// Bounded: entries expire lazily on access and in an incremental sweep on an unref'd timer (it
-// never keeps the process alive), and the map holds at most `maxEntries`. When full of live
-// entries it evicts the oldest entry that has an expiry; lifetime budget totals (no expiry) are
-// only evicted when nothing else is left, since losing one would let a campaign spend again.
+// Four namespaces, each with its own bound, so that one kind of traffic can never push out
+// another kind's state (a flood of clicks once evicted budget counters and a campaign served
+// past its daily cap):
+// - spend records, one per campaign: never evicted. When full, a campaign without a record stays
+//   unknown and is not served (fail closed).
+// - frequency windows: never evicted while live. When full of live windows, a claim that would
+//   open a new window is refused as capped (fail closed: no serve rather than an uncapped one).
+// - rate windows (`hit`: request and click rates) and fast-path entries (`putIfAbsent`: event
+//   idempotency, conversion nonces, click dedup, whose durable truth is in Postgres): expired
+//   entries go first, then the oldest. Losing one lets a request through a limit early or
+//   re-checks a duplicate against the database; never money.
 import {
+  checkCampaignId,
   checkCandidates,
   checkKey,
+  checkLedgerSpend,
+  checkReceipt,
   checkTtl,
   checkWindow,
+  newGeneration,
+  receiptOf,
+  type CachedSpend,
   type ClaimCandidate,
   type ClaimOutcome,
+  type ClaimReceipt,
+  type LedgerSpend,
   type StartableCounterStore,
 } from './counter-store.js';
 import { DEFAULT_KEY_PREFIX } from './keys.js';
 
-interface Entry {
-  value: number | string;
-  /** Epoch ms; null = no expiry. */
-  expiresAt: number | null;
-}
-
 export interface MemoryCounterStoreOptions {
   keyPrefix?: string;
-  /** Upper bound on entries (default 500,000, roughly 100 MB at worst). */
+  /** Campaign spend records (default 1,000,000; about 150 bytes each). */
+  maxCampaigns?: number;
+  /** Live frequency windows (default 1,000,000; about 150 bytes each). */
+  maxFrequencyWindows?: number;
+  /** Rate-limit windows (default 200,000). */
+  maxRateWindows?: number;
+  /** Fast-path entries (default 200,000). */
   maxEntries?: number;
   /** Sweep period (default 5 s). */
   sweepIntervalMs?: number;
-  /** Entries examined per sweep tick, so one tick never blocks the event loop for long. */
+  /** Entries examined per namespace per sweep tick, so one tick never blocks for long. */
   sweepBatch?: number;
   /** Clock, for tests. Read through a call so that fake timers also apply. */
   now?: () => number;
 }
 
+export const MEMORY_STORE_DEFAULTS = {
+  maxCampaigns: 1_000_000,
+  maxFrequencyWindows: 1_000_000,
+  maxRateWindows: 200_000,
+  maxEntries: 200_000,
+} as const;
+
+interface Expiring<V> {
+  value: V;
+  expiresAt: number;
+}
+
+/** A map of entries that expire, bounded to `max`, swept incrementally. */
+class ExpiringMap<V> {
+  readonly map = new Map<string, Expiring<V>>();
+  private cursor: Iterator<[string, Expiring<V>]> | null = null;
+  private lastFullSweepAt = -Infinity;
+
+  constructor(readonly max: number) {}
+
+  live(key: string, now: number): Expiring<V> | undefined {
+    const e = this.map.get(key);
+    if (e && e.expiresAt <= now) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  /** Room for one more key: expired entries first (a full pass at most once a second, or a flood
+   *  of new keys would make every insert pay for one). False when still full. */
+  hasRoom(now: number): boolean {
+    if (this.map.size < this.max) return true;
+    if (now - this.lastFullSweepAt >= 1000) {
+      this.lastFullSweepAt = now;
+      for (const [k, e] of this.map) if (e.expiresAt <= now) this.map.delete(k);
+    }
+    return this.map.size < this.max;
+  }
+
+  /** Inserts, evicting the oldest entry when full. For the namespaces that may lose entries. */
+  setEvicting(key: string, e: Expiring<V>, now: number) {
+    if (!this.map.has(key) && !this.hasRoom(now)) {
+      const oldest = this.map.keys().next();
+      if (!oldest.done) this.map.delete(oldest.value);
+    }
+    this.map.set(key, e);
+  }
+
+  sweepSome(batch: number, now: number) {
+    if (!this.cursor) this.cursor = this.map.entries();
+    for (let n = 0; n < batch; n++) {
+      const next = this.cursor.next();
+      if (next.done) {
+        this.cursor = null;
+        return;
+      }
+      if (next.value[1].expiresAt <= now) this.map.delete(next.value[0]);
+    }
+  }
+
+  clear() {
+    this.map.clear();
+    this.cursor = null;
+  }
+}
+
+interface SpendRecord {
+  generation: string;
+  totalMicros: number;
+  day: string;
+  dayMicros: number;
+}
+
 export class MemoryCounterStore implements StartableCounterStore {
   readonly kind = 'memory' as const;
-  private readonly entries = new Map<string, Entry>();
+  private readonly spend = new Map<string, SpendRecord>();
+  private readonly frequency: ExpiringMap<number>;
+  private readonly rateWindows: ExpiringMap<number>;
+  private readonly entries: ExpiringMap<string>;
+  private readonly maxCampaigns: number;
   private readonly prefix: string;
-  private readonly maxEntries: number;
   private readonly sweepBatch: number;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | null;
-  private sweepCursor: Iterator<[string, Entry]> | null = null;
-  private lastFullSweepAt = -Infinity;
 
   constructor(options: MemoryCounterStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.maxEntries = Math.max(1, options.maxEntries ?? 500_000);
+    this.maxCampaigns = Math.max(1, options.maxCampaigns ?? MEMORY_STORE_DEFAULTS.maxCampaigns);
+    this.frequency = new ExpiringMap(Math.max(1, options.maxFrequencyWindows ?? MEMORY_STORE_DEFAULTS.maxFrequencyWindows));
+    this.rateWindows = new ExpiringMap(Math.max(1, options.maxRateWindows ?? MEMORY_STORE_DEFAULTS.maxRateWindows));
+    this.entries = new ExpiringMap(Math.max(1, options.maxEntries ?? MEMORY_STORE_DEFAULTS.maxEntries));
     this.sweepBatch = Math.max(1, options.sweepBatch ?? 10_000);
     this.now = options.now ?? (() => Date.now());
-    this.sweeper = setInterval(() => this.sweepSome(this.sweepBatch), options.sweepIntervalMs ?? 5_000);
+    this.sweeper = setInterval(() => this.sweepSome(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
   }
 
-  /** Entries currently held (expired ones not yet swept included). */
+  /** Entries held per namespace (expired ones not yet swept included). */
+  get sizes() {
+    return { campaigns: this.spend.size, frequencyWindows: this.frequency.map.size, rateWindows: this.rateWindows.map.size, entries: this.entries.map.size };
+  }
+
+  /** Entries held in all namespaces. */
   get size(): number {
-    return this.entries.size;
+    const s = this.sizes;
+    return s.campaigns + s.frequencyWindows + s.rateWindows + s.entries;
+  }
+
+  /** Every entry of every namespace, for diagnostics (and the privacy proof, which searches it). */
+  dump(): Array<[namespace: string, key: string, value: unknown]> {
+    return [
+      ...[...this.spend].map(([k, v]) => ['spend', k, v] as [string, string, unknown]),
+      ...[...this.frequency.map].map(([k, v]) => ['frequency', k, v] as [string, string, unknown]),
+      ...[...this.rateWindows.map].map(([k, v]) => ['rate', k, v] as [string, string, unknown]),
+      ...[...this.entries.map].map(([k, v]) => ['entries', k, v] as [string, string, unknown]),
+    ];
   }
 
   async ready(): Promise<boolean> {
@@ -68,14 +177,12 @@ export class MemoryCounterStore implements StartableCounterStore {
     checkWindow(key, windowMs);
     const now = this.now();
     const k = this.prefix + key;
-    const e = this.live(k, now);
-    if (!e || typeof e.value !== 'number') {
-      this.set(k, { value: 1, expiresAt: now + windowMs });
+    const e = this.rateWindows.live(k, now);
+    if (!e) {
+      this.rateWindows.setEvicting(k, { value: 1, expiresAt: now + windowMs }, now);
       return { count: 1, resetInMs: windowMs };
     }
     e.value += 1;
-    // A counter without expiry cannot occur through this API; give it one rather than count forever.
-    if (e.expiresAt === null) e.expiresAt = now + windowMs;
     return { count: e.value, resetInMs: Math.max(0, e.expiresAt - now) };
   }
 
@@ -86,22 +193,100 @@ export class MemoryCounterStore implements StartableCounterStore {
     const skipped: ClaimOutcome['skipped'] = [];
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i];
-      const capped = c.frequency.find((f) => this.count(f.key, now) >= f.limit);
+      const capped = c.frequency.find((f) => (this.frequency.live(this.prefix + f.key, now)?.value ?? 0) >= f.limit);
       if (capped) {
-        skipped.push({ index: i, reason: 'frequency', retryAfterMs: this.ttl(capped.key, now) });
+        const e = this.frequency.live(this.prefix + capped.key, now);
+        skipped.push({ index: i, reason: 'frequency', retryAfterMs: e ? Math.max(0, e.expiresAt - now) : null });
         continue;
       }
-      // spent > limit - amount rather than spent + amount > limit: exact up to 2^53, as in Lua.
-      const broke = c.budgets.find((b) => this.count(b.key, now) > b.limitMicros - b.amountMicros);
-      if (broke) {
-        skipped.push({ index: i, reason: 'budget', retryAfterMs: broke.ttlMs === null ? null : this.ttl(broke.key, now) });
+      // Every window this serve would open must fit; when the namespace is full, no serve.
+      const opens = c.frequency.filter((f) => !this.frequency.live(this.prefix + f.key, now)).length;
+      if (opens > 0 && !this.roomForWindows(opens, now)) {
+        skipped.push({ index: i, reason: 'frequency', retryAfterMs: 1000 });
         continue;
       }
-      for (const f of c.frequency) this.add(f.key, 1, f.windowMs, now);
-      for (const b of c.budgets) this.add(b.key, b.amountMicros, b.ttlMs, now);
-      return { claimedIndex: i, skipped };
+      const s = c.spend;
+      const record = s ? this.spend.get(s.campaignId) : undefined;
+      if (s && !record) {
+        skipped.push({ index: i, reason: 'spend_unknown', retryAfterMs: null });
+        continue;
+      }
+      if (s && record) {
+        const today = record.day === s.day ? record.dayMicros : 0;
+        // spent > limit - amount rather than spent + amount > limit: exact up to 2^53, as in Lua.
+        if (record.totalMicros > s.totalLimitMicros - s.amountMicros) {
+          skipped.push({ index: i, reason: 'budget', retryAfterMs: null });
+          continue;
+        }
+        if (today > s.dailyLimitMicros - s.amountMicros) {
+          skipped.push({ index: i, reason: 'budget', retryAfterMs: s.msToDayEnd });
+          continue;
+        }
+      }
+      for (const f of c.frequency) {
+        const k = this.prefix + f.key;
+        const e = this.frequency.live(k, now);
+        if (e) e.value += 1;
+        else this.frequency.map.set(k, { value: 1, expiresAt: now + f.windowMs });
+      }
+      if (s && record) {
+        record.totalMicros += s.amountMicros;
+        if (record.day === s.day) record.dayMicros += s.amountMicros;
+        else {
+          record.day = s.day;
+          record.dayMicros = s.amountMicros;
+        }
+      }
+      return { claimedIndex: i, receipt: receiptOf(c, record?.generation ?? ''), skipped };
     }
-    return { claimedIndex: -1, skipped };
+    return { claimedIndex: -1, receipt: null, skipped };
+  }
+
+  async refund(receipt: ClaimReceipt): Promise<void> {
+    checkReceipt(receipt);
+    const now = this.now();
+    for (const key of receipt.frequencyKeys) {
+      const e = this.frequency.live(this.prefix + key, now);
+      if (e && e.value > 0) e.value -= 1;
+    }
+    const s = receipt.spend;
+    const record = s ? this.spend.get(s.campaignId) : undefined;
+    if (s && record && record.generation === s.generation) {
+      record.totalMicros = Math.max(0, record.totalMicros - s.amountMicros);
+      if (record.day === s.day) record.dayMicros = Math.max(0, record.dayMicros - s.amountMicros);
+    }
+  }
+
+  async loadSpend(spend: LedgerSpend[]): Promise<string[]> {
+    checkLedgerSpend(spend);
+    const generation = newGeneration();
+    const loaded: string[] = [];
+    for (const s of spend) {
+      if (this.spend.has(s.campaignId) || this.spend.size >= this.maxCampaigns) continue;
+      this.spend.set(s.campaignId, { generation, totalMicros: s.totalMicros, day: s.day, dayMicros: s.dayMicros });
+      loaded.push(s.campaignId);
+    }
+    return loaded;
+  }
+
+  async raiseSpend(spend: LedgerSpend[]): Promise<void> {
+    checkLedgerSpend(spend);
+    for (const s of spend) {
+      const r = this.spend.get(s.campaignId);
+      if (!r) continue;
+      r.totalMicros = Math.max(r.totalMicros, s.totalMicros);
+      if (r.day === s.day) r.dayMicros = Math.max(r.dayMicros, s.dayMicros);
+      else if (r.day < s.day) {
+        r.day = s.day;
+        r.dayMicros = s.dayMicros;
+      }
+    }
+  }
+
+  async readSpend(campaignId: string): Promise<CachedSpend | null> {
+    checkCampaignId(campaignId);
+    const r = this.spend.get(campaignId);
+    return r ? { campaignId, ...r } : null;
   }
 
   async putIfAbsent(key: string, value: string, ttlMs: number) {
@@ -109,21 +294,20 @@ export class MemoryCounterStore implements StartableCounterStore {
     checkTtl(ttlMs);
     const now = this.now();
     const k = this.prefix + key;
-    const e = this.live(k, now);
-    if (e) return String(e.value);
-    this.set(k, { value: String(value), expiresAt: now + ttlMs });
+    const e = this.entries.live(k, now);
+    if (e) return e.value;
+    this.entries.setEvicting(k, { value: String(value), expiresAt: now + ttlMs }, now);
     return null;
   }
 
   async get(key: string) {
     checkKey(key);
-    const e = this.live(this.prefix + key, this.now());
-    return e ? String(e.value) : null;
+    return this.entries.live(this.prefix + key, this.now())?.value ?? null;
   }
 
   async delete(key: string) {
     checkKey(key);
-    this.entries.delete(this.prefix + key);
+    this.entries.map.delete(this.prefix + key);
   }
 
   async ping() {}
@@ -131,91 +315,22 @@ export class MemoryCounterStore implements StartableCounterStore {
   async close() {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    this.sweepCursor = null;
+    this.spend.clear();
+    this.frequency.clear();
+    this.rateWindows.clear();
     this.entries.clear();
   }
 
-  private live(k: string, now: number): Entry | undefined {
-    const e = this.entries.get(k);
-    if (e && e.expiresAt !== null && e.expiresAt <= now) {
-      this.entries.delete(k);
-      return undefined;
-    }
-    return e;
+  private roomForWindows(count: number, now: number): boolean {
+    if (this.frequency.map.size + count <= this.frequency.max) return true;
+    this.frequency.hasRoom(now);
+    return this.frequency.map.size + count <= this.frequency.max;
   }
 
-  /** Numeric value of a counter (0 when absent), as Redis' tonumber(GET … or '0'). */
-  private count(key: string, now: number): number {
-    const v = this.live(this.prefix + key, now)?.value;
-    if (v === undefined) return 0;
-    const n = Number(v);
-    return Number.isFinite(n) ? n : 0;
-  }
-
-  /** ms until the key expires; null when absent or without expiry (as PTTL's -2 / -1). */
-  private ttl(key: string, now: number): number | null {
-    const e = this.live(this.prefix + key, now);
-    return e?.expiresAt == null ? null : Math.max(0, e.expiresAt - now);
-  }
-
-  private add(key: string, amount: number, ttlMs: number | null, now: number) {
-    const k = this.prefix + key;
-    const e = this.live(k, now);
-    if (e) {
-      e.value = (typeof e.value === 'number' ? e.value : Number(e.value) || 0) + amount;
-      // As the Lua: a key that has no expiry gets one when a ttl is given.
-      if (e.expiresAt === null && ttlMs !== null) e.expiresAt = now + ttlMs;
-    } else {
-      this.set(k, { value: amount, expiresAt: ttlMs === null ? null : now + ttlMs });
-    }
-  }
-
-  private set(k: string, e: Entry) {
-    if (!this.entries.has(k) && this.entries.size >= this.maxEntries) this.makeRoom();
-    this.entries.set(k, e);
-  }
-
-  private makeRoom() {
-    // First the expired ones, then the oldest inserted entry that has an expiry (a rate-limit
-    // window or a frequency cap: losing it lets one more request or serve through), and only as a
-    // last resort the oldest entry of all.
-    // A full sweep is O(n): at most once a second, or a flood of new keys would make every
-    // insert pay for one.
+  private sweepSome() {
     const now = this.now();
-    if (now - this.lastFullSweepAt >= 1000) {
-      this.lastFullSweepAt = now;
-      this.sweepAll(now);
-      if (this.entries.size < this.maxEntries) return;
-    }
-    let scanned = 0;
-    for (const [k, e] of this.entries) {
-      if (e.expiresAt !== null) {
-        this.entries.delete(k);
-        return;
-      }
-      // A map full of lifetime totals is not a state this service reaches; stop scanning early.
-      if (++scanned >= 1000) break;
-    }
-    const oldest = this.entries.keys().next();
-    if (!oldest.done) this.entries.delete(oldest.value);
-  }
-
-  private sweepAll(now: number) {
-    for (const [k, e] of this.entries) if (e.expiresAt !== null && e.expiresAt <= now) this.entries.delete(k);
-  }
-
-  /** Examines up to `batch` entries, resuming where the previous tick stopped. */
-  private sweepSome(batch: number) {
-    const now = this.now();
-    if (!this.sweepCursor) this.sweepCursor = this.entries.entries();
-    for (let n = 0; n < batch; n++) {
-      const next = this.sweepCursor.next();
-      if (next.done) {
-        this.sweepCursor = null;
-        return;
-      }
-      const [k, e] = next.value;
-      if (e.expiresAt !== null && e.expiresAt <= now) this.entries.delete(k);
-    }
+    this.frequency.sweepSome(this.sweepBatch, now);
+    this.rateWindows.sweepSome(this.sweepBatch, now);
+    this.entries.sweepSome(this.sweepBatch, now);
   }
 }

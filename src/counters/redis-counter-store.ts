@@ -16,47 +16,63 @@
 //
 // A command that timed out may still run when a stalled server resumes. For claimFirst that
 // means a counter may be charged for a decide that already failed open: it can under-serve,
-// never overspend.
+// never overspend (and the spend is rebuilt from the ledger when the record is next loaded).
 //
 // claimFirst touches keys of several campaigns in one script, so this store needs a single Redis
 // node (or a primary behind Sentinel), not Redis Cluster.
 import { Redis } from 'ioredis';
 import {
+  checkCampaignId,
   checkCandidates,
   checkKey,
+  checkLedgerSpend,
+  checkReceipt,
   checkTtl,
   checkWindow,
   CounterStoreUnavailable,
+  newGeneration,
+  receiptOf,
+  SKIP_REASONS,
+  type CachedSpend,
   type ClaimCandidate,
   type ClaimOutcome,
+  type ClaimReceipt,
   type CounterStoreLogger,
+  type LedgerSpend,
   type StartableCounterStore,
 } from './counter-store.js';
-import { DEFAULT_KEY_PREFIX } from './keys.js';
+import { DEFAULT_KEY_PREFIX, counterKeys } from './keys.js';
 
 // Claims the first candidate that passes, atomically (a script runs alone on the server, so no
 // other instance's claim can interleave between the checks and the increments).
 //
-// KEYS: for each candidate in order, its frequency keys, then its budget keys.
+// A campaign's spend is one hash (counterKeys.spend): g = generation (set when the record was
+// loaded from the ledger), t = lifetime micros, d = UTC day, m = micros spent on day d. A hash
+// without g is a spend we do not know (the store lost its data, or the campaign is new): the
+// candidate is skipped (reason 3) until src/spend/ loads it from the ledger.
+//
+// KEYS: for each candidate in order, its frequency keys, then its spend hash (if it has one).
 // ARGV[1]: number of candidates; then for each candidate:
-//   nFrequency, nBudget,
+//   nFrequency, hasSpend (0/1),
 //   (limit, windowMs) for each frequency key,
-//   (limitMicros, amountMicros, ttlMs or -1 for a lifetime total) for each budget key.
-// Returns a flat array: claimedIndex (0-based, -1 when none passed), then for each candidate
-// skipped before it: index, reason (1 = frequency, 2 = budget), retryAfterMs (-1 = none).
+//   (amount, totalLimit, dailyLimit, day, msToDayEnd) if it has a spend.
+// Returns a flat array: claimedIndex (0-based, -1 when none passed), the generation claimed in
+// ('' without spend), then for each candidate skipped before it: index, reason (1 = frequency,
+// 2 = budget, 3 = spend unknown), retryAfterMs (-1 = none).
 const CLAIM_FIRST_LUA = `
 local candidates = tonumber(ARGV[1])
 local a = 2          -- ARGV cursor: the current candidate's header
 local k = 1          -- KEYS cursor: the current candidate's first key
-local out = {-1}
+local out = {-1, ''}
 for i = 0, candidates - 1 do
   local nf = tonumber(ARGV[a])
-  local nb = tonumber(ARGV[a + 1])
+  local ns = tonumber(ARGV[a + 1])
   local fa = a + 2             -- first (limit, windowMs) pair
-  local ba = fa + nf * 2       -- first (limitMicros, amountMicros, ttlMs) triple
-  local bk = k + nf            -- first budget key
+  local sa = fa + nf * 2       -- spend arguments
+  local sk = KEYS[k + nf]      -- spend hash, if ns == 1
   local reason = 0
   local retry = -1
+  local gen = ''
 
   -- Frequency: the count served in the current window must be below the limit. The key's
   -- remaining TTL is when its window ends.
@@ -69,48 +85,108 @@ for i = 0, candidates - 1 do
     end
   end
 
-  -- Budget: what is spent plus this serve's amount must fit in the limit. Compared as
-  -- spent > limit - amount, which stays exact for values up to 2^53 (Lua numbers are doubles).
-  -- A daily bucket's remaining TTL is when it resets; a lifetime total has no reset.
-  if reason == 0 then
-    for j = 0, nb - 1 do
-      local spent = tonumber(redis.call('GET', KEYS[bk + j]) or '0') or 0
-      local limit = tonumber(ARGV[ba + j * 3])
-      local amount = tonumber(ARGV[ba + j * 3 + 1])
-      if spent > limit - amount then
+  -- Spend: known, and what is spent plus this serve's amount fits both limits. Compared as
+  -- spent > limit - amount, exact for values up to 2^53 (Lua numbers are doubles).
+  if reason == 0 and ns == 1 then
+    local h = redis.call('HMGET', sk, 'g', 't', 'd', 'm')
+    if not h[1] then
+      reason = 3
+    else
+      gen = h[1]
+      local amount = tonumber(ARGV[sa])
+      local today = 0
+      if h[3] == ARGV[sa + 3] then today = tonumber(h[4]) or 0 end
+      if (tonumber(h[2]) or 0) > tonumber(ARGV[sa + 1]) - amount then
         reason = 2
-        if tonumber(ARGV[ba + j * 3 + 2]) >= 0 then retry = redis.call('PTTL', KEYS[bk + j]) end
-        break
+      elseif today > tonumber(ARGV[sa + 2]) - amount then
+        reason = 2
+        retry = tonumber(ARGV[sa + 4])
       end
     end
   end
 
   if reason == 0 then
-    -- Passed: claim it. A frequency key's window starts with its first serve; a new daily
-    -- bucket gets its expiry (PTTL -1 means the key exists without one, i.e. it was just created).
+    -- Passed: claim it. A frequency key's window starts with its first serve.
     for j = 0, nf - 1 do
       if redis.call('INCR', KEYS[k + j]) == 1 then
         redis.call('PEXPIRE', KEYS[k + j], ARGV[fa + j * 2 + 1])
       end
     end
-    for j = 0, nb - 1 do
-      redis.call('INCRBY', KEYS[bk + j], ARGV[ba + j * 3 + 1])
-      local ttl = tonumber(ARGV[ba + j * 3 + 2])
-      if ttl >= 0 and redis.call('PTTL', KEYS[bk + j]) == -1 then
-        redis.call('PEXPIRE', KEYS[bk + j], ttl)
+    if ns == 1 then
+      redis.call('HINCRBY', sk, 't', ARGV[sa])
+      if redis.call('HGET', sk, 'd') == ARGV[sa + 3] then
+        redis.call('HINCRBY', sk, 'm', ARGV[sa])
+      else
+        redis.call('HSET', sk, 'd', ARGV[sa + 3], 'm', ARGV[sa])
       end
     end
     out[1] = i
+    out[2] = gen
     return out
   end
 
   out[#out + 1] = i
   out[#out + 1] = reason
   out[#out + 1] = retry
-  a = ba + nb * 3
-  k = bk + nb
+  a = sa + ns * 5
+  k = k + nf + ns
 end
 return out
+`;
+
+// Gives one claim back. KEYS: frequency keys, then the spend hash (if any).
+// ARGV: nFrequency, hasSpend, generation, day, amount. A frequency key is only counted down if it
+// still exists (an expired window is not recreated); the spend only if the hash still has the
+// generation the claim was made in (a record rebuilt from the ledger since may not include it).
+const REFUND_LUA = `
+local nf = tonumber(ARGV[1])
+for j = 1, nf do
+  if (tonumber(redis.call('GET', KEYS[j]) or '0') or 0) > 0 then redis.call('DECR', KEYS[j]) end
+end
+if tonumber(ARGV[2]) == 1 then
+  local sk = KEYS[nf + 1]
+  if redis.call('HGET', sk, 'g') == ARGV[3] then
+    local amount = tonumber(ARGV[5])
+    redis.call('HSET', sk, 't', math.max(0, (tonumber(redis.call('HGET', sk, 't')) or 0) - amount))
+    if redis.call('HGET', sk, 'd') == ARGV[4] then
+      redis.call('HSET', sk, 'm', math.max(0, (tonumber(redis.call('HGET', sk, 'm')) or 0) - amount))
+    end
+  end
+end
+return 1
+`;
+
+// Loads spend records that do not exist. KEYS: spend hashes. ARGV: generation, then (total, day,
+// dayMicros) per key. Returns the 0-based indexes of the records loaded now.
+const LOAD_SPEND_LUA = `
+local out = {}
+for i = 1, #KEYS do
+  if redis.call('HEXISTS', KEYS[i], 'g') == 0 then
+    local b = 2 + (i - 1) * 3
+    redis.call('HSET', KEYS[i], 'g', ARGV[1], 't', ARGV[b], 'd', ARGV[b + 1], 'm', ARGV[b + 2])
+    out[#out + 1] = i - 1
+  end
+end
+return out
+`;
+
+// Raises existing spend records to at least the ledger's figures. KEYS: spend hashes. ARGV:
+// (total, day, dayMicros) per key. Days compare as text (YYYY-MM-DD).
+const RAISE_SPEND_LUA = `
+for i = 1, #KEYS do
+  if redis.call('HEXISTS', KEYS[i], 'g') == 1 then
+    local b = 1 + (i - 1) * 3
+    local total = tonumber(ARGV[b])
+    if (tonumber(redis.call('HGET', KEYS[i], 't')) or 0) < total then redis.call('HSET', KEYS[i], 't', total) end
+    local d = redis.call('HGET', KEYS[i], 'd')
+    if d == ARGV[b + 1] then
+      if (tonumber(redis.call('HGET', KEYS[i], 'm')) or 0) < tonumber(ARGV[b + 2]) then redis.call('HSET', KEYS[i], 'm', ARGV[b + 2]) end
+    elseif (not d) or d < ARGV[b + 1] then
+      redis.call('HSET', KEYS[i], 'd', ARGV[b + 1], 'm', ARGV[b + 2])
+    end
+  end
+end
+return 1
 `;
 
 // Fixed-window hit. KEYS[1]: the window's counter; ARGV[1]: window length in ms.
@@ -138,7 +214,10 @@ return nil
 `;
 
 type ScriptedRedis = Redis & {
-  sidenoteClaimFirst(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+  sidenoteClaimFirst(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
+  sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+  sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteHit(key: string, windowMs: number): Promise<[number, number]>;
   sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 };
@@ -193,6 +272,9 @@ export class RedisCounterStore implements StartableCounterStore {
       if (this.suppressed > 0 || this.lastLoggedAt > 0) this.log?.info?.({ counterStore: { keyPrefix: this.keyPrefix } }, 'counter store connected');
     });
     this.redis.defineCommand('sidenoteClaimFirst', { lua: CLAIM_FIRST_LUA });
+    this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
+    this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
+    this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
     this.redis.defineCommand('sidenoteHit', { numberOfKeys: 1, lua: HIT_LUA });
     this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
   }
@@ -226,26 +308,67 @@ export class RedisCounterStore implements StartableCounterStore {
   claimFirst(candidates: ClaimCandidate[]): Promise<ClaimOutcome> {
     return this.run('claimFirst', async () => {
       checkCandidates(candidates);
-      if (candidates.length === 0) return { claimedIndex: -1, skipped: [] };
+      if (candidates.length === 0) return { claimedIndex: -1, receipt: null, skipped: [] };
       const keys: string[] = [];
       const args: (string | number)[] = [candidates.length];
       for (const c of candidates) {
-        args.push(c.frequency.length, c.budgets.length);
+        args.push(c.frequency.length, c.spend ? 1 : 0);
         for (const f of c.frequency) {
           keys.push(f.key);
           args.push(f.limit, f.windowMs);
         }
-        for (const b of c.budgets) {
-          keys.push(b.key);
-          args.push(b.limitMicros, b.amountMicros, b.ttlMs ?? -1);
+        if (c.spend) {
+          keys.push(counterKeys.spend(c.spend.campaignId));
+          args.push(c.spend.amountMicros, c.spend.totalLimitMicros, c.spend.dailyLimitMicros, c.spend.day, c.spend.msToDayEnd);
         }
       }
-      const out = (await this.redis.sidenoteClaimFirst(keys.length, ...keys, ...args)).map(Number);
+      const out = await this.redis.sidenoteClaimFirst(keys.length, ...keys, ...args);
       const skipped: ClaimOutcome['skipped'] = [];
-      for (let i = 1; i + 2 < out.length; i += 3) {
-        skipped.push({ index: out[i], reason: out[i + 1] === 1 ? 'frequency' : 'budget', retryAfterMs: out[i + 2] >= 0 ? out[i + 2] : null });
+      for (let i = 2; i + 2 < out.length; i += 3) {
+        const retry = Number(out[i + 2]);
+        skipped.push({ index: Number(out[i]), reason: SKIP_REASONS[Number(out[i + 1])], retryAfterMs: retry >= 0 ? retry : null });
       }
-      return { claimedIndex: out[0], skipped };
+      const claimedIndex = Number(out[0]);
+      return { claimedIndex, receipt: claimedIndex >= 0 ? receiptOf(candidates[claimedIndex], String(out[1])) : null, skipped };
+    });
+  }
+
+  refund(receipt: ClaimReceipt): Promise<void> {
+    return this.run('refund', async () => {
+      checkReceipt(receipt);
+      const keys = [...receipt.frequencyKeys];
+      const s = receipt.spend;
+      if (s) keys.push(counterKeys.spend(s.campaignId));
+      await this.redis.sidenoteRefund(keys.length, ...keys, receipt.frequencyKeys.length, s ? 1 : 0, s?.generation ?? '', s?.day ?? '', s?.amountMicros ?? 0);
+    });
+  }
+
+  loadSpend(spend: LedgerSpend[]): Promise<string[]> {
+    return this.run('loadSpend', async () => {
+      checkLedgerSpend(spend);
+      if (spend.length === 0) return [];
+      const keys = spend.map((s) => counterKeys.spend(s.campaignId));
+      const args = spend.flatMap((s) => [s.totalMicros, s.day, s.dayMicros]);
+      const loaded = await this.redis.sidenoteLoadSpend(keys.length, ...keys, newGeneration(), ...args);
+      return loaded.map((i) => spend[Number(i)].campaignId);
+    });
+  }
+
+  raiseSpend(spend: LedgerSpend[]): Promise<void> {
+    return this.run('raiseSpend', async () => {
+      checkLedgerSpend(spend);
+      if (spend.length === 0) return;
+      const keys = spend.map((s) => counterKeys.spend(s.campaignId));
+      await this.redis.sidenoteRaiseSpend(keys.length, ...keys, ...spend.flatMap((s) => [s.totalMicros, s.day, s.dayMicros]));
+    });
+  }
+
+  readSpend(campaignId: string): Promise<CachedSpend | null> {
+    return this.run('readSpend', async () => {
+      checkCampaignId(campaignId);
+      const [g, t, d, m] = await this.redis.hmget(counterKeys.spend(campaignId), 'g', 't', 'd', 'm');
+      if (!g) return null;
+      return { campaignId, generation: g, totalMicros: Number(t ?? 0), day: d ?? '', dayMicros: Number(m ?? 0) };
     });
   }
 

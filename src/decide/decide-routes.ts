@@ -4,7 +4,7 @@
 // turn into an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
-import { DeadlineExceeded, type NoFill } from './decide-service.js';
+import type { Deadline, NoFill } from './decide-service.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
 import { errorBody } from '../http/errors.js';
@@ -163,7 +163,7 @@ export async function decideRoutes(app: FastifyInstance) {
     kind: 'offer',
     responses: decideResponses,
     examples: envelopeExamples,
-    run: (envelope, principal, requestId, expired) => service.decide(envelope, principal, requestId, expired),
+    run: (envelope, principal, requestId, deadline, log) => service.decide(envelope, principal, requestId, deadline, log),
   });
   registerEnvelopeRoute(app, {
     url: '/v1/offers/affiliate',
@@ -171,7 +171,7 @@ export async function decideRoutes(app: FastifyInstance) {
     kind: 'affiliate',
     responses: affiliateResponses,
     examples: affiliateEnvelopeExamples,
-    run: (envelope, principal, requestId, expired) => service.decideAffiliate(envelope, principal, requestId, expired),
+    run: (envelope, principal, requestId, deadline, log) => service.decideAffiliate(envelope, principal, requestId, deadline, log),
   });
 }
 
@@ -181,12 +181,11 @@ interface EnvelopeRoute {
   kind: 'offer' | 'affiliate';
   responses: Record<number, unknown>;
   examples: Examples;
-  run: (envelope: Envelope, principal: Principal, requestId: string, expired: () => boolean) => Promise<unknown>;
+  run: (envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log: FastifyRequest['log']) => Promise<unknown>;
 }
 
 function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
   const config = app.services.config;
-  const service = app.services.decide;
   app.post(
     route.url,
     {
@@ -230,40 +229,19 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
       return errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: describeIssues(parsed.error) });
     }
     const requestId = String(request.id);
-    const timeout = (): NoFill => ({
-      serve: false,
-      request_id: requestId,
-      decision_id: newId('dec'),
-      reason_codes: ['TIMEOUT'],
-      retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS,
-    });
-    // Key store down and this key unknown to us: fail open, with no record to write.
-    if (!request.principal) return timeout();
-    const principal = request.principal;
-    const remainingMs = config.decideTimeBudgetMs - reply.elapsedTime;
-    let timedOut = remainingMs <= 0;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        resolve('deadline');
-      }, Math.max(0, remainingMs));
-    });
-    try {
-      const pipeline = route.run(parsed.data, principal, requestId, () => timedOut);
-      // The pipeline may settle after the deadline answered; its late failure is expected.
-      pipeline.catch(() => {});
-      const result = await Promise.race([pipeline, deadline]);
-      if (result !== 'deadline') return result;
-    } catch (err) {
-      if (!(err instanceof DeadlineExceeded)) {
-        request.log.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'decide failed open');
-      }
-    } finally {
-      clearTimeout(timer);
+    // The key could not be checked in time (key store slow or down): fail open. Its record is
+    // written once the lookup, still running, names a valid key's app.
+    if (!request.principal) {
+      const answer: NoFill = { serve: false, request_id: requestId, decision_id: newId('dec'), reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
+      if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, parsed.data, route.kind, reply.elapsedTime);
+      return answer;
     }
-    const answer = timeout();
-    service.recordTimeout(principal, requestId, parsed.data, answer.decision_id, Math.round(reply.elapsedTime * 1000), route.kind);
-    return answer;
+    // The budget counts from the request's receipt (auth and the rate limit have spent some).
+    const budgetMs = config.decideTimeBudgetMs;
+    const deadline: Deadline = {
+      remainingMs: () => budgetMs - reply.elapsedTime,
+      expired: () => reply.elapsedTime >= budgetMs,
+    };
+    return route.run(parsed.data, request.principal, requestId, deadline, request.log);
   }
 }

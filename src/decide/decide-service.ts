@@ -2,14 +2,24 @@
 // frequency and budget claim → tracked link → decision record. It composes the native core,
 // the counter store and the decision recorder and never sees an HTTP request. The message is
 // read here and handed to the core; it is never stored, logged or put in a key.
+//
+// The handler budget is enforced here, once: a decide answers within it or answers TIMEOUT, and
+// a TIMEOUT keeps nothing. Each request has one decision id from the start, so it leaves exactly
+// one decision record. An answer is given only if the pipeline finished before the deadline by
+// the clock; otherwise the host hears TIMEOUT and, once the pipeline has settled, its record is
+// made the TIMEOUT record (a served row undone, its spend taken off the ledger in the same
+// transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLanguage } from './gates.js';
 import type { DecisionRecorder, DecisionRecord } from './decision-recorder.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
-import { COUNTER_TTLS, counterKeys } from '../counters/keys.js';
+import { counterKeys } from '../counters/keys.js';
+import type { ClaimReceipt } from '../counters/counter-store.js';
+import type { SpendKeeper } from '../spend/spend-keeper.js';
+import { utcDay } from '../spend/spend-keeper.js';
 import type { MatchCandidate } from '../native/offer-index.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { newId, sha256 } from '../util/ids.js';
 import { randomBytes } from 'node:crypto';
@@ -77,7 +87,28 @@ export interface AffiliateFill {
 
 export type AffiliateResponse = AffiliateFill | NoFill;
 
-type DecisionBase = Omit<DecisionRecord, 'serve' | 'reasonCodes' | 'latencyUs'>;
+type DecisionBase = Omit<DecisionRecord, 'serve' | 'reasonCodes' | 'latencyUs' | 'spendMicros'>;
+
+/** The handler budget of one request, measured by the clock from its receipt. */
+export interface Deadline {
+  expired(): boolean;
+  remainingMs(): number;
+}
+
+/** One decide in flight: its decision id (fixed from the start: one record per request) and
+ *  what it claimed, so that a timeout can give the claim back. */
+interface Attempt {
+  decisionId: string;
+  receipt: ClaimReceipt | null;
+  started: number;
+  /** Whether the pipeline's decision row is known to have committed. */
+  written: boolean;
+}
+
+const TIMEOUT_RETRY_AFTER_SECONDS = 2;
+// A timed-out decide whose record could not be corrected (database down) tries again later;
+// until then its claim stays counted, which under-serves and never overspends.
+const SETTLE_RETRIES_MS = [1_000, 5_000, 30_000];
 
 export interface DecideSettings {
   baseUrl: string;
@@ -88,7 +119,9 @@ export interface DecideSettings {
 }
 
 /** Raised inside the pipeline when the handler budget ran out before a step with side effects. */
-export class DeadlineExceeded extends Error {}
+class DeadlineExceeded extends Error {}
+
+const DEADLINE = Symbol('deadline');
 
 const DEFAULT_DISCLOSURE = { ko: '광고', en: 'Sponsored' } as const;
 
@@ -96,6 +129,7 @@ export class DecideService {
   constructor(
     private readonly catalog: CatalogRuntime,
     private readonly counters: CounterStore,
+    private readonly spend: SpendKeeper,
     private readonly recorder: DecisionRecorder,
     private readonly impressions: AffiliateImpressions,
     private readonly links: TrackedLinkSigner,
@@ -103,12 +137,101 @@ export class DecideService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Runs the pipeline for a sponsored offer. `expired()` tells whether the handler budget is
-   *  spent; the pipeline checks it before every step with a side effect (claim, record). */
-  async decide(envelope: Envelope, principal: Principal, requestId: string, expired: () => boolean): Promise<DecideResponse> {
-    const selected = await this.select(envelope, principal, requestId, expired, 'sponsored');
+  private readonly settling = new Set<Promise<void>>();
+  private closing = false;
+
+  /** Writes the pipeline's decision row, noting when it has committed. */
+  private async write(attempt: Attempt, record: DecisionRecord): Promise<void> {
+    await this.recorder.record(record);
+    attempt.written = true;
+  }
+
+  /** A sponsored-offer decision for one user turn, within the deadline; never rejects. */
+  decide(envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log?: FailOpenLog): Promise<DecideResponse> {
+    return this.withinDeadline('offer', envelope, principal, requestId, deadline, log, (attempt) => this.sponsored(attempt, envelope, principal, requestId, deadline));
+  }
+
+  /** The affiliate variant (SPEC 4.2): same envelope and gates, matched against affiliate
+   *  offers, answered with a direct tracking URL of the offer's travel affiliate network. */
+  decideAffiliate(envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log?: FailOpenLog): Promise<AffiliateResponse> {
+    return this.withinDeadline('affiliate', envelope, principal, requestId, deadline, log, (attempt) => this.affiliate(attempt, envelope, principal, requestId, deadline));
+  }
+
+  private async withinDeadline<T extends DecideResponse | AffiliateResponse>(
+    kind: 'offer' | 'affiliate',
+    envelope: Envelope,
+    principal: Principal,
+    requestId: string,
+    deadline: Deadline,
+    log: FailOpenLog | undefined,
+    run: (attempt: Attempt) => Promise<T>,
+  ): Promise<T | NoFill> {
+    const attempt: Attempt = { decisionId: newId('dec'), receipt: null, started: performance.now(), written: false };
+    const pipeline = run(attempt);
+    // The pipeline may settle after the deadline answered; its late failure is expected.
+    pipeline.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const expiry = new Promise<typeof DEADLINE>((resolve) => {
+      timer = setTimeout(() => resolve(DEADLINE), Math.max(0, deadline.remainingMs()));
+    });
+    try {
+      const result = await Promise.race([pipeline, expiry]);
+      // The clock decides, not which promise won: an answer that arrives past the deadline (a
+      // stalled event loop) was not in time either.
+      if (result !== DEADLINE && !deadline.expired()) return result;
+    } catch (err) {
+      if (!(err instanceof DeadlineExceeded)) log?.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'decide failed open');
+    } finally {
+      clearTimeout(timer);
+    }
+    const settling = this.settleTimedOut(attempt, pipeline, this.timeoutRecord(kind, attempt, principal, requestId, envelope));
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
+    return { serve: false, request_id: requestId, decision_id: attempt.decisionId, reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
+  }
+
+  /** After a TIMEOUT answer: waits for the pipeline to stop (every step is bounded by a store
+   *  timeout), makes its record the TIMEOUT record, then gives its claim back. The claim is only
+   *  given back once the record is right: if the database cannot be reached, the claim stays
+   *  counted (under-serving, never overspending) and the correction is tried again. */
+  /** A TIMEOUT answered before the key was known: recorded under the key's app once the lookup
+   *  still running names one (an invalid key, or a store that stays down, leaves no record:
+   *  there is no app to record it for). */
+  recordWhenAuthenticated(lookup: Promise<AuthOutcome>, answer: NoFill, envelope: Envelope, kind: 'offer' | 'affiliate', elapsedMs: number): void {
+    const attempt: Attempt = { decisionId: answer.decision_id, receipt: null, started: performance.now() - elapsedMs, written: false };
+    const settling = lookup.then(async (outcome) => {
+      if (!outcome.ok) return;
+      await this.settleTimedOut(attempt, Promise.resolve(), this.timeoutRecord(kind, attempt, outcome.principal, answer.request_id, envelope));
+    });
+    this.settling.add(settling);
+    void settling.catch(() => {}).finally(() => this.settling.delete(settling));
+  }
+
+  /** Waits for the timed-out decides still settling (on shutdown, before the writers close). */
+  async drain(): Promise<void> {
+    this.closing = true;
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
+  }
+
+  private async settleTimedOut(attempt: Attempt, pipeline: Promise<unknown>, record: DecisionRecord): Promise<void> {
+    await pipeline.catch(() => {});
+    for (let i = 0; ; i++) {
+      try {
+        await this.recorder.recordTimedOut(record, attempt.written);
+        break;
+      } catch {
+        // Shutting down: no more retries; the claim stays counted (never an overspend).
+        if (i >= SETTLE_RETRIES_MS.length || this.closing) return;
+        await new Promise((r) => setTimeout(r, SETTLE_RETRIES_MS[i]).unref());
+      }
+    }
+    if (attempt.receipt) await this.counters.refund(attempt.receipt).catch(() => {});
+  }
+
+  private async sponsored(attempt: Attempt, envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline): Promise<DecideResponse> {
+    const selected = await this.select(attempt, envelope, principal, requestId, deadline, 'sponsored');
     if (selected.kind === 'no-fill') return selected.response;
-    const { base, winner, snapshot, nowMs, started } = selected;
+    const { base, winner, snapshot, nowMs } = selected;
     const offer = snapshot.offer;
     const expiresAt = new Date(nowMs + (selected.campaign?.offer_ttl_seconds ?? 900) * 1000);
     const link = `${this.settings.baseUrl}/r/${this.links.sign({
@@ -120,8 +243,8 @@ export class DecideService {
       expiresAt: Math.floor(nowMs / 1000) + this.settings.linkTtlSeconds,
       test: principal.mode === 'test',
     })}`;
-    if (expired()) throw new DeadlineExceeded();
-    await this.recorder.record(servedRecord(base, winner, expiresAt, started));
+    if (deadline.expired()) throw new DeadlineExceeded();
+    await this.write(attempt, servedRecord(base, winner, expiresAt, attempt.started, selected.spendMicros));
     return {
       serve: true,
       request_id: requestId,
@@ -136,19 +259,17 @@ export class DecideService {
     };
   }
 
-  /** The affiliate variant (SPEC 4.2): same envelope and gates, matched against affiliate
-   *  offers, answered with a direct tracking URL of the offer's travel affiliate network. */
-  async decideAffiliate(envelope: Envelope, principal: Principal, requestId: string, expired: () => boolean): Promise<AffiliateResponse> {
-    const selected = await this.select(envelope, principal, requestId, expired, 'affiliate');
+  private async affiliate(attempt: Attempt, envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline): Promise<AffiliateResponse> {
+    const selected = await this.select(attempt, envelope, principal, requestId, deadline, 'affiliate');
     if (selected.kind === 'no-fill') return selected.response;
-    const { base, winner, snapshot, nowMs, started } = selected;
+    const { base, winner, snapshot, nowMs } = selected;
     const offer = snapshot.offer;
     const network = this.catalog.serving.networks.get(offer.network_id ?? '')!;
     const affiliateUrl = NETWORK_ADAPTERS.get(network.adapter)!.buildUrl(network, { decisionId: base.id, destination: offer.destination_url });
     const expiresAt = new Date(nowMs + (selected.campaign?.offer_ttl_seconds ?? 900) * 1000);
     const impressionToken = randomBytes(32).toString('base64url');
-    if (expired()) throw new DeadlineExceeded();
-    await this.recorder.record({ ...servedRecord(base, winner, expiresAt, started), kind: 'affiliate' });
+    if (deadline.expired()) throw new DeadlineExceeded();
+    await this.write(attempt, { ...servedRecord(base, winner, expiresAt, attempt.started, selected.spendMicros), kind: 'affiliate' });
     // Committed before the host hears of the token, so a click intent can always find it.
     await this.impressions.create({
       tokenHash: sha256(impressionToken),
@@ -176,16 +297,17 @@ export class DecideService {
 
   /** Gates, intent, matching and the frequency/budget claim, shared by both kinds of decision. */
   private async select(
+    attempt: Attempt,
     envelope: Envelope,
     principal: Principal,
     requestId: string,
-    expired: () => boolean,
+    deadline: Deadline,
     kind: 'sponsored' | 'affiliate',
   ): Promise<
     | { kind: 'no-fill'; response: NoFill }
-    | { kind: 'winner'; base: DecisionBase; winner: MatchCandidate; snapshot: SnapshotContent; campaign: Campaign | undefined; nowMs: number; started: number }
+    | { kind: 'winner'; base: DecisionBase; winner: MatchCandidate; snapshot: SnapshotContent; campaign: Campaign | undefined; nowMs: number; spendMicros: number }
   > {
-    const started = performance.now();
+    const started = attempt.started;
     const nowMs = this.now();
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
@@ -204,7 +326,7 @@ export class DecideService {
     });
     const intent = effectiveIntent(digest?.intent_type, match.messageIntent);
     const base: DecisionBase = {
-      id: newId('dec'),
+      id: attempt.decisionId,
       appId: principal.appId,
       requestId,
       kind: kind === 'affiliate' ? 'affiliate' : 'offer',
@@ -222,8 +344,8 @@ export class DecideService {
       droppedDigestIds: match.droppedDigestIds,
     };
     const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
-      if (expired()) throw new DeadlineExceeded();
-      await this.recorder.record({ ...base, serve: false, reasonCodes, latencyUs: micros(started) });
+      if (deadline.expired()) throw new DeadlineExceeded();
+      await this.write(attempt, { ...base, serve: false, reasonCodes, latencyUs: micros(started), spendMicros: 0 });
       const response: NoFill = {
         serve: false,
         request_id: requestId,
@@ -250,17 +372,21 @@ export class DecideService {
     const candidates = match.candidates.filter((c) => this.servable(c, kind));
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
-    if (expired()) throw new DeadlineExceeded();
+    if (deadline.expired()) throw new DeadlineExceeded();
     const claim = await this.claim(candidates, envelope.session?.token, principal, nowMs);
+    attempt.receipt = claim.receipt;
+    // Past the deadline now, the claim is given back by the timeout (settleTimedOut).
+    if (deadline.expired()) throw new DeadlineExceeded();
     if (claim.winner === null) return noFill(claim.reasons, claim.retryAfterSeconds);
+    const campaign = this.catalog.serving.campaigns.get(claim.winner.campaignId);
     return {
       kind: 'winner',
       base,
       winner: claim.winner,
       snapshot: this.catalog.serving.snapshots.get(claim.winner.snapshotId)!,
-      campaign: this.catalog.serving.campaigns.get(claim.winner.campaignId),
+      campaign,
       nowMs,
-      started,
+      spendMicros: claim.receipt?.spend?.amountMicros ?? 0,
     };
   }
 
@@ -289,39 +415,30 @@ export class DecideService {
     return Boolean(network && NETWORK_ADAPTERS.has(network.adapter) && isUnderPrefix(snapshot.offer.destination_url, network.destinations));
   }
 
-  /** Writes the record of a decide that ran out of time or lost a dependency. Best effort: the
-   *  host already has its answer, and the database may be the thing that is down. */
-  recordTimeout(
-    principal: Principal,
-    requestId: string,
-    envelope: Envelope,
-    decisionId: string,
-    latencyUs: number,
-    kind: 'offer' | 'affiliate' = 'offer',
-  ): void {
-    this.recorder
-      .record({
-        id: decisionId,
-        appId: principal.appId,
-        requestId,
-        kind,
-        test: principal.mode === 'test',
-        createdAt: new Date(this.now()),
-        serve: false,
-        reasonCodes: ['TIMEOUT'],
-        offerSnapshotId: null,
-        campaignId: null,
-        expiresAt: null,
-        locale: envelope.locale ?? null,
-        country: envelope.country ?? null,
-        intentType: envelope.session?.digest?.intent_type ?? null,
-        messageIntent: null,
-        matchedCategoryIds: [],
-        matchedEntityIds: [],
-        droppedDigestIds: 0,
-        latencyUs,
-      })
-      .catch(() => {});
+  /** The TIMEOUT record of a decide that ran out of time or lost a dependency. */
+  private timeoutRecord(kind: 'offer' | 'affiliate', attempt: Attempt, principal: Principal, requestId: string, envelope: Envelope): DecisionRecord {
+    return {
+      id: attempt.decisionId,
+      appId: principal.appId,
+      requestId,
+      kind,
+      test: principal.mode === 'test',
+      createdAt: new Date(this.now()),
+      serve: false,
+      reasonCodes: ['TIMEOUT'],
+      offerSnapshotId: null,
+      campaignId: null,
+      expiresAt: null,
+      locale: envelope.locale ?? null,
+      country: envelope.country ?? null,
+      intentType: envelope.session?.digest?.intent_type ?? null,
+      messageIntent: null,
+      matchedCategoryIds: [],
+      matchedEntityIds: [],
+      droppedDigestIds: 0,
+      latencyUs: micros(attempt.started),
+      spendMicros: 0,
+    };
   }
 
   /** Frequency caps and budgets of the top-K candidates, checked in one round trip; the first
@@ -331,12 +448,14 @@ export class DecideService {
     sessionToken: string | undefined,
     principal: Principal,
     nowMs: number,
-  ): Promise<{ winner: MatchCandidate | null; reasons: ReasonCode[]; retryAfterSeconds?: number }> {
-    if (principal.mode === 'test') return { winner: candidates[0], reasons: [] };
-    // The session token is hashed before it names a key: Redis never sees host values.
+  ): Promise<{ winner: MatchCandidate | null; receipt: ClaimReceipt | null; reasons: ReasonCode[]; retryAfterSeconds?: number }> {
+    if (principal.mode === 'test') return { winner: candidates[0], receipt: null, reasons: [] };
+    // The session token is hashed before it names a key: Redis never sees host values. Without a
+    // token nothing identifies the user, so there is no frequency cap; budgets apply regardless.
     const session = sessionToken ? sha256(`${principal.appId}\u0000${sessionToken}`).toString('base64url').slice(0, 22) : null;
-    const day = new Date(nowMs).toISOString().slice(0, 10);
-    const msToDayEnd = Date.UTC(new Date(nowMs).getUTCFullYear(), new Date(nowMs).getUTCMonth(), new Date(nowMs).getUTCDate() + 1) - nowMs;
+    const day = utcDay(nowMs);
+    const now = new Date(nowMs);
+    const msToDayEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - nowMs;
     const requests: ClaimCandidate[] = candidates.map((c) => {
       const campaign = this.catalog.serving.campaigns.get(c.campaignId)!;
       return {
@@ -346,24 +465,37 @@ export class DecideService {
               { key: counterKeys.globalFrequency(session), limit: this.settings.sessionCap.count, windowMs: this.settings.sessionCap.windowMs },
             ]
           : [],
-        budgets: [
-          { key: counterKeys.budgetTotal(c.campaignId), limitMicros: campaign.budget.total_micros, amountMicros: campaign.bid_micros, ttlMs: null },
-          // Daily buckets outlive their day by an hour so late readers still see the final figure.
-          { key: counterKeys.budgetDaily(c.campaignId, day), limitMicros: campaign.budget.daily_micros, amountMicros: campaign.bid_micros, ttlMs: msToDayEnd + COUNTER_TTLS.dailyBudgetGraceMs },
-        ],
+        spend: {
+          campaignId: c.campaignId,
+          amountMicros: campaign.bid_micros,
+          totalLimitMicros: campaign.budget.total_micros,
+          dailyLimitMicros: campaign.budget.daily_micros,
+          day,
+          msToDayEnd,
+        },
       };
     });
     const outcome = await this.counters.claimFirst(requests);
-    if (outcome.claimedIndex >= 0) return { winner: candidates[outcome.claimedIndex], reasons: [] };
+    const unknown = outcome.skipped.filter((s) => s.reason === 'spend_unknown').map((s) => candidates[s.index].campaignId);
+    // Campaigns whose spend the store lost are loaded from the ledger, and not served until then.
+    if (unknown.length > 0) this.spend.ensureLoaded(unknown);
+    if (outcome.claimedIndex >= 0) return { winner: candidates[outcome.claimedIndex], receipt: outcome.receipt, reasons: [] };
     const reasons: ReasonCode[] = [];
     if (outcome.skipped.some((s) => s.reason === 'frequency')) reasons.push('FREQUENCY_CAPPED');
-    if (outcome.skipped.some((s) => s.reason === 'budget')) reasons.push('BUDGET_EXHAUSTED');
+    if (outcome.skipped.some((s) => s.reason === 'budget' || s.reason === 'spend_unknown')) reasons.push('BUDGET_EXHAUSTED');
     // A lifetime budget has no window to wait for; an hour is when an operator's top-up is
-    // likely to have been imported, so hosts are told to look again then.
-    const waits = outcome.skipped.map((s) => s.retryAfterMs ?? 3_600_000);
+    // likely to have been imported. A spend being loaded from the ledger is known within seconds.
+    const waits = outcome.skipped.map((s) => (s.reason === 'spend_unknown' ? SPEND_UNKNOWN_RETRY_MS : (s.retryAfterMs ?? 3_600_000)));
     const retryAfterSeconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
-    return { winner: null, reasons, retryAfterSeconds };
+    return { winner: null, receipt: null, reasons, retryAfterSeconds };
   }
+}
+
+/** How long a host is told to wait when a campaign's spend is being loaded from the ledger. */
+const SPEND_UNKNOWN_RETRY_MS = 1_000;
+
+export interface FailOpenLog {
+  warn(obj: object, msg: string): void;
 }
 
 /** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
@@ -382,9 +514,10 @@ function testTrigger(categoryIds: string[] | undefined): ReasonCode | null {
   return null;
 }
 
-function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Date, started: number): DecisionRecord {
+function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Date, started: number, spendMicros: number): DecisionRecord {
   return {
     ...base,
+    spendMicros,
     serve: true,
     reasonCodes: ['MATCHED'],
     offerSnapshotId: winner.snapshotId,

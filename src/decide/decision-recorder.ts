@@ -1,6 +1,9 @@
 // Decision records go through the group-commit writer: one INSERT … SELECT FROM unnest(…) per
 // batch, with a fixed parameter count whatever the batch size. A caller's promise resolves
 // after the batch holding its row has committed.
+//
+// The same statement adds each served decision's spend to the campaign spend ledger
+// (campaign_spend_daily / campaign_spend_total), so the ledger can never disagree with the rows.
 import type { Database } from '../db/database.js';
 import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
 
@@ -24,53 +27,134 @@ export interface DecisionRecord {
   matchedEntityIds: string[];
   droppedDigestIds: number;
   latencyUs: number;
+  /** What this decision spent of its campaign's budget: the bid when served live, else 0. */
+  spendMicros: number;
 }
 
 // Arrays of arrays cannot go through unnest() as ragged text[][], so list columns travel as
 // comma-joined text and are split per row on the server. Every list holds ids or reason codes,
 // which cannot contain a comma (catalog ids are [a-z0-9._:-], codes [A-Z_]); string_to_array
 // is cheaper for the server than expanding JSON, and join() than JSON.stringify here.
+const DECISION_COLUMNS = `id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
+    campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
+    dropped_digest_ids, latency_us, spend_micros`;
+
+function INSERT_DECISIONS_COLUMNS(tail: string): string {
+  return `
+  INSERT INTO decisions (${DECISION_COLUMNS})
+  SELECT id, app_id, request_id, kind, test, created_at, serve,
+         string_to_array(reason_codes, ','), offer_snapshot_id, campaign_id, expires_at, locale,
+         country, intent_type, cue_intent,
+         string_to_array(matched_category_ids, ','),
+         string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us, spend_micros
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
+              $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
+              $15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::bigint[])
+    AS t(${DECISION_COLUMNS})${tail}`;
+}
+
 const INSERT_DECISIONS = `
-INSERT INTO decisions (id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
-  campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
-  dropped_digest_ids, latency_us)
-SELECT id, app_id, request_id, kind, test, created_at, serve,
-       string_to_array(reason_codes, ','), offer_snapshot_id, campaign_id, expires_at, locale,
-       country, intent_type, cue_intent,
-       string_to_array(matched_category_ids, ','),
-       string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
-            $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
-            $15::text[], $16::text[], $17::text[], $18::int[], $19::int[])
-  AS t(id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id, campaign_id,
-       expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
-       dropped_digest_ids, latency_us)`;
+WITH inserted AS (${INSERT_DECISIONS_COLUMNS('\n  RETURNING campaign_id, created_at, spend_micros')}
+), spent AS (
+  SELECT campaign_id, (created_at AT TIME ZONE 'UTC')::date AS day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
+  FROM inserted WHERE spend_micros > 0 GROUP BY 1, 2
+), daily AS (
+  -- In campaign order, so that two instances' batches lock ledger rows in the same order.
+  INSERT INTO campaign_spend_daily AS s (campaign_id, day, spend_micros, serves)
+  SELECT campaign_id, day, micros, serves FROM spent ORDER BY campaign_id, day
+  ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves
+)
+INSERT INTO campaign_spend_total AS s (campaign_id, spend_micros, serves)
+SELECT campaign_id, sum(micros), sum(serves) FROM spent GROUP BY 1 ORDER BY 1
+ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves`;
+
+// A decide that timed out answered TIMEOUT: its record must say so, whatever its pipeline had
+// written by then. Both statements below are batched by group commit like every other hot-path
+// write: timeouts come in floods exactly when the database is slow, and one transaction each
+// would exhaust the pool.
+//
+// The TIMEOUT row of a decide whose pipeline wrote no row: inserted unless a row with that id
+// exists (a write whose outcome was unknown may have committed after all). Returns the ids
+// inserted; an id not returned needs CORRECT_TIMED_OUT.
+const INSERT_TIMEOUTS = INSERT_DECISIONS_COLUMNS(' ON CONFLICT (id) DO NOTHING RETURNING id');
+
+// Turns rows that were written into TIMEOUT rows, and takes a served row's spend off the ledger,
+// in one statement. Every sub-statement reads the rows as they were before it.
+const CORRECT_TIMED_OUT = `
+WITH target AS (
+  SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us
+  FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
+), corrected AS (
+  UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
+    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
+  FROM target WHERE d.id = target.id
+), unspent AS (
+  SELECT campaign_id, day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
+  FROM target WHERE serve AND spend_micros > 0 GROUP BY 1, 2
+), daily AS (
+  UPDATE campaign_spend_daily s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
+  FROM unspent u WHERE s.campaign_id = u.campaign_id AND s.day = u.day
+)
+UPDATE campaign_spend_total s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
+FROM (SELECT campaign_id, sum(micros) AS micros, sum(serves) AS serves FROM unspent GROUP BY 1) u
+WHERE s.campaign_id = u.campaign_id`;
 
 export class DecisionRecorder {
   private readonly writer: GroupCommitWriter<DecisionRecord, void>;
+  private readonly timeouts: GroupCommitWriter<DecisionRecord, boolean>;
+  private readonly corrections: GroupCommitWriter<{ id: string; latencyUs: number }, void>;
 
   constructor(
     private readonly db: Database,
     onFlush?: (size: number, ms: number, ok: boolean) => void,
   ) {
     this.writer = new GroupCommitWriter((rows) => this.insert(rows), { onFlush });
+    this.timeouts = new GroupCommitWriter((rows) => this.insertTimeouts(rows), { onFlush });
+    this.corrections = new GroupCommitWriter((rows) => this.correctTimedOut(rows), { onFlush });
   }
 
   record(decision: DecisionRecord): Promise<void> {
     return this.writer.write(decision);
   }
 
+  /** Makes the record of decision `record.id` the TIMEOUT no-fill the host was told, exactly one
+   *  row: a row the pipeline wrote (served or not) is corrected, a served row's spend taken off
+   *  the ledger in the same statement; with no row, `record` is inserted. `written`: whether the
+   *  pipeline's own write is known to have committed. */
+  async recordTimedOut(record: DecisionRecord, written: boolean): Promise<void> {
+    if (!written) {
+      const timeout = { ...record, serve: false, reasonCodes: ['TIMEOUT'], offerSnapshotId: null, campaignId: null, expiresAt: null, spendMicros: 0 };
+      if (await this.timeouts.write(timeout)) return;
+    }
+    await this.corrections.write({ id: record.id, latencyUs: record.latencyUs });
+  }
+
   get stats() {
     return this.writer.stats;
   }
 
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    await Promise.all([this.writer.close(), this.timeouts.close(), this.corrections.close()]);
   }
 
   private async insert(rows: DecisionRecord[]): Promise<void[]> {
+    await this.db.query(INSERT_DECISIONS, this.columns(rows));
+    return rows.map(() => undefined);
+  }
+
+  private async insertTimeouts(rows: DecisionRecord[]): Promise<boolean[]> {
+    const inserted = new Set((await this.db.query<{ id: string }>(INSERT_TIMEOUTS, this.columns(rows))).rows.map((r) => r.id));
+    return rows.map((r) => inserted.has(r.id));
+  }
+
+  private async correctTimedOut(rows: Array<{ id: string; latencyUs: number }>): Promise<void[]> {
+    await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs)]);
+    return rows.map(() => undefined);
+  }
+
+  private columns(rows: DecisionRecord[]): unknown[] {
     const col = <T>(f: (r: DecisionRecord) => T) => rows.map(f);
-    await this.db.query(INSERT_DECISIONS, [
+    return [
       col((r) => r.id),
       col((r) => r.appId),
       col((r) => r.requestId),
@@ -90,8 +174,8 @@ export class DecisionRecorder {
       col((r) => listColumn(r.matchedEntityIds)),
       col((r) => r.droppedDigestIds),
       col((r) => r.latencyUs),
-    ]);
-    return rows.map(() => undefined);
+      col((r) => r.spendMicros),
+    ];
   }
 }
 

@@ -14,6 +14,7 @@ import {
   RedisCounterStore,
   type ClaimCandidate,
   type CounterStore,
+  type SpendClaim,
   type StartableCounterStore,
 } from '../../src/counters/index.js';
 
@@ -111,122 +112,117 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
     });
   });
 
-  describe('claimFirst', () => {
+  describe('claimFirst, refund and the spend records', () => {
+    const DAY = '2026-11-23';
+    const spend = (campaignId: string, o: Partial<SpendClaim> = {}): SpendClaim => ({
+      campaignId,
+      amountMicros: 10,
+      totalLimitMicros: 1_000,
+      dailyLimitMicros: 1_000,
+      day: DAY,
+      msToDayEnd: 3_600_000,
+      ...o,
+    });
+    const load = (campaignId: string, totalMicros = 0, dayMicros = 0, day = DAY) => store.loadSpend([{ campaignId, totalMicros, day, dayMicros }]);
+    const cmp = () => `cmp.${uid()}`;
+
     it('claims the first candidate that passes and says why the earlier ones were skipped', async () => {
-      const capped = { key: 'f:capped', limit: 1, windowMs: 60_000 };
-      expect((await store.claimFirst([{ frequency: [capped], budgets: [] }])).claimedIndex).toBe(0);
-      const outcome = await store.claimFirst([
-        { frequency: [capped], budgets: [] },
-        { frequency: [], budgets: [{ key: 'b:lifetime-small', limitMicros: 10, amountMicros: 11, ttlMs: null }] },
-        { frequency: [], budgets: [{ key: 'b:daily-small', limitMicros: 10, amountMicros: 11, ttlMs: 5000 }] },
-        { frequency: [{ key: 'f:ok', limit: 2, windowMs: 60_000 }], budgets: [{ key: 'b:ok', limitMicros: 100, amountMicros: 40, ttlMs: 60_000 }] },
-        { frequency: [{ key: 'f:later', limit: 5, windowMs: 60_000 }], budgets: [{ key: 'b:later', limitMicros: 100, amountMicros: 1, ttlMs: null }] },
+      const [capped, broke, unknown, ok, later] = [cmp(), cmp(), cmp(), cmp(), cmp()];
+      for (const id of [capped, broke, ok, later]) await load(id);
+      const cap = { key: `f:capped:${uid()}`, limit: 1, windowMs: 60_000 };
+      expect((await store.claimFirst([{ frequency: [cap], spend: spend(capped) }])).claimedIndex).toBe(0);
+      const outcome = await other.claimFirst([
+        { frequency: [cap], spend: spend(capped) },
+        { frequency: [], spend: spend(broke, { amountMicros: 11, totalLimitMicros: 10 }) },
+        { frequency: [], spend: spend(unknown) },
+        { frequency: [{ key: `f:ok:${uid()}`, limit: 2, windowMs: 60_000 }], spend: spend(ok, { amountMicros: 40 }) },
+        { frequency: [], spend: spend(later) },
       ]);
       expect(outcome.claimedIndex).toBe(3);
       expect(outcome.skipped.map((s) => [s.index, s.reason])).toEqual([
         [0, 'frequency'],
         [1, 'budget'],
-        [2, 'budget'],
+        [2, 'spend_unknown'],
       ]);
-      // The frequency window ends when the first serve's window does.
+      // The frequency window ends when the first serve's window does; a lifetime budget has none.
       expect(outcome.skipped[0].retryAfterMs).toBeGreaterThan(59_000);
       expect(outcome.skipped[0].retryAfterMs).toBeLessThanOrEqual(60_000);
-      // A lifetime budget has no window; a daily bucket that was never charged has none yet.
       expect(outcome.skipped[1].retryAfterMs).toBeNull();
       expect(outcome.skipped[2].retryAfterMs).toBeNull();
+      expect(outcome.receipt?.spend).toMatchObject({ campaignId: ok, day: DAY, amountMicros: 40 });
+      expect(outcome.receipt?.frequencyKeys).toHaveLength(1);
       // The claimed candidate was charged; the skipped and the later ones were not.
-      expect(await other.get('f:ok')).toBe('1');
-      expect(await other.get('b:ok')).toBe('40');
-      expect(await other.get('b:lifetime-small')).toBeNull();
-      expect(await other.get('f:later')).toBeNull();
-      expect(await other.get('b:later')).toBeNull();
-      expect(await other.get('f:capped')).toBe('1');
+      expect(await store.readSpend(ok)).toMatchObject({ totalMicros: 40, day: DAY, dayMicros: 40 });
+      expect(await store.readSpend(broke)).toMatchObject({ totalMicros: 0, dayMicros: 0 });
+      expect(await store.readSpend(later)).toMatchObject({ totalMicros: 0, dayMicros: 0 });
+      expect(await store.readSpend(unknown)).toBeNull();
     });
 
-    it('reports -1 with every candidate skipped, and retryAfter from the bucket that blocks', async () => {
-      const daily = { key: 'b:daily', limitMicros: 100, amountMicros: 60, ttlMs: 60_000 };
-      expect((await store.claimFirst([{ frequency: [], budgets: [daily] }])).claimedIndex).toBe(0);
-      const none = await other.claimFirst([
-        { frequency: [], budgets: [{ key: 'b:total', limitMicros: 1000, amountMicros: 60, ttlMs: null }, daily] },
-        { frequency: [{ key: 'f:zero', limit: 0, windowMs: 1000 }], budgets: [] },
-      ]);
-      expect(none.claimedIndex).toBe(-1);
-      expect(none.skipped).toHaveLength(2);
-      expect(none.skipped[0]).toMatchObject({ index: 0, reason: 'budget' });
-      expect(none.skipped[0].retryAfterMs).toBeGreaterThan(55_000);
-      expect(none.skipped[0].retryAfterMs).toBeLessThanOrEqual(60_000);
-      // A zero limit never passes and has no window to wait for.
-      expect(none.skipped[1]).toEqual({ index: 1, reason: 'frequency', retryAfterMs: null });
-      // Nothing was charged, not even the passing total of the skipped candidate.
-      expect(await store.get('b:total')).toBeNull();
-      expect(await store.get('b:daily')).toBe('60');
-    });
-
-    it('checks every key of a candidate: one capped key of several skips it', async () => {
-      const outcome = await store.claimFirst([
-        {
-          frequency: [
-            { key: 'f:multi-campaign', limit: 3, windowMs: 60_000 },
-            { key: 'f:multi-session', limit: 0, windowMs: 60_000 },
-          ],
-          budgets: [{ key: 'b:multi', limitMicros: 100, amountMicros: 1, ttlMs: null }],
-        },
-      ]);
-      expect(outcome).toEqual({ claimedIndex: -1, skipped: [{ index: 0, reason: 'frequency', retryAfterMs: null }] });
-      expect(await store.get('f:multi-campaign')).toBeNull();
-      expect(await store.get('b:multi')).toBeNull();
+    it('never claims a campaign whose spend is unknown, and loads a record only where there is none', async () => {
+      const id = cmp();
+      const none = await store.claimFirst([{ frequency: [], spend: spend(id) }]);
+      expect(none).toEqual({ claimedIndex: -1, receipt: null, skipped: [{ index: 0, reason: 'spend_unknown', retryAfterMs: null }] });
+      expect(await store.loadSpend([{ campaignId: id, totalMicros: 500, day: DAY, dayMicros: 200 }])).toEqual([id]);
+      expect((await other.claimFirst([{ frequency: [], spend: spend(id) }])).claimedIndex).toBe(0);
+      // A second load (another instance, a late rebuild) keeps the record and its claims.
+      expect(await other.loadSpend([{ campaignId: id, totalMicros: 0, day: DAY, dayMicros: 0 }])).toEqual([]);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 510, dayMicros: 210 });
     });
 
     it('lets a spend that exactly fills the budget through, and not one micro more', async () => {
-      const budget = { key: 'b:exact', limitMicros: 100, amountMicros: 50, ttlMs: null };
-      const claim = () => store.claimFirst([{ frequency: [], budgets: [budget] }]);
+      const id = cmp();
+      await load(id);
+      const claim = () => store.claimFirst([{ frequency: [], spend: spend(id, { amountMicros: 50, totalLimitMicros: 100 }) }]);
       expect((await claim()).claimedIndex).toBe(0);
       expect((await claim()).claimedIndex).toBe(0);
       expect((await claim()).claimedIndex).toBe(-1);
-      expect(await store.get('b:exact')).toBe('100');
+      expect((await store.readSpend(id))?.totalMicros).toBe(100);
     });
 
-    it('handles no candidates, and a candidate without limits', async () => {
-      expect(await store.claimFirst([])).toEqual({ claimedIndex: -1, skipped: [] });
-      expect(await store.claimFirst([{ frequency: [], budgets: [] }])).toEqual({ claimedIndex: 0, skipped: [] });
+    it('caps a day by its daily limit until the day ends, and starts the next day at zero', async () => {
+      const id = cmp();
+      await load(id, 0, 0, '2026-11-22');
+      const today = spend(id, { amountMicros: 60, dailyLimitMicros: 100, msToDayEnd: 1234 });
+      expect((await store.claimFirst([{ frequency: [], spend: today }])).claimedIndex).toBe(0);
+      const blocked = await other.claimFirst([{ frequency: [], spend: today }]);
+      expect(blocked.skipped).toEqual([{ index: 0, reason: 'budget', retryAfterMs: 1234 }]);
+      const tomorrow = { ...today, day: '2026-11-24' };
+      expect((await other.claimFirst([{ frequency: [], spend: tomorrow }])).claimedIndex).toBe(0);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 120, day: '2026-11-24', dayMicros: 60 });
     });
 
     it('never overspends a budget under 200 concurrent claims from two instances', async () => {
-      const budget = { key: `b:race:${uid()}`, limitMicros: 1000, amountMicros: 7, ttlMs: null };
+      const id = cmp();
+      await load(id);
       const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => (i % 2 ? other : store).claimFirst([{ frequency: [], budgets: [budget] }])),
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? other : store).claimFirst([{ frequency: [], spend: spend(id, { amountMicros: 7 }) }])),
       );
       const claimed = results.filter((r) => r.claimedIndex === 0).length;
       expect(claimed).toBe(Math.floor(1000 / 7));
-      expect(Number(await store.get(budget.key))).toBe(claimed * 7);
+      expect((await store.readSpend(id))?.totalMicros).toBe(claimed * 7);
       for (const r of results.filter((r) => r.claimedIndex === -1)) expect(r.skipped).toEqual([{ index: 0, reason: 'budget', retryAfterMs: null }]);
     });
 
     it('never overserves a frequency cap, and spills over to the next candidate, under 200 concurrent claims', async () => {
-      const run = uid();
+      const [a, b] = [cmp(), cmp()];
+      await load(a);
+      await load(b);
       const candidates: ClaimCandidate[] = [
-        {
-          frequency: [{ key: `f:race-a:${run}`, limit: 5, windowMs: 60_000 }],
-          budgets: [{ key: `bd:race-a:${run}`, limitMicros: 1_000_000, amountMicros: 1000, ttlMs: 60_000 }],
-        },
-        {
-          frequency: [],
-          budgets: [{ key: `bt:race-b:${run}`, limitMicros: 150_000, amountMicros: 1000, ttlMs: null }],
-        },
+        { frequency: [{ key: `f:race-a:${uid()}`, limit: 5, windowMs: 60_000 }], spend: spend(a, { amountMicros: 1000, totalLimitMicros: 1_000_000, dailyLimitMicros: 1_000_000 }) },
+        { frequency: [], spend: spend(b, { amountMicros: 1000, totalLimitMicros: 150_000, dailyLimitMicros: 1_000_000 }) },
       ];
       const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? other : store).claimFirst(candidates)));
       const count = (index: number) => results.filter((r) => r.claimedIndex === index).length;
       expect(count(0)).toBe(5);
       expect(count(1)).toBe(150);
       expect(count(-1)).toBe(45);
-      expect(await store.get(`f:race-a:${run}`)).toBe('5');
-      expect(await store.get(`bd:race-a:${run}`)).toBe('5000');
-      expect(await store.get(`bt:race-b:${run}`)).toBe('150000');
+      expect((await store.readSpend(a))?.totalMicros).toBe(5000);
+      expect((await store.readSpend(b))?.totalMicros).toBe(150_000);
     });
 
     it('ends a frequency window when its time is up, counted from the first serve', async () => {
       const f = { key: `f:short:${uid()}`, limit: 2, windowMs: 200 };
-      const claim = () => store.claimFirst([{ frequency: [f], budgets: [] }]);
+      const claim = () => store.claimFirst([{ frequency: [f], spend: null }]);
       expect((await claim()).claimedIndex).toBe(0);
       await sleep(100);
       expect((await claim()).claimedIndex).toBe(0);
@@ -238,32 +234,57 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
       expect((await claim()).claimedIndex).toBe(0);
     });
 
-    it('expires a daily budget bucket after its ttl (set when created), never a lifetime total', async () => {
-      const run = uid();
-      const daily = { key: `bd:${run}`, limitMicros: 10, amountMicros: 10, ttlMs: 200 };
-      const total = { key: `bt:${run}`, limitMicros: 10, amountMicros: 10, ttlMs: null };
-      expect((await store.claimFirst([{ frequency: [], budgets: [daily] }])).claimedIndex).toBe(0);
-      expect((await store.claimFirst([{ frequency: [], budgets: [total] }])).claimedIndex).toBe(0);
-      const blocked = await store.claimFirst([{ frequency: [], budgets: [daily] }]);
-      expect(blocked.skipped[0].reason).toBe('budget');
-      expect(blocked.skipped[0].retryAfterMs).toBeGreaterThan(0);
-      expect(blocked.skipped[0].retryAfterMs).toBeLessThanOrEqual(200);
-      await sleep(260);
-      expect(await store.get(daily.key)).toBeNull();
-      expect((await store.claimFirst([{ frequency: [], budgets: [daily] }])).claimedIndex).toBe(0);
-      expect(await store.claimFirst([{ frequency: [], budgets: [total] }])).toEqual({
-        claimedIndex: -1,
-        skipped: [{ index: 0, reason: 'budget', retryAfterMs: null }],
-      });
+    it('refunds a claim exactly: the frequency count and the spend come back', async () => {
+      const id = cmp();
+      await load(id, 100, 30);
+      const f = { key: `f:refund:${uid()}`, limit: 1, windowMs: 60_000 };
+      const claimed = await store.claimFirst([{ frequency: [f], spend: spend(id, { amountMicros: 25 }) }]);
+      expect(claimed.claimedIndex).toBe(0);
+      expect((await other.claimFirst([{ frequency: [f], spend: null }])).claimedIndex).toBe(-1);
+      await other.refund(claimed.receipt!);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 100, dayMicros: 30 });
+      expect((await store.claimFirst([{ frequency: [f], spend: null }])).claimedIndex).toBe(0);
+    });
+
+    it('ignores a refund for a record of another generation (rebuilt from the ledger since)', async () => {
+      const id = cmp();
+      await load(id, 100, 30);
+      const claimed = await store.claimFirst([{ frequency: [], spend: spend(id, { amountMicros: 25 }) }]);
+      const receipt = { ...claimed.receipt!, spend: { ...claimed.receipt!.spend!, generation: 'another-generation' } };
+      await store.refund(receipt);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 125, dayMicros: 55 });
+    });
+
+    it('raises records to the ledger, never lowers them, and moves to a newer day', async () => {
+      const id = cmp();
+      await load(id, 100, 30);
+      await store.raiseSpend([{ campaignId: id, totalMicros: 90, day: DAY, dayMicros: 50 }]);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 100, dayMicros: 50 });
+      await other.raiseSpend([{ campaignId: id, totalMicros: 400, day: '2026-11-24', dayMicros: 7 }]);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 400, day: '2026-11-24', dayMicros: 7 });
+      await store.raiseSpend([{ campaignId: id, totalMicros: 1, day: DAY, dayMicros: 999 }]);
+      expect(await store.readSpend(id)).toMatchObject({ totalMicros: 400, day: '2026-11-24', dayMicros: 7 });
+      // An unknown campaign is left unknown: loading it is the keeper's job, after its wait.
+      const unknown = cmp();
+      await store.raiseSpend([{ campaignId: unknown, totalMicros: 5, day: DAY, dayMicros: 5 }]);
+      expect(await store.readSpend(unknown)).toBeNull();
+    });
+
+    it('handles no candidates, and a candidate without limits', async () => {
+      expect(await store.claimFirst([])).toEqual({ claimedIndex: -1, receipt: null, skipped: [] });
+      expect(await store.claimFirst([{ frequency: [], spend: null }])).toEqual({ claimedIndex: 0, receipt: { frequencyKeys: [], spend: null }, skipped: [] });
     });
 
     it('rejects malformed limits the same way in every store, touching nothing', async () => {
-      const key = `b:bad:${uid()}`;
-      await expect(store.claimFirst([{ frequency: [], budgets: [{ key, limitMicros: 10, amountMicros: 1.5, ttlMs: null }] }])).rejects.toBeInstanceOf(RangeError);
-      await expect(store.claimFirst([{ frequency: [{ key, limit: 1, windowMs: 0 }], budgets: [] }])).rejects.toBeInstanceOf(RangeError);
-      await expect(store.hit(key, -1)).rejects.toBeInstanceOf(RangeError);
-      await expect(store.putIfAbsent(key, 'v', 0)).rejects.toBeInstanceOf(RangeError);
-      expect(await store.get(key)).toBeNull();
+      const id = cmp();
+      await expect(store.claimFirst([{ frequency: [], spend: spend(id, { amountMicros: 1.5 }) }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.claimFirst([{ frequency: [], spend: spend(id, { day: 'today' }) }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.claimFirst([{ frequency: [], spend: spend('Not An Id') }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.claimFirst([{ frequency: [{ key: 'k', limit: 1, windowMs: 0 }], spend: null }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.loadSpend([{ campaignId: id, totalMicros: -1, day: DAY, dayMicros: 0 }])).rejects.toBeInstanceOf(RangeError);
+      await expect(store.hit('k', -1)).rejects.toBeInstanceOf(RangeError);
+      await expect(store.putIfAbsent('k', 'v', 0)).rejects.toBeInstanceOf(RangeError);
+      expect(await store.readSpend(id)).toBeNull();
     });
   });
 
@@ -331,31 +352,66 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
   });
 });
 
-describe('memory counter store: bounds and sweeping', () => {
+describe('memory counter store: bounded namespaces and sweeping', () => {
+  const DAY = '2026-11-23';
+  const spend = (campaignId: string): SpendClaim => ({ campaignId, amountMicros: 1, totalLimitMicros: 100, dailyLimitMicros: 5, day: DAY, msToDayEnd: 1000 });
+
   it('expires entries lazily and sweeps expired ones on its timer, and close() clears it', async () => {
     let now = 1_000_000;
     const store = new MemoryCounterStore({ now: () => now, sweepIntervalMs: 20, sweepBatch: 2 });
     for (let i = 0; i < 5; i++) await store.hit(`k${i}`, 100);
-    await store.claimFirst([{ frequency: [], budgets: [{ key: 'lifetime', limitMicros: 10, amountMicros: 1, ttlMs: null }] }]);
+    await store.loadSpend([{ campaignId: 'cmp.keep', totalMicros: 0, day: DAY, dayMicros: 0 }]);
+    await store.claimFirst([{ frequency: [], spend: spend('cmp.keep') }]);
     expect(store.size).toBe(6);
     now += 101;
-    expect(await store.get('k0')).toBeNull(); // lazily, on access
     await sleep(120); // several sweep ticks of two entries each
-    expect(store.size).toBe(1);
-    expect(await store.get('lifetime')).toBe('1');
+    expect(store.sizes).toEqual({ campaigns: 1, frequencyWindows: 0, rateWindows: 0, entries: 0 });
+    expect((await store.readSpend('cmp.keep'))?.totalMicros).toBe(1);
     await store.close();
     expect(store.size).toBe(0);
   });
 
-  it('holds at most maxEntries, evicting entries with an expiry before lifetime totals', async () => {
-    const store = new MemoryCounterStore({ maxEntries: 10 });
+  it('keeps each namespace within its bound: a flood of click, rate-limit and dedup keys never evicts spend or frequency state', async () => {
+    const store = new MemoryCounterStore({ maxCampaigns: 3, maxFrequencyWindows: 4, maxRateWindows: 10, maxEntries: 10 });
     try {
-      await store.claimFirst([{ frequency: [], budgets: [{ key: 'bt:keep', limitMicros: 100, amountMicros: 5, ttlMs: null }] }]);
-      for (let i = 0; i < 100; i++) await store.hit(`rl:${i}`, 60_000);
-      expect(store.size).toBe(10);
-      expect(await store.get('bt:keep')).toBe('5');
-      expect(await store.get('rl:99')).toBe('1');
-      expect(await store.get('rl:0')).toBeNull();
+      await store.loadSpend([{ campaignId: 'cmp.capped', totalMicros: 0, day: DAY, dayMicros: 0 }]);
+      const capped = { key: 'fq:session:cmp.capped', limit: 1, windowMs: 60_000 };
+      // Five serves against a daily cap of five; then the flood; then the cap must still hold.
+      for (let i = 0; i < 5; i++) expect((await store.claimFirst([{ frequency: [], spend: spend('cmp.capped') }])).claimedIndex).toBe(0);
+      expect((await store.claimFirst([{ frequency: [capped], spend: null }])).claimedIndex).toBe(0);
+      for (let i = 0; i < 10_000; i++) {
+        await store.hit(`cr:1m:ip${i}`, 60_000);
+        await store.putIfAbsent(`cd:dec_${i}`, '1', 3_600_000);
+      }
+      expect(store.sizes).toEqual({ campaigns: 1, frequencyWindows: 1, rateWindows: 10, entries: 10 });
+      expect((await store.claimFirst([{ frequency: [], spend: spend('cmp.capped') }])).skipped).toEqual([{ index: 0, reason: 'budget', retryAfterMs: 1000 }]);
+      expect((await store.claimFirst([{ frequency: [capped], spend: null }])).claimedIndex).toBe(-1);
+      // The newest rate window and entry are there; the oldest went.
+      expect(await store.get('cd:dec_9999')).toBe('1');
+      expect(await store.get('cd:dec_0')).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a serve rather than open a frequency window past its bound (fail closed)', async () => {
+    const store = new MemoryCounterStore({ maxFrequencyWindows: 3 });
+    try {
+      for (let i = 0; i < 3; i++) expect((await store.claimFirst([{ frequency: [{ key: `fq:s${i}`, limit: 1, windowMs: 60_000 }], spend: null }])).claimedIndex).toBe(0);
+      const full = await store.claimFirst([{ frequency: [{ key: 'fq:s-new', limit: 1, windowMs: 60_000 }], spend: null }]);
+      expect(full).toEqual({ claimedIndex: -1, receipt: null, skipped: [{ index: 0, reason: 'frequency', retryAfterMs: 1000 }] });
+      expect(store.sizes.frequencyWindows).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('loads no spend record past its bound: that campaign stays unknown and is never claimed', async () => {
+    const store = new MemoryCounterStore({ maxCampaigns: 2 });
+    try {
+      const ids = ['cmp.a', 'cmp.b', 'cmp.c'];
+      expect(await store.loadSpend(ids.map((campaignId) => ({ campaignId, totalMicros: 0, day: DAY, dayMicros: 0 })))).toEqual(['cmp.a', 'cmp.b']);
+      expect((await store.claimFirst([{ frequency: [], spend: spend('cmp.c') }])).skipped[0].reason).toBe('spend_unknown');
     } finally {
       await store.close();
     }
@@ -383,7 +439,7 @@ describe('Redis counter store when Redis is unreachable', () => {
       expect(await down.ready(300)).toBe(false);
       const canaryKey = 'nc:app_1:CANARY-KEY-7731';
       const calls: Array<() => Promise<unknown>> = [
-        () => down.claimFirst([{ frequency: [{ key: canaryKey, limit: 1, windowMs: 1000 }], budgets: [] }]),
+        () => down.claimFirst([{ frequency: [{ key: canaryKey, limit: 1, windowMs: 1000 }], spend: null }]),
         () => down.hit(canaryKey, 1000),
         () => down.putIfAbsent(canaryKey, 'CANARY-VALUE-5521', 1000),
         () => down.get(canaryKey),
@@ -516,7 +572,7 @@ if (redisUrl) {
         proxy.pause();
         const started = Date.now();
         const results = await Promise.all(
-          Array.from({ length: 20 }, () => store.claimFirst([{ frequency: [], budgets: [{ key: 'b', limitMicros: 100, amountMicros: 1, ttlMs: null }] }]).catch((e: unknown) => e)),
+          Array.from({ length: 20 }, () => store.claimFirst([{ frequency: [{ key: 'f', limit: 100, windowMs: 1000 }], spend: null }]).catch((e: unknown) => e)),
         );
         expect(Date.now() - started).toBeLessThan(1000);
         for (const r of results) expect(r).toBeInstanceOf(CounterStoreUnavailable);
@@ -563,7 +619,7 @@ if (redisUrl) {
       }
     });
 
-    it('stores keys under the prefix, a daily bucket with its TTL and a lifetime total without one', async () => {
+    it('stores keys under the prefix: a frequency window with its TTL, a spend record as one hash without one', async () => {
       const prefix = `sn:test:${uid()}:`;
       testPrefixes.push(prefix);
       const store = track(new RedisCounterStore({ url: redisUrl, keyPrefix: prefix }));
@@ -571,20 +627,19 @@ if (redisUrl) {
       try {
         await store.ready(3000);
         await raw.connect();
+        await store.loadSpend([{ campaignId: 'cmp.x', totalMicros: 5, day: '2026-11-23', dayMicros: 2 }]);
         await store.claimFirst([
           {
             frequency: [{ key: 'fq', limit: 1, windowMs: 30_000 }],
-            budgets: [
-              { key: 'bt', limitMicros: 10, amountMicros: 1, ttlMs: null },
-              { key: 'bd', limitMicros: 10, amountMicros: 1, ttlMs: 90_000 },
-            ],
+            spend: { campaignId: 'cmp.x', amountMicros: 1, totalLimitMicros: 10, dailyLimitMicros: 10, day: '2026-11-23', msToDayEnd: 1000 },
           },
         ]);
-        expect(await raw.get(`${prefix}bt`)).toBe('1');
-        expect(await raw.pttl(`${prefix}bt`)).toBe(-1);
-        expect(await raw.pttl(`${prefix}bd`)).toBeGreaterThan(85_000);
+        const hash = await raw.hgetall(`${prefix}sp:cmp.x`);
+        expect(hash).toMatchObject({ t: '6', d: '2026-11-23', m: '3' });
+        expect(hash.g).toMatch(/^[A-Za-z0-9_-]{12}$/);
+        expect(await raw.pttl(`${prefix}sp:cmp.x`)).toBe(-1);
         expect(await raw.pttl(`${prefix}fq`)).toBeGreaterThan(25_000);
-        expect(await raw.exists('bt')).toBe(0);
+        expect(await raw.exists('sp:cmp.x')).toBe(0);
       } finally {
         raw.disconnect();
       }

@@ -8,8 +8,7 @@ describe('counter keys', () => {
     const session = keyHash('app_1\u0000session-token');
     expect(counterKeys.frequency(session, 'cmp.coffee-1')).toBe(`fq:${session}:cmp.coffee-1`);
     expect(counterKeys.globalFrequency(session)).toBe(`fs:${session}`);
-    expect(counterKeys.budgetTotal('cmp.coffee-1')).toBe('bt:cmp.coffee-1');
-    expect(counterKeys.budgetDaily('cmp.coffee-1', '2025-03-01')).toBe('bd:2025-03-01:cmp.coffee-1');
+    expect(counterKeys.spend('cmp.coffee-1')).toBe('sp:cmp.coffee-1');
     expect(counterKeys.clickDedup('dec_abc123')).toBe('cd:dec_abc123');
     expect(counterKeys.rateLimit('GET/v1/decide', '10.0.0.1')).toMatch(/^rl:GET\/v1\/decide:[A-Za-z0-9_-]{22}$/);
     expect(DEFAULT_KEY_PREFIX).toBe('sn:');
@@ -24,7 +23,7 @@ describe('counter keys', () => {
       counterKeys.rateLimit('decide', canary),
       counterKeys.frequency(canary, canary),
       counterKeys.globalFrequency(canary),
-      counterKeys.budgetTotal(canary),
+      counterKeys.spend(canary),
       counterKeys.clickDedup(canary),
       counterKeys.clickRate(canary, canary),
       counterKeys.idempotency(canary, 'k'),
@@ -43,7 +42,6 @@ describe('counter keys', () => {
 
   it('keeps keys of different parts apart', () => {
     expect(counterKeys.frequency('s1', 'a:b')).not.toBe(counterKeys.frequency('s1:a', 'b'));
-    expect(counterKeys.budgetDaily('a', '2025-03-01')).not.toBe(counterKeys.budgetTotal('a'));
-    expect(() => counterKeys.budgetDaily('a', 'today')).toThrow(RangeError);
+    expect(counterKeys.spend('a')).not.toBe(counterKeys.globalFrequency('a'));
   });
 });

@@ -32,6 +32,10 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     // first decide can exceed it and fail open to TIMEOUT where a test needs a fill. Tests of the
     // budget itself set their own (decide-http "fails open").
     decideTimeBudgetMs: 2_000,
+    // The wait before a lost spend record is rebuilt covers the longest decide budget in flight;
+    // these test apps never lose their store mid-run, so the 2 s budget above need not delay
+    // every start. The money tests that do lose it set a real budget and the derived wait.
+    spendSettleMs: 20,
     ...overrides,
   });
 }
