@@ -18,7 +18,7 @@ import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
 import { clientError, frameworkError, installErrorHandler } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { notFoundOrMethodNotAllowed, trackRouteMethods } from './http/method-not-allowed.js';
+import { methodNotAllowedHook, notFound, trackRouteMethods } from './http/method-not-allowed.js';
 import { healthRoutes } from './health/health-routes.js';
 import { adminApi } from './admin/admin-routes.js';
 import { decideRoutes } from './decide/decide-routes.js';
@@ -224,7 +224,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   // Before any route, so it sees them all.
   const routeMethods = trackRouteMethods(app);
-  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app, routeMethods));
+  app.setNotFoundHandler(notFound);
   await registerOpenApi(app, baseUrl);
   // Before the routes, so its timing hook applies to every one of them.
   await app.register(metricsRoutes);
@@ -232,6 +232,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await app.register(healthRoutes);
   // With no ADMIN_KEY the admin API does not exist: its routes are never registered.
   if (config.adminKey) await app.register(adminApi, { prefix: '/admin', adminKey: config.adminKey, routeMethods });
+  // Added after the admin plugin was registered, so that context does not inherit it: there the
+  // plugin's own copy runs after its key check.
+  app.addHook('onRequest', methodNotAllowedHook(app, routeMethods));
   await app.register(decideRoutes);
   await app.register(eventRoutes);
   await app.register(conversionRoutes);

@@ -10,7 +10,7 @@ import { sha256 } from '../util/ids.js';
 import { sendError } from '../http/errors.js';
 import { requestBody, response, toJsonSchema } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../http/error-responses.js';
-import { notFoundOrMethodNotAllowed } from '../http/method-not-allowed.js';
+import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
 import { NotFoundError } from '../apps/app-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { Catalog } from '../catalog/catalog-schema.js';
@@ -45,9 +45,10 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     // Hashing both sides gives equal-length buffers, so the compare is constant-time.
     if (!token || !timingSafeEqual(sha256(token), adminKeyHash)) return sendError(reply, 401, 'invalid_admin_key');
   });
-  // Unknown admin paths and methods get this context's not-found handler, so the key check
-  // above runs first: without the key nobody learns which admin paths exist.
-  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app, opts.routeMethods));
+  // Unknown admin paths and methods get this context's not-found handler and 405 hook, after
+  // the key check above: without the key nobody learns which admin paths exist.
+  app.addHook('onRequest', methodNotAllowedHook(app, opts.routeMethods));
+  app.setNotFoundHandler(notFound);
 
   const tags = ['admin'];
   const security = [{ adminKey: [] }];

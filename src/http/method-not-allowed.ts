@@ -16,14 +16,21 @@ export function trackRouteMethods(app: FastifyInstance): Set<string> {
   return methods;
 }
 
-/** The handler for requests no route took: 405 with `Allow` when the router knows the path under
- *  other methods, else 404. Install it with `setNotFoundHandler` in each context that has one. */
-export function notFoundOrMethodNotAllowed(app: FastifyInstance, methods: ReadonlySet<string>) {
+/** An onRequest hook for requests no route took: 405 with `Allow` when the router knows the path
+ *  under other methods. On request, before Fastify looks at the body (it refuses a QUERY without
+ *  a content type, for example), so every method gets the same clear answer. Add it in each
+ *  context with its own not-found handler, after that context's access checks. */
+export function methodNotAllowedHook(app: FastifyInstance, methods: ReadonlySet<string>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.is404) return;
     const url = request.raw.url ?? '/';
     const allowed = [...methods].filter((method) => app.findRoute({ method: method as 'GET', url }) !== null).sort();
-    if (allowed.length === 0) return sendError(reply, 404, 'not_found');
+    if (allowed.length === 0) return;
     reply.header('allow', allowed.join(', '));
     return sendError(reply, 405, 'method_not_allowed');
   };
+}
+
+export async function notFound(_request: FastifyRequest, reply: FastifyReply) {
+  return sendError(reply, 404, 'not_found');
 }

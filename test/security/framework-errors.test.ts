@@ -2,7 +2,7 @@
 // ({ ok:false, error }) and never quotes the request back (issue 13 §4).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
-import { createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
 
 const CANARY = 'CANARYzq81';
 
@@ -74,6 +74,16 @@ describe('framework errors in the API vocabulary, never echoing input', () => {
       expect(get.json()).toEqual({ ok: false, error: 'method_not_allowed' });
     }
     expect(routed).toBeGreaterThanOrEqual(4);
+    // Decided on request, before Fastify looks at the body: a QUERY with no content type (which
+    // Fastify refuses once routed) still gets the 405, for public and, with the key, admin paths.
+    for (const [url, headers, allow] of [
+      ['/v1/offers/decide', {}, 'POST'],
+      ['/admin/reports', ADMIN, 'GET, HEAD'],
+    ] as const) {
+      const query = await t.app.inject({ method: 'QUERY' as 'GET', url, headers });
+      expect(query.statusCode, url).toBe(405);
+      expect(query.headers.allow, url).toBe(allow);
+    }
     const missing = await t.app.inject({ method: 'GET', url: '/v1/nothing-here' });
     expect(missing.statusCode).toBe(404);
   });
