@@ -26,7 +26,7 @@ export const ConfigSchema = z.object({
   redisKeyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,40}$/).default('sn:'),
   /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
   adminKey: z.string().min(24).optional(),
-  /** HMAC key for tracked-link tokens. When unset one is generated once and kept in the database,
+  /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is generated once and kept in the database,
    *  so every instance sharing the database signs and verifies the same links. */
   linkSigningSecret: z.string().min(32).optional(),
   /** Handler time budget of decide, from request receipt (DESIGN.md §2). */

@@ -1,5 +1,5 @@
 // GET /r/{token} (SPEC 4.4): verify, re-check the destination, redirect, then record.
-// The redirect needs neither the database nor Redis: the signed token names the destination
+// The redirect needs neither the database nor Redis: the sealed token names the destination
 // and the in-memory catalog holds the advertiser's allowlist, so it keeps working while either
 // is down. Recording happens after the reply and can never fail the redirect.
 import { createHmac } from 'node:crypto';
@@ -14,14 +14,17 @@ import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
 
-/** The shape of a tracked-link token, `v1.<payload>.<mac>` (tracked-link.ts); whether it is
- *  authentic is for the signature to say, which no schema can. */
+/** The shape of a tracked-link token (tracked-link.ts): `v2.<base64url>` as issued, or a legacy
+ *  `v1.<payload>.<mac>` still read until it expires. Whether it is authentic is for the
+ *  cryptography to say, which no schema can. */
 const TokenParam = z.strictObject({
   token: z
     .string()
     .max(4096)
-    .regex(/^v1\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{21}[AQgw]$/)
-    .describe('The opaque token of the `link` decide returned (`v1.<payload>.<mac>`, base64url).'),
+    .regex(/^(?:v2\.[A-Za-z0-9_-]{52,}|v1\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{21}[AQgw])$/)
+    .describe(
+      'The opaque token of the `link` decide returned: `v2.` and base64url of an AES-256-GCM sealed record (nothing in it is readable). Legacy `v1.<payload>.<mac>` links are accepted until their own expiry, never issued.',
+    ),
 });
 
 export async function redirectRoutes(app: FastifyInstance) {
@@ -55,7 +58,7 @@ export async function redirectRoutes(app: FastifyInstance) {
     exposeHeadRoute: false,
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
-      const claims = links.verify(request.params.token);
+      const claims = links.verify(request.params.token, app.services.now());
       if (!claims) return sendError(reply, 400, 'invalid_link');
       const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
       // Re-checked at click time: an advertiser suspended or a destination removed since the
