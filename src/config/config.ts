@@ -33,6 +33,8 @@ export const ConfigSchema = z.object({
   decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
   decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
+  /** Tracked-link clicks (GET|HEAD /r/) per minute per client address (IPv6: per /64); past it 429, nothing recorded. */
+  clickRateLimitPerMinute: z.coerce.number().int().min(1).default(120),
   /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
   clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
   /** Serves per host session token across all campaigns within the window (per-campaign caps are in the catalog). */
@@ -74,6 +76,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   linkSigningSecret: 'LINK_SIGNING_SECRET',
   decideTimeBudgetMs: 'DECIDE_TIME_BUDGET_MS',
   decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
+  clickRateLimitPerMinute: 'CLICK_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
   sessionCapCount: 'SESSION_CAP_COUNT',
   sessionCapWindowSeconds: 'SESSION_CAP_WINDOW_SECONDS',

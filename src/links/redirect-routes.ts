@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
-import { errorResponse } from '../http/error-responses.js';
+import { RATE_LIMITED, errorResponse } from '../http/error-responses.js';
+import { normalizeIP } from '@fastify/rate-limit';
 import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
@@ -53,9 +54,27 @@ export async function redirectRoutes(app: FastifyInstance) {
           { error: 'invalid_link', summary: 'Malformed or tampered token · 잘못되었거나 변조된 토큰' },
           { error: 'invalid_destination', summary: 'Destination no longer allowed · 더 이상 허용되지 않는 목적지' },
         ]),
+        ...RATE_LIMITED,
       },
     },
     exposeHeadRoute: false,
+    // Every click leaves state (a clicks row, dedupe and visitor keys, rate windows), so one
+    // address may only make so many: past CLICK_RATE_LIMIT_PER_MINUTE it gets 429 in the
+    // onRequest hook, before the token is even read, leaving one window key per address.
+    // 429 rather than a redirect that records nothing: the limit is 120x the rate at which an
+    // address's clicks still count (1 a minute), so real people behind one NAT reach it only when
+    // a whole carrier or office funnels through one address; the likelier cause of that is a
+    // proxy missing from TRUSTED_PROXIES, and a visible 429 (metrics, retry-after) surfaces it
+    // where silently unrecorded redirects would hide it. Operators with such traffic raise it.
+    // IPv6 clients are limited per /64 (one subscriber's prefix), so rotating addresses within
+    // it does not multiply the allowance.
+    config: {
+      rateLimit: {
+        max: app.services.config.clickRateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request: FastifyRequest) => normalizeIP(request.ip, 64),
+      },
+    },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
       const claims = links.verify(request.params.token, app.services.now());
