@@ -4,13 +4,24 @@
 import { z } from 'zod';
 import { pathsWithNul } from '../http/text.js';
 import { isRewrittenByUrlParser } from './destinations.js';
+import { aliasProblem } from './alias-rules.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
 export const CatalogId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
 
-const Alias = z.string().trim().min(1).max(100);
+/** One alias; rules that keep it from matching every message in alias-rules.ts. */
+const Alias = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty after trimming spaces')
+  .max(100)
+  .superRefine((alias, ctx) => {
+    const problem = alias.length > 0 ? aliasProblem(alias) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits).');
 /** Aliases per language; matching is language-independent (a Korean message may name "iPhone"). */
 export const Aliases = z
   .strictObject({
