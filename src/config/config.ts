@@ -26,14 +26,15 @@ export const ConfigSchema = z.object({
   redisKeyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,40}$/).default('sn:'),
   /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
   adminKey: z.string().min(24).optional(),
-  /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is generated once and kept in the database,
-   *  so every instance sharing the database signs and verifies the same links. */
+  /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is
+   *  generated once and kept in the database, so every instance sharing it reads the same links. */
   linkSigningSecret: z.string().min(32).optional(),
   /** Handler time budget of decide, from request receipt (DESIGN.md §2). */
   decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
   decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
-  /** Tracked-link clicks (GET|HEAD /r/) per minute per client address (IPv6: per /64); past it 429, nothing recorded. */
+  /** Tracked-link clicks (GET|HEAD /r/) per minute per client address (IPv6: per /64);
+   *  past it 429 and nothing is recorded (src/links/redirect-routes.ts says why). */
   clickRateLimitPerMinute: z.coerce.number().int().min(1).default(120),
   /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
   clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
