@@ -8,8 +8,8 @@
 // Stores: real Postgres and Redis when DATABASE_URL / REDIS_URL are set (the benchmark creates
 // its own database on that server and drops it afterwards, and uses its own Redis key prefix),
 // otherwise the embedded defaults (PGlite in a temporary directory, in-process counters).
-// The decide rate limit is raised through DECIDE_RATE_LIMIT_PER_MINUTE: configuration, not a
-// benchmark code path. `--smoke` is CI's version: every scenario for one second, no targets.
+// The decide and click rate limits are raised through DECIDE_RATE_LIMIT_PER_MINUTE and
+// CLICK_RATE_LIMIT_PER_MINUTE: configuration, not a benchmark code path. `--smoke` is CI's version: every scenario for one second, no targets.
 // Writes bench/out/http-<stores>.json and .md.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -171,6 +171,8 @@ async function main() {
       ADMIN_KEY,
       LOG_LEVEL: 'warn',
       DECIDE_RATE_LIMIT_PER_MINUTE: '1000000000',
+      // Every click comes from this one address; the limit is still checked on each one.
+      CLICK_RATE_LIMIT_PER_MINUTE: '1000000000',
       LOAD_DEMO_CATALOG: 'false',
       ...(database ? { DATABASE_URL: database.url } : { SIDENOTE_DATA_DIR: dataDir! }),
       REDIS_KEY_PREFIX: `sn:bench:${process.pid}:${Date.now()}:`,

@@ -111,6 +111,7 @@ async function main() {
     // most of them into 429s (which the document lists) and test little else.
     DECIDE_RATE_LIMIT_PER_MINUTE: '1000000',
     CLICK_INTENT_RATE_LIMIT_PER_MINUTE: '1000000',
+    CLICK_RATE_LIMIT_PER_MINUTE: '1000000',
     // A loaded 2-core machine can exceed the 50 ms production budget; a TIMEOUT no-fill is
     // valid, but it would stand in for the answers the run is meant to check.
     DECIDE_TIME_BUDGET_MS: '2000',

@@ -3,14 +3,25 @@
 // published JSON Schema (catalog.schema.json, written by `npm run catalog:schema`).
 import { z } from 'zod';
 import { pathsWithNul } from '../http/text.js';
-import { isRewrittenByUrlParser } from './destinations.js';
+import { destinationHostProblem, isRewrittenByUrlParser } from './destinations.js';
+import { aliasProblem } from './alias-rules.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
 export const CatalogId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
 
-const Alias = z.string().trim().min(1).max(100);
+/** One alias; rules that keep it from matching every message in alias-rules.ts. */
+const Alias = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty after trimming spaces')
+  .max(100)
+  .superRefine((alias, ctx) => {
+    const problem = alias.length > 0 ? aliasProblem(alias) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits).');
 /** Aliases per language; matching is language-independent (a Korean message may name "iPhone"). */
 export const Aliases = z
   .strictObject({
@@ -63,11 +74,18 @@ export const Taxonomy = z
   })
   .describe('What may be matched: categories, entities, sensitive topics and intent cues.');
 
+/** Refuses a URL whose host is not a public domain name on the default port (destinations.ts). */
+function publicHost(url: string, ctx: z.RefinementCtx) {
+  const problem = destinationHostProblem(url);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+}
+
 /** An allowlist entry: an https origin with an optional path prefix, no query or fragment. */
 export const DestinationPrefix = z
   .string()
   .max(2048)
-  .refine((s) => isHttpsPrefix(s), 'must be an https URL prefix without userinfo, query or fragment');
+  .refine((s) => isHttpsPrefix(s), 'must be an https URL prefix without userinfo, query or fragment')
+  .superRefine(publicHost);
 
 export const Advertiser = z.strictObject({
   id: CatalogId.describe('Advertiser id.'),
@@ -123,7 +141,8 @@ export const Offer = z.strictObject({
   locale: z.enum(['ko', 'en']).describe('Language of the creative; it serves to requests whose locale has this primary subtag.'),
   title: z.string().min(1).max(120).describe('Title hint.'),
   description: z.string().max(300).nullable().default(null).describe('Description hint.'),
-  image_url: z.url({ protocol: /^https$/ }).max(2048).nullable().default(null).describe('Image hint, https.'),
+  // The host's client fetches it: the same host rules as a destination.
+  image_url: z.url({ protocol: /^https$/ }).max(2048).superRefine(publicHost).nullable().default(null).describe('Image hint, https, on a public domain name.'),
   cta: z.string().max(40).nullable().default(null).describe('Call-to-action hint.'),
   disclosure: z
     .string()
@@ -132,7 +151,11 @@ export const Offer = z.strictObject({
     .nullable()
     .default(null)
     .describe('Sponsorship label shown to the user; defaults to 광고 / Sponsored by locale.'),
-  destination_url: z.url({ protocol: /^https$/ }).max(2048).describe("Where the click lands; must be on the advertiser's (or network's) allowlist."),
+  destination_url: z
+    .url({ protocol: /^https$/ })
+    .max(2048)
+    .superRefine(publicHost)
+    .describe("Where the click lands: https on a public domain name, default port; must be on the advertiser's (or network's) allowlist."),
   targeting: z
     .strictObject({
       category_ids: z.array(CatalogId).max(50).default([]).describe('Categories it serves for.'),
@@ -160,6 +183,9 @@ export const AffiliateNetwork = z.strictObject({
   link_template: z
     .string()
     .max(2048)
+    // Its host is where every click goes first. Placeholders are for the template adapter to
+    // check (they may not appear in the host); here they stand in as plain text.
+    .superRefine((template, ctx) => publicHost(template.replaceAll(/\{(marker|sub_id|destination)\}/g, 'x'), ctx))
     .nullable()
     .default(null)
     .describe('For the `template` adapter: an https URL with {marker}, {sub_id} and {destination} placeholders.'),

@@ -12,10 +12,20 @@ export class CatalogValidationError extends Error {
   }
 }
 
+/** Problems listed in one answer. The schema stage collects every issue of the file (zod does
+ *  not stop at the first), and the reference stage every problem it finds; a file with more
+ *  than this is listed up to it, with a count of the rest, so the answer stays readable. */
+export const MAX_LISTED_PROBLEMS = 200;
+
+function capped(problems: string[]): string[] {
+  if (problems.length <= MAX_LISTED_PROBLEMS) return problems;
+  return [...problems.slice(0, MAX_LISTED_PROBLEMS), `… and ${problems.length - MAX_LISTED_PROBLEMS} more problems not listed`];
+}
+
 export function validateCatalog(input: unknown): CatalogT {
   const parsed = Catalog.safeParse(input);
   if (!parsed.success) {
-    throw new CatalogValidationError(parsed.error.issues.slice(0, 50).map((i) => `${formatPath(i.path)}: ${i.message}`));
+    throw new CatalogValidationError(capped(parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`)));
   }
   const c = parsed.data;
   const problems: string[] = [];
@@ -112,7 +122,7 @@ export function validateCatalog(input: unknown): CatalogT {
       }
     }
   });
-  if (problems.length > 0) throw new CatalogValidationError(problems.slice(0, 100));
+  if (problems.length > 0) throw new CatalogValidationError(capped(problems));
   return c;
 }
 

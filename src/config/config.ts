@@ -26,8 +26,8 @@ export const ConfigSchema = z.object({
   redisKeyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,40}$/).default('sn:'),
   /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
   adminKey: z.string().min(24).optional(),
-  /** HMAC key for tracked-link tokens. When unset one is generated once and kept in the database,
-   *  so every instance sharing the database signs and verifies the same links. */
+  /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is
+   *  generated once and kept in the database, so every instance sharing it reads the same links. */
   linkSigningSecret: z.string().min(32).optional(),
   /** Handler time budget of decide, from request receipt (DESIGN.md §2). */
   decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
@@ -38,6 +38,9 @@ export const ConfigSchema = z.object({
   spendReconcileMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
   decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
+  /** Tracked-link clicks (GET|HEAD /r/) per minute per client address (IPv6: per /64);
+   *  past it 429 and nothing is recorded (src/links/redirect-routes.ts says why). */
+  clickRateLimitPerMinute: z.coerce.number().int().min(1).default(120),
   /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
   clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
   /** Serves per host session token across all campaigns within the window (per-campaign caps are in the catalog). */
@@ -81,6 +84,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   spendSettleMs: 'SPEND_SETTLE_MS',
   spendReconcileMs: 'SPEND_RECONCILE_MS',
   decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
+  clickRateLimitPerMinute: 'CLICK_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
   sessionCapCount: 'SESSION_CAP_COUNT',
   sessionCapWindowSeconds: 'SESSION_CAP_WINDOW_SECONDS',

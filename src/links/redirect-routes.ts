@@ -1,5 +1,5 @@
 // GET /r/{token} (SPEC 4.4): verify, re-check the destination, redirect, then record.
-// The redirect needs neither the database nor Redis: the signed token names the destination
+// The redirect needs neither the database nor Redis: the sealed token names the destination
 // and the in-memory catalog holds the advertiser's allowlist, so it keeps working while either
 // is down. Recording happens after the reply and can never fail the redirect.
 import { createHmac } from 'node:crypto';
@@ -7,21 +7,27 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
-import { errorResponse } from '../http/error-responses.js';
+import { RATE_LIMITED, errorResponse } from '../http/error-responses.js';
+import { normalizeIP } from '@fastify/rate-limit';
 import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
 
-/** The shape of a tracked-link token, `v1.<payload>.<mac>` (tracked-link.ts); whether it is
- *  authentic is for the signature to say, which no schema can. */
+/** The shape of a tracked-link token (tracked-link.ts): `v2.<base64url>` as issued, or a legacy
+ *  `v1.<payload>.<mac>` still read until it expires. Whether it is authentic is for the
+ *  cryptography to say, which no schema can. */
 const TokenParam = z.strictObject({
   token: z
     .string()
-    .max(4096)
-    .regex(/^v1\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{21}[AQgw]$/)
-    .describe('The opaque token of the `link` decide returned (`v1.<payload>.<mac>`, base64url).'),
+    // At most 4,096 characters in all (tracked-link.ts), said in the pattern rather than with
+    // maxLength: a contract tester's "too long" token of multi-byte characters, percent-encoded,
+    // outgrows Node's 16 KiB request line and is refused (431) before the app can answer.
+    .regex(/^(?:v2\.[A-Za-z0-9_-]{52,4093}|v1\.[A-Za-z0-9_-]{0,4050}\.[A-Za-z0-9_-]{21}[AQgw])$/)
+    .describe(
+      'The opaque token of the `link` decide returned: `v2.` and base64url of an AES-256-GCM sealed record (nothing in it is readable). Legacy `v1.<payload>.<mac>` links are accepted until their own expiry, never issued.',
+    ),
 });
 
 export async function redirectRoutes(app: FastifyInstance) {
@@ -50,12 +56,30 @@ export async function redirectRoutes(app: FastifyInstance) {
           { error: 'invalid_link', summary: 'Malformed or tampered token · 잘못되었거나 변조된 토큰' },
           { error: 'invalid_destination', summary: 'Destination no longer allowed · 더 이상 허용되지 않는 목적지' },
         ]),
+        ...RATE_LIMITED,
       },
     },
     exposeHeadRoute: false,
+    // Every click leaves state (a clicks row, dedupe and visitor keys, rate windows), so one
+    // address may only make so many: past CLICK_RATE_LIMIT_PER_MINUTE it gets 429 in the
+    // onRequest hook, before the token is even read, leaving one window key per address.
+    // 429 rather than a redirect that records nothing: the limit is 120x the rate at which an
+    // address's clicks still count (1 a minute), so real people behind one NAT reach it only when
+    // a whole carrier or office funnels through one address; the likelier cause of that is a
+    // proxy missing from TRUSTED_PROXIES, and a visible 429 (metrics, retry-after) surfaces it
+    // where silently unrecorded redirects would hide it. Operators with such traffic raise it.
+    // IPv6 clients are limited per /64 (one subscriber's prefix), so rotating addresses within
+    // it does not multiply the allowance.
+    config: {
+      rateLimit: {
+        max: app.services.config.clickRateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request: FastifyRequest) => normalizeIP(request.ip, 64),
+      },
+    },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
-      const claims = links.verify(request.params.token);
+      const claims = links.verify(request.params.token, app.services.now());
       if (!claims) return sendError(reply, 400, 'invalid_link');
       const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
       // Re-checked at click time: an advertiser suspended or a destination removed since the

@@ -39,7 +39,7 @@ describe('host client and example integration', () => {
     const report = await handleTurn(client, '제주도 오션뷰 호텔 최저가 알려줘');
     expect(report.rendered).toBe(true);
     expect(report.surface).toMatchObject({ label: '광고', advertiser: expect.any(String) });
-    expect(report.surface!.href).toMatch(/\/r\/v1\./);
+    expect(report.surface!.href).toMatch(/\/r\/v2\./);
     expect(report.steps).toEqual([expect.stringMatching(/^shown: \[광고\]/), 'rendered event: recorded', 'qualified impression: recorded']);
     // A retried render report is the same event, thanks to the per-decision key.
     const again = await client.rendered({ offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId });

@@ -47,7 +47,7 @@ describe(`decide (${stores})`, () => {
       });
       expect(body.decision_id).toMatch(/^dec_[0-9A-Za-z]+$/);
       expect(body.offer_id).toMatch(/^snp_[0-9A-Za-z]+$/);
-      expect(body.link).toMatch(/^http:\/\/sidenote\.test\/r\/v1\.[\w-]+\.[\w-]+$/);
+      expect(body.link).toMatch(/^http:\/\/sidenote\.test\/r\/v2\.[\w-]+$/);
       expect(Date.parse(body.expires_at) - Date.now()).toBeGreaterThan(14 * 60_000);
       expect(Date.parse(body.expires_at) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
     });

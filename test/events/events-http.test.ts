@@ -286,16 +286,15 @@ describe(`events, links and lookup (${stores})`, () => {
     it('400 for tampered, truncated and forged tokens', async () => {
       const d = await serve();
       const token = new URL(d.link).pathname.slice(3);
-      const [v, payload, mac] = token.split('.');
-      const forgedPayload = Buffer.from(
-        JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), u: 'https://evil.example/' }),
-      ).toString('base64url');
+      const body = token.slice('v2.'.length);
+      const raw = Buffer.from(body, 'base64url');
+      raw[raw.length >> 1] ^= 1; // one bit of the sealed claims
       for (const bad of [
         token.slice(0, -3),
-        `${v}.${payload}`,
-        `${v}.${forgedPayload}.${mac}`,
-        `${v}.${payload}.${mac.slice(0, -2)}AA`,
-        `v2.${payload}.${mac}`,
+        `v2.${raw.toString('base64url')}`,
+        `v2.${body}.${body}`,
+        `v1.${body}`,
+        `v3.${body}`,
         'nonsense',
         'a'.repeat(5000),
       ]) {

@@ -12,6 +12,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 const { timingSafeEqual } = await import('node:crypto');
 const { signConversion, verifyConversionSignature } = await import('../../src/conversions/conversion-signature.js');
 const { TrackedLinkSigner } = await import('../../src/links/tracked-link.js');
+const { signLegacyV1Link } = await import('../helpers/legacy-link.js');
 const compare = vi.mocked(timingSafeEqual);
 
 const conversion = { timestamp: 1_800_000_000, nonce: 'nonce-0123456789', offer_snapshot_id: 'snp_abc', decision_id: 'dec_abc' };
@@ -41,20 +42,21 @@ describe('constant-time comparisons', () => {
     expect(compare).not.toHaveBeenCalled();
   });
 
-  it('tracked-link MACs: timingSafeEqual on 16-byte buffers; other lengths never reach it', () => {
-    const signer = new TrackedLinkSigner(Buffer.from('link-secret-0123456789-0123456789'));
-    const token = signer.sign({
+  it('legacy v1 tracked-link MACs: timingSafeEqual on 16-byte buffers; other lengths never reach it', () => {
+    const secret = 'link-secret-0123456789-0123456789';
+    const signer = new TrackedLinkSigner(Buffer.from(secret));
+    const token = signLegacyV1Link(secret, {
       decisionId: 'dec_a',
       snapshotId: 'snp_a',
       appId: 'app_a',
       advertiserId: 'adv.a',
       destination: 'https://a.example/',
-      expiresAt: 1,
+      expiresAt: 4_000_000_000,
       test: false,
     });
     expect(signer.verify(token)).not.toBeNull();
     const [v, payload, mac] = token.split('.');
-    expect(signer.verify(`${v}.${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`)).toBeNull();
+    expect(signer.verify(`${v}.${payload}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`)).toBeNull();
     expect(compare).toHaveBeenCalledTimes(2);
     for (const [a, b] of compare.mock.calls) expect([a.byteLength, b.byteLength]).toEqual([16, 16]);
     compare.mockClear();
@@ -62,5 +64,18 @@ describe('constant-time comparisons', () => {
       expect(signer.verify(bad)).toBeNull();
     }
     expect(compare).not.toHaveBeenCalled();
+  });
+
+  it('v2 tracked links: the GCM tag is checked by OpenSSL (constant time); a bad or short tag is null, never a throw', () => {
+    const signer = new TrackedLinkSigner(Buffer.from('link-secret-0123456789-0123456789'));
+    const token = signer.sign({ decisionId: 'dec_a', snapshotId: 'snp_a', appId: 'app_a', advertiserId: 'adv.a', destination: 'https://a.example/', expiresAt: 1, test: false });
+    expect(signer.verify(token)).not.toBeNull();
+    const raw = Buffer.from(token.slice(3), 'base64url');
+    const badTag = Buffer.from(raw);
+    badTag[badTag.length - 1] ^= 1;
+    for (const bad of [`v2.${badTag.toString('base64url')}`, `v2.${raw.subarray(0, raw.length - 4).toString('base64url')}`, `v2.${raw.subarray(0, 30).toString('base64url')}`]) {
+      expect(() => signer.verify(bad)).not.toThrow();
+      expect(signer.verify(bad)).toBeNull();
+    }
   });
 });

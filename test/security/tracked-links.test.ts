@@ -1,11 +1,12 @@
 // Tracked links and destinations (SPEC 4.4, DESIGN.md §2 "Tracked link and redirect"): a token
-// is unforgeable, and no token — forged, replayed, or even validly signed — sends a browser
-// anywhere but an allowlisted https destination. Open-redirect attempts are refused both when a
+// is unforgeable (and opaque: link-tokens.test.ts), and no token — forged, replayed, or even
+// validly sealed — sends a browser anywhere but an allowlisted https destination. Open-redirect attempts are refused both when a
 // catalog is imported and at click time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { TrackedLinkSigner, type TrackedLinkClaims } from '../../src/links/tracked-link.js';
+import { signLegacyV1Link } from '../helpers/legacy-link.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const LINK_SECRET = 'tracked-link-secret-for-security-tests-0123';
@@ -91,25 +92,45 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
     expect(res.headers.location).toBe(`${ALLOWED}jeju`);
   });
 
-  it("400 invalid_link for tokens signed with another secret, other apps' tokens re-signed, and mangled MACs", async () => {
+  it("400 invalid_link for tokens sealed with another secret, other apps' tokens re-signed, and mangled tokens", async () => {
     const real = await serve();
-    const [v, payload, mac] = real.split('.');
+    const body = real.slice('v2.'.length);
+    const raw = Buffer.from(body, 'base64url');
     const otherSecret = new TrackedLinkSigner(Buffer.from('some-other-deployment-secret-0123456789', 'utf8'));
+    const flipped = (i: number) => {
+      const b = Buffer.from(raw);
+      b[i] ^= 0x20;
+      return `v2.${b.toString('base64url')}`;
+    };
+    // Legacy v1 links are still read until they expire; their forgeries stay refused.
+    const v1 = signLegacyV1Link(LINK_SECRET, claims());
+    const [v, payload, mac] = v1.split('.');
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     const reencoded = (p: unknown) => Buffer.from(JSON.stringify(p)).toString('base64url');
     for (const bad of [
       otherSecret.sign(claims()),
+      signLegacyV1Link('some-other-deployment-secret-0123456789', claims()),
+      flipped(0), // the nonce
+      flipped(20), // the sealed claims
+      flipped(raw.length - 1), // the tag
+      `v2.${body}=`, // padding: a second encoding of the same bytes
+      `v2.${body.slice(0, -1)}`, // truncated
+      `v2.${body}${body}`,
+      `v2.${body}.`,
+      'v2.',
+      `V2.${body}`,
+      `v3.${body}`,
+      `v2.${body.toUpperCase()}`,
       `${v}.${reencoded({ ...decoded, a: 'app_someoneelse' })}.${mac}`, // swap the app
       `${v}.${reencoded({ ...decoded, x: decoded.x + 86400 * 365 })}.${mac}`, // extend the expiry
       `${v}.${reencoded({ ...decoded, t: 0, u: 'https://evil.example/' })}.${mac}`,
-      `${v}.${payload}.${mac}=`, // padding: a second encoding of the same MAC
+      `${v}.${payload}.${mac}=`,
       `${v}.${payload}.${mac.slice(0, 11)}`, // truncated MAC: never compared on a shorter length
       `${v}.${payload}.${mac}${mac}`,
       `${v}.${payload}.`,
       `${v}..${mac}`,
       `V1.${payload}.${mac}`,
       `${v}.${payload}.${mac}.extra`,
-      `${v}.${payload.toUpperCase()}.${mac}`,
       '%00',
       '..%2F..%2Fadmin',
     ]) {
@@ -118,6 +139,9 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
       expect(res.headers.location, bad).toBeUndefined();
       if (res.statusCode === 400) expect(res.json()).toEqual({ ok: false, error: 'invalid_link' });
     }
+    // The untouched ones do redirect, so the refusals above are about the changes.
+    expect((await click(real)).statusCode).toBe(302);
+    expect((await click(v1)).statusCode).toBe(302);
   });
 
   it('a replayed link still redirects to the same place but counts once', async () => {
@@ -126,7 +150,7 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
     const again = await click(token);
     expect(first.statusCode).toBe(302);
     expect(again.headers.location).toBe(first.headers.location);
-    const decisionId = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).d;
+    const decisionId = signer.verify(token)!.decisionId;
     let rows: Array<{ counted: boolean; not_counted_reason: string | null }> = [];
     for (let i = 0; i < 50 && rows.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
