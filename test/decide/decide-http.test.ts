@@ -396,8 +396,14 @@ describe(`decide limits and failure modes (${stores})`, () => {
       expect(failing.json()).toMatchObject({ serve: false, reason_codes: ['TIMEOUT'] });
       expect(failing.body).not.toContain('READONLY');
       counters.claimFirst = original;
-      const recovered = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
-      expect(recovered.json().serve).toBe(true);
+      // Serves again once the store answers. The budget is a tight 30 ms, so a loaded machine may
+      // still turn one of these into TIMEOUT; a few tries tell recovery from timing.
+      let recovered = false;
+      for (let i = 0; i < 5 && !recovered; i++) {
+        const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+        recovered = res.json().serve === true;
+      }
+      expect(recovered).toBe(true);
     } finally {
       await t.close();
     }
