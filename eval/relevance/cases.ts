@@ -1,0 +1,161 @@
+// The labelled relevance set: its types, the fixed dev / held-out split rule, loading and the
+// well-formedness checks (README.md in this folder explains the labels and the families).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const LANGS = ['ko', 'en'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export const FAMILIES = [
+  'clear_intent',
+  'topic_no_intent',
+  'context',
+  'ambiguous',
+  'ranking',
+  'korean_morphology',
+  'sensitive',
+] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const EXPECTS = ['serve', 'silent', 'block'] as const;
+export type Expect = (typeof EXPECTS)[number];
+
+export const SPLITS = ['dev', 'held-out'] as const;
+export type Split = (typeof SPLITS)[number];
+
+/** What a case may carry as `session.digest` (the runner adds `generated_at`). */
+export interface CaseDigest {
+  intent_type?: 'purchase' | 'compare' | 'browse' | 'low' | 'unknown';
+  category_ids?: string[];
+  entity_ids?: string[];
+}
+
+export interface RelevanceCase {
+  id: string;
+  lang: Lang;
+  family: Family;
+  message: string;
+  expect: Expect;
+  /** `serve` only: acceptable category ids, most specific first. A served offer targeting one of
+   *  them, or a descendant of one, is the right category. */
+  categories?: string[];
+  digest?: CaseDigest;
+  /** The labeller's reason, where the label depends on what the demo catalog can serve. */
+  note?: string;
+}
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+export const CASE_FILES: Record<Split, string> = {
+  dev: `${HERE}dev.jsonl`,
+  'held-out': `${HERE}held-out.jsonl`,
+};
+
+/** The split rule, fixed once and computed from the id alone, so it is stratified and adding
+ *  cases never moves an existing one. Ids are `<family>-<lang>-<nnn>`, numbered in order within
+ *  each family × language stratum. Each run of five consecutive numbers (001–005, 006–010, …) is
+ *  one block; a sha256 of the salted block name shuffles its five positions, and the first three
+ *  of that order are dev, the other two held-out. Every stratum is therefore 60/40 to within one
+ *  block's remainder, and a new case appended to a stratum lands where its number says. */
+export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
+export function splitOf(id: string): Split {
+  const m = /^([a-z]{2}-(?:ko|en))-(\d{3,})$/.exec(id);
+  if (!m) throw new Error(`case id ${id} does not look like ci-ko-001`);
+  const n = Number(m[2]) - 1;
+  const block = Math.floor(n / 5);
+  const h = createHash('sha256').update(`${SPLIT_SALT}${m[1]}:${block}`).digest();
+  const order = [0, 1, 2, 3, 4];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = h[i] % (i + 1);
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order.slice(0, 3).includes(n % 5) ? 'dev' : 'held-out';
+}
+
+export function parseCases(text: string, source = 'cases'): RelevanceCase[] {
+  const out: RelevanceCase[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      out.push(JSON.parse(line) as RelevanceCase);
+    } catch (err) {
+      throw new Error(`${source}:${i + 1}: not JSON (${(err as Error).message})`);
+    }
+  });
+  return out;
+}
+
+export function loadSplit(split: Split): RelevanceCase[] {
+  return parseCases(readFileSync(CASE_FILES[split], 'utf8'), CASE_FILES[split]);
+}
+
+export interface LabelledCase extends RelevanceCase {
+  split: Split;
+}
+
+export function loadCases(which: Split | 'all' = 'all'): LabelledCase[] {
+  const splits = which === 'all' ? SPLITS : [which];
+  return splits.flatMap((split) => loadSplit(split).map((c) => ({ ...c, split })));
+}
+
+/** The taxonomy facts the checks and the scoring need. */
+export interface Taxonomy {
+  /** category id → parent id (null for a root). */
+  parents: Map<string, string | null>;
+  entityIds: Set<string>;
+}
+
+export function taxonomyOf(catalog: {
+  taxonomy: { categories: { id: string; parent_id: string | null }[]; entities: { id: string }[] };
+}): Taxonomy {
+  return {
+    parents: new Map(catalog.taxonomy.categories.map((c) => [c.id, c.parent_id])),
+    entityIds: new Set(catalog.taxonomy.entities.map((e) => e.id)),
+  };
+}
+
+/** `id` is `ancestor` or lies below it. */
+export function isSameOrDescendant(tax: Taxonomy, id: string, ancestor: string): boolean {
+  for (let at: string | null | undefined = id, hops = 0; at && hops < 64; at = tax.parents.get(at), hops++) {
+    if (at === ancestor) return true;
+  }
+  return false;
+}
+
+const CASE_KEYS = new Set(['id', 'lang', 'family', 'message', 'expect', 'categories', 'digest', 'note']);
+const DIGEST_KEYS = new Set(['intent_type', 'category_ids', 'entity_ids']);
+const INTENTS = new Set(['purchase', 'compare', 'browse', 'low', 'unknown']);
+const ID_PATTERN = /^[a-z]{2}-(ko|en)-\d{3}$/;
+
+/** Every problem with one case, as readable lines (empty when the case is well-formed). */
+export function caseProblems(c: RelevanceCase, tax: Taxonomy): string[] {
+  const p: string[] = [];
+  const where = typeof c?.id === 'string' ? c.id : JSON.stringify(c).slice(0, 60);
+  const bad = (msg: string) => p.push(`${where}: ${msg}`);
+  if (!c || typeof c !== 'object') return [`${where}: not an object`];
+  for (const k of Object.keys(c)) if (!CASE_KEYS.has(k)) bad(`unknown key ${k}`);
+  if (typeof c.id !== 'string' || !ID_PATTERN.test(c.id)) bad('id must look like ci-ko-001');
+  if (!(LANGS as readonly string[]).includes(c.lang)) bad(`lang ${String(c.lang)}`);
+  else if (typeof c.id === 'string' && c.id.split('-')[1] !== c.lang) bad('id and lang disagree');
+  if (!(FAMILIES as readonly string[]).includes(c.family)) bad(`family ${String(c.family)}`);
+  if (typeof c.message !== 'string' || c.message.trim() === '' || c.message.length > 4000) bad('message must be 1..4000 characters');
+  if (!(EXPECTS as readonly string[]).includes(c.expect)) bad(`expect ${String(c.expect)}`);
+  if (c.expect === 'serve') {
+    if (!Array.isArray(c.categories) || c.categories.length === 0) bad('serve needs categories');
+    else for (const id of c.categories) if (!tax.parents.has(id)) bad(`unknown category ${id}`);
+  } else if (c.categories !== undefined) {
+    bad(`${c.expect} takes no categories`);
+  }
+  if (c.family === 'sensitive' && c.expect !== 'block') bad('every sensitive case is block');
+  if (c.digest !== undefined) {
+    if (typeof c.digest !== 'object' || c.digest === null) bad('digest must be an object');
+    else {
+      for (const k of Object.keys(c.digest)) if (!DIGEST_KEYS.has(k)) bad(`digest key ${k}`);
+      if (c.digest.intent_type !== undefined && !INTENTS.has(c.digest.intent_type)) bad(`digest intent ${c.digest.intent_type}`);
+      for (const id of c.digest.category_ids ?? []) if (!tax.parents.has(id)) bad(`unknown digest category ${id}`);
+      for (const id of c.digest.entity_ids ?? []) if (!tax.entityIds.has(id)) bad(`unknown digest entity ${id}`);
+    }
+  }
+  if (c.note !== undefined && (typeof c.note !== 'string' || c.note.trim() === '')) bad('note must be text');
+  return p;
+}
