@@ -368,7 +368,7 @@ export class DecideService {
       const forced = this.firstServable(kind, language ?? 'en');
       if (forced) match.candidates.push(forced);
     }
-    if (trigger !== 'MATCHED' && isLowIntent(intent, match.signalCategoryIds.length + match.signalEntityIds.length)) return noFill(['LOW_INTENT']);
+    if (trigger !== 'MATCHED' && isLowIntent(intent)) return noFill(['LOW_INTENT']);
     const candidates = match.candidates.filter((c) => this.servable(c, kind));
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 

@@ -66,7 +66,7 @@ describe(`decide (${stores})`, () => {
     });
 
     it('records the decision without the message', async () => {
-      const res = await decide({ ...base(), message: '제주 호텔 가격 CANARY-decide-record' });
+      const res = await decide({ ...base(), message: '제주 호텔 최저가 CANARY-decide-record' });
       const row = await t.db.query<Record<string, unknown>>('SELECT * FROM decisions WHERE id = $1', [res.json().decision_id]);
       expect(row.rows).toHaveLength(1);
       expect(row.rows[0]).toMatchObject({ serve: true, reason_codes: ['MATCHED'], locale: 'ko-KR', country: 'KR', kind: 'offer' });

@@ -127,7 +127,7 @@ describe(`test mode and traffic quality (${stores})`, () => {
       expect((await clickRows(d3.decision_id, 2)).map((r) => r.not_counted_reason)).toEqual(['bot', 'bot']);
 
       // The same visitor (address + browser) on the same offer through another decision.
-      const d4 = await decide(en('iphone 16 deal'), liveApp.serving_key);
+      const d4 = await decide(en('iphone 16 best price'), liveApp.serving_key);
       const d5 = await decide(en('iphone 16 cheapest'), liveApp.serving_key);
       expect((await click(d4.link, { ip: '10.70.0.4' })).statusCode).toBe(302);
       expect((await clickRows(d4.decision_id))[0]).toMatchObject({ counted: true });
