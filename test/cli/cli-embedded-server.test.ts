@@ -95,10 +95,6 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
   it('performs app create and key revoke through the server, and both survive a restart', async () => {
     const dir = freshDir();
     let server = await serve(dir);
-    expect(mode(path.join(dir, 'admin.sock'))).toBe(0o600);
-    expect(mode(path.join(dir, 'admin.key'))).toBe(0o600);
-    expect(mode(dir)).toBe(0o700);
-
     const created = await cli(dir, 'app', 'create', 'Through the server', '--json');
     expect(created.code, created.stderr).toBe(0);
     const app = JSON.parse(created.stdout);
@@ -109,6 +105,10 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toMatch(new RegExp(`^key ${app.serving_key_id} revoked at \\d{4}-`));
     expect(await eventually(() => decide(server, app.serving_key), (r) => r.status === 401)).toMatchObject({ status: 401, body: { error: 'revoked_api_key' } });
+    // Only the operator's user may talk to the channel or read its key, or the database.
+    expect(mode(path.join(dir, 'admin.sock'))).toBe(0o600);
+    expect(mode(path.join(dir, 'admin.key'))).toBe(0o600);
+    expect(mode(dir)).toBe(0o700);
 
     expect(await stop(server)).toBe(0);
     for (const f of ['sidenote.lock', 'admin.sock', 'admin.key']) expect(existsSync(path.join(dir, f)), f).toBe(false);
