@@ -1,6 +1,7 @@
 // The process: read the environment, build the app, listen, and shut down gracefully.
 import { loadConfig, ConfigError, type Config } from './config/config.js';
 import { buildApp } from './app.js';
+import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
 import type { FastifyInstance } from 'fastify';
 
 async function main() {
@@ -16,6 +17,9 @@ async function main() {
   }
   const app = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
+  // The embedded database belongs to this process: the CLI's commands come through here.
+  let channel: LocalAdminChannel | undefined;
+  if (!config.databaseUrl && config.dataDir !== 'memory') channel = await startLocalAdminChannel(app, config.dataDir);
   if (!config.databaseUrl) await printDemoKey(app);
 
   let stopping = false;
@@ -30,6 +34,8 @@ async function main() {
     }, config.shutdownGraceMs);
     force.unref();
     try {
+      // First, so no admin command starts once the database is being closed.
+      await channel?.close();
       await app.close();
       process.exit(0);
     } catch (err) {

@@ -1,6 +1,13 @@
 // Operator CLI. Talks to the same database the service uses (DATABASE_URL, or the embedded
 // PGlite directory), so it works before any server is running.
 //
+// An embedded directory belongs to one process (src/db/data-dir-lock.ts). When a server holds
+// it, each command goes through that server's local admin channel instead (the Unix socket and
+// per-start key in the directory; src/admin/local-admin-channel.ts): the same admin API call,
+// the same printed output and exit code. When the holder does not answer there (another CLI
+// command, a server still starting) the CLI waits a few seconds, then refuses with exit 1
+// without ever opening the database. With DATABASE_URL nothing is locked: Postgres is shared.
+//
 //   sidenote app create <name> [--json]         create an app; prints its keys and secret once
 //   sidenote app list [--json]
 //   sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]
@@ -9,13 +16,19 @@
 //   sidenote catalog import <file.json>         validate and import; prints what changed
 //   sidenote catalog export [file.json]
 //   sidenote migrate
+//
+// Exit codes: 0 done, 1 refused or failed (unknown id, invalid catalog, directory held by a
+// process that does not answer, a server running during `migrate`), 2 usage.
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadConfig, ConfigError } from '../config/config.js';
+import { loadConfig, ConfigError, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { migrate } from '../db/migrate.js';
-import { AppRepository, NotFoundError } from '../apps/app-repository.js';
-import { CatalogRepository } from '../catalog/catalog-repository.js';
+import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '../apps/app-repository.js';
+import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
+import { AdminIdParam, CreateAppBody } from '../admin/admin-schemas.js';
+import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './admin-channel-client.js';
 
 const USAGE = `usage:
   sidenote app create <name> [--json]
@@ -28,6 +41,111 @@ const USAGE = `usage:
   sidenote migrate`;
 
 class UsageError extends Error {}
+/** Not done, and why: exit 1. */
+class Refused extends Error {}
+
+type Kind = 'serving' | 'setup';
+type Mode = 'live' | 'test';
+
+/** What each command does, once against the database and once through a running server. */
+interface Operations {
+  createApp(name: string): Promise<CreatedApp>;
+  listApps(): Promise<AppSummary[]>;
+  createKey(appId: string, kind: Kind, mode: Mode): Promise<{ id: string; key: string }>;
+  revokeKey(keyId: string): Promise<{ id: string; revoked_at: string | null }>;
+  rotateSecret(appId: string): Promise<{ id: string; secret: string; retired: string[] }>;
+  /** `text` is the file as read, `doc` the same parsed. */
+  importCatalog(doc: unknown, text: string): Promise<ImportReport>;
+  exportCatalog(): Promise<unknown>;
+  migrate(): Promise<void>;
+}
+
+function directOperations(db: Database): Operations {
+  const apps = new AppRepository(db);
+  const catalog = new CatalogRepository(db);
+  return {
+    createApp: (name) => apps.createApp(name),
+    listApps: () => apps.listApps(),
+    createKey: (appId, kind, mode) => apps.createKey(appId, kind, mode),
+    revokeKey: (keyId) => apps.revokeKey(keyId),
+    rotateSecret: (appId) => apps.rotateConversionSecret(appId),
+    importCatalog: (doc) => catalog.import(doc),
+    exportCatalog: () => catalog.export(),
+    migrate: async () => {}, // done on open
+  };
+}
+
+/** The same operations as admin API calls on the server's local channel. Errors become the ones
+ *  the repositories throw, so both paths print the same message and exit with the same code. */
+function channelOperations(channel: AdminChannelClient, holder: DataDirLockedError): Operations {
+  const id = encodeURIComponent;
+  const expect = async (answer: Promise<ChannelAnswer>, notFound?: string) => {
+    const { status, body } = await answer;
+    if (status >= 200 && status < 300) return body;
+    if (status === 404 && notFound) throw new NotFoundError(notFound);
+    if (status === 400 && body?.error === 'invalid_catalog') throw new CatalogValidationError(body.problems ?? []);
+    if (status === 413) throw new Refused('the catalog is larger than the admin API accepts (256 MB)');
+    throw new Error(`the server answered ${status} ${body?.error ?? ''}${body?.message ? `: ${body.message}` : ''}`);
+  };
+  return {
+    createApp: (name) => expect(channel.call('POST', '/admin/apps', JSON.stringify({ name }))),
+    listApps: async () => (await expect(channel.call('GET', '/admin/apps'))).apps,
+    createKey: (appId, kind, mode) => expect(channel.call('POST', `/admin/apps/${id(appId)}/keys`, JSON.stringify({ kind, mode })), `no app ${appId}`),
+    revokeKey: (keyId) => expect(channel.call('POST', `/admin/keys/${id(keyId)}/revoke`), `no key ${keyId}`),
+    rotateSecret: (appId) => expect(channel.call('POST', `/admin/apps/${id(appId)}/conversion-secrets`), `no app ${appId}`),
+    importCatalog: (_doc, text) => expect(channel.call('PUT', '/admin/catalog', text)),
+    exportCatalog: () => expect(channel.call('GET', '/admin/catalog')),
+    migrate: async () => {
+      throw new Refused(
+        `a Sidenote server (process ${holder.owner.pid}) holds ${holder.dataDir} and applied its migrations when it started. ` +
+          'To apply the migrations of this version, stop the server and run `sidenote migrate` again, or start this version (the server migrates on start).',
+      );
+    },
+  };
+}
+
+/** How long a command waits for a held directory's owner to answer or let go: a server takes a
+ *  few seconds to start listening, another CLI command a few seconds to finish. */
+const HELD_WAIT_MS = 10_000;
+
+/** Runs `fn` directly on the database, or through the server that holds the embedded directory. */
+async function withOperations<T>(config: Config, fn: (ops: Operations) => Promise<T>): Promise<T> {
+  const direct = async (db: Database) => {
+    try {
+      await migrate(db);
+      return await fn(directOperations(db));
+    } finally {
+      await db.close();
+    }
+  };
+  if (config.databaseUrl) return direct(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 }));
+
+  const channel = config.dataDir === 'memory' ? undefined : new AdminChannelClient(config.dataDir);
+  const until = Date.now() + HELD_WAIT_MS;
+  for (;;) {
+    let held: DataDirLockedError;
+    try {
+      return await direct(await openDatabase({ dataDir: config.dataDir }));
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError)) throw err;
+      held = err;
+    }
+    try {
+      // Every command is one request: a ChannelUnavailable means it was not performed.
+      return await fn(channelOperations(channel!, held));
+    } catch (err) {
+      if (!(err instanceof ChannelUnavailable)) throw err;
+    }
+    if (Date.now() >= until) {
+      throw new Refused(
+        `${held.dataDir} is held by process ${held.owner.pid} (${held.owner.command}, since ${held.owner.since}), which does not answer on ${channel!.paths.socket}. ` +
+          'An embedded database belongs to one process. If it is a Sidenote server that is still starting, try again in a moment; ' +
+          'if it is another CLI command, wait for it to finish. Nothing was changed.',
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const json = argv.includes('--json');
@@ -38,18 +156,20 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
   const args = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.match(/^--(kind|mode)$/));
   const [group, command, arg] = args;
   const print = (value: unknown, human: string) => out(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+  // Ids the admin API would refuse as malformed are ids no app or key has: the same answer on both paths.
+  const knownShape = (id: string, what: 'app' | 'key') => {
+    if (!AdminIdParam.safeParse({ id }).success) throw new NotFoundError(`no ${what} ${id}`);
+    return id;
+  };
 
-  let db: Database | undefined;
   try {
     const config = loadConfig();
-    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-    await migrate(db);
-    const apps = new AppRepository(db);
-    const catalog = new CatalogRepository(db);
     switch (`${group} ${command}`) {
       case 'app create': {
         if (!arg) throw new UsageError('app create needs a name');
-        const created = await apps.createApp(arg);
+        const body = CreateAppBody.safeParse({ name: arg });
+        if (!body.success) throw new UsageError(`app name: ${body.error.issues.map((i) => i.message).join('; ')}`);
+        const created = await withOperations(config, (ops) => ops.createApp(body.data.name.trim()));
         print(
           created,
           [
@@ -62,7 +182,7 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         return 0;
       }
       case 'app list': {
-        const list = await apps.listApps();
+        const list = await withOperations(config, (ops) => ops.listApps());
         print(
           list,
           list
@@ -75,34 +195,39 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       }
       case 'key create': {
         if (!arg) throw new UsageError('key create needs an app id');
-        const kind = (flag('kind') ?? 'serving') as 'serving' | 'setup';
-        const mode = (flag('mode') ?? 'live') as 'live' | 'test';
+        const kind = (flag('kind') ?? 'serving') as Kind;
+        const mode = (flag('mode') ?? 'live') as Mode;
         if (!['serving', 'setup'].includes(kind) || !['live', 'test'].includes(mode)) throw new UsageError('bad --kind or --mode');
-        const key = await apps.createKey(arg, kind, mode);
+        const appId = knownShape(arg, 'app');
+        const key = await withOperations(config, (ops) => ops.createKey(appId, kind, mode));
         print(key, `key ${key.id} created (shown once): ${key.key}`);
         return 0;
       }
       case 'key revoke': {
         if (!arg) throw new UsageError('key revoke needs a key id');
-        const key = await apps.revokeKey(arg);
+        const keyId = knownShape(arg, 'key');
+        const key = await withOperations(config, (ops) => ops.revokeKey(keyId));
         print(key, `key ${key.id} revoked at ${key.revoked_at}`);
         return 0;
       }
       case 'secret rotate': {
         if (!arg) throw new UsageError('secret rotate needs an app id');
-        const s = await apps.rotateConversionSecret(arg);
+        const appId = knownShape(arg, 'app');
+        const s = await withOperations(config, (ops) => ops.rotateSecret(appId));
         print(s, `new conversion secret ${s.id} (shown once): ${s.secret}${s.retired.length ? `\nretired: ${s.retired.join(', ')}` : ''}`);
         return 0;
       }
       case 'catalog import': {
         if (!arg) throw new UsageError('catalog import needs a file');
+        let text: string;
         let doc: unknown;
         try {
-          doc = JSON.parse(await readFile(arg, 'utf8'));
+          text = await readFile(arg, 'utf8');
+          doc = JSON.parse(text);
         } catch (err) {
           throw new UsageError(`cannot read ${arg} as JSON: ${(err as Error).message}`);
         }
-        const report = await catalog.import(doc);
+        const report = await withOperations(config, (ops) => ops.importCatalog(doc, text));
         print(
           report,
           report.changed
@@ -112,13 +237,14 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         return 0;
       }
       case 'catalog export': {
-        const doc = `${JSON.stringify(await catalog.export(), null, 2)}\n`;
+        const doc = `${JSON.stringify(await withOperations(config, (ops) => ops.exportCatalog()), null, 2)}\n`;
         if (arg) await writeFile(arg, doc);
         else out(doc);
         return 0;
       }
       case 'migrate undefined':
       case 'migrate ': {
+        await withOperations(config, (ops) => ops.migrate());
         out('migrations applied\n');
         return 0;
       }
@@ -130,14 +256,12 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       process.stderr.write(`${err.message}\n${USAGE}\n`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError) {
+    if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError || err instanceof Refused) {
       process.stderr.write(`${err.message}\n`);
       return 1;
     }
     process.stderr.write(`sidenote: ${(err as Error).message}\n`);
     return 1;
-  } finally {
-    await db?.close();
   }
 }
 

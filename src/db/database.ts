@@ -1,8 +1,10 @@
 // One small interface over the two Postgres engines: `pg` against a real server (DATABASE_URL)
 // and PGlite, real Postgres compiled to WASM running in-process (the embedded default).
 // Both speak the same SQL, so one set of migrations and repositories serves both.
+import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -117,7 +119,21 @@ function openPostgres(connectionString: string, max: number): Database {
 
 async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const db: PGlite = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir);
+  let lock: DataDirLock | undefined;
+  if (dataDir !== 'memory') {
+    // PGlite creates only the last path component; a fresh clone has no `.data/` yet. 0700 as
+    // Postgres wants its data directory (it holds keys' hashes and secrets).
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // One process per directory (data-dir-lock.ts): taken before PGlite reads a single file.
+    lock = acquireDataDirLock(dataDir);
+  }
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const wrap = (q: Pick<PGlite, 'query'>) => ({
     query: async <T>(sql: string, params?: unknown[]) => {
       const r = await q.query<T>(sql, params);
@@ -134,7 +150,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     withConnection: (fn) => fn({ ...wrap(db), exec: async (sql: string) => void (await db.exec(sql)) }),
     async close() {
-      await db.close();
+      try {
+        await db.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

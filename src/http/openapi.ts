@@ -62,9 +62,15 @@ export function response(schema: z.ZodType, description: string, examples: Examp
   };
 }
 
-export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
+/** Route schemas as documentation only (see the top of this file): no Ajv, no fast-json-stringify.
+ *  Every Fastify instance that registers this project's routes calls it. */
+export function schemasAsDocumentation(app: FastifyInstance) {
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+}
+
+export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
+  schemasAsDocumentation(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

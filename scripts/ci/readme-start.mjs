@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// CI: the README's start command, exactly as the README writes it, in a fresh clone of the
+// committed HEAD (no .data/, no node_modules, no dist/), on the embedded defaults: DATABASE_URL
+// and REDIS_URL unset. It must listen, print a demo serving key and a curl whose decide comes
+// back serve:true, and exit 0 soon after a SIGTERM.
+//
+// Only the environment is adjusted, never the command: a free PORT (the service reads it), and
+// CARGO_TARGET_DIR pointing at this checkout's target/ so the Rust dependencies already built
+// there are reused (the workspace crates still compile anew at their new path).
+//
+//   README_START_TIMEOUT_S (default 300) bounds install + build + start.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TIMEOUT_MS = Number(process.env.README_START_TIMEOUT_S ?? 300) * 1000;
+const STOP_MS = 15_000;
+const started = Date.now();
+const secs = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+const log = (s) => console.log(`[readme-start ${secs()}] ${s}`);
+
+/** The start command as the README's first code block writes it. */
+function readmeStartCommand() {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const line = block.split('\n').find((l) => /\bnpm start\b/.test(l));
+  if (!line) throw new Error("the README's first sh block has no `npm start` line");
+  return line.replace(/\s+#.*$/, '').trim();
+}
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const command = readmeStartCommand();
+const tmp = mkdtempSync(path.join(tmpdir(), 'sidenote-readme-'));
+const clone = path.join(tmp, 'clone');
+let child;
+let output = '';
+let exitCode;
+
+function fail(message) {
+  console.error(`\n[readme-start ${secs()}] FAILED: ${message}`);
+  console.error(`command: ${command} (in ${clone})`);
+  console.error('---- last 80 lines of its stdout+stderr ----');
+  console.error(output.split('\n').slice(-80).join('\n'));
+  console.error('--------------------------------------------');
+  cleanup();
+  process.exit(1);
+}
+
+function cleanup() {
+  // The command runs in its own process group: nothing of it may outlive this script.
+  if (child && exitCode === undefined) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+async function until(what, probe, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const v = await probe();
+    if (v) return v;
+    if (exitCode !== undefined) fail(`the command exited with ${exitCode} while waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  fail(`no ${what} within ${ms / 1000} s`);
+}
+
+try {
+  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  log(`cloning ${head.slice(0, 10)} into ${clone}`);
+  execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'inherit' });
+  const cloned = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' }).trim();
+  if (cloned !== head) fail(`the clone is at ${cloned}, not at HEAD ${head}`);
+  if (existsSync(path.join(clone, '.data'))) fail('the fresh clone already has .data/');
+
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), CARGO_TARGET_DIR: path.join(ROOT, 'target'), npm_config_audit: 'false', npm_config_fund: 'false' };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  delete env.SIDENOTE_DATA_DIR;
+  delete env.ADMIN_KEY;
+  log(`running \`${command}\` with PORT=${port}, DATABASE_URL and REDIS_URL unset`);
+  child = spawn('bash', ['-c', command], { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exitCode = code ?? signal))));
+
+  const key = await until('demo serving key on stdout', async () => /Demo serving key \(shown once\): (sk_\S+)/.exec(output)?.[1], TIMEOUT_MS);
+  const envelope = await until('curl with a decide envelope on stdout', async () => /-d '(\{.*\})'\s*$/m.exec(output)?.[1], 10_000);
+  log(`listening on ${port}; demo key printed`);
+
+  // The printed curl, sent as printed. A cold first decide on a busy machine may exceed the
+  // 50 ms budget and fail open (TIMEOUT), so a few tries; every answer is shown if none fills.
+  const answers = [];
+  let served = false;
+  for (let i = 0; i < 5 && !served; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/offers/decide`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: envelope,
+    });
+    const body = await res.json();
+    answers.push(`${res.status} ${JSON.stringify(body)}`);
+    served = res.status === 200 && body.serve === true;
+    if (!served) await new Promise((r) => setTimeout(r, 500));
+  }
+  if (!served) fail(`the printed curl's decide never came back serve:true:\n  ${answers.join('\n  ')}`);
+  log(`decide: ${answers.at(-1).slice(0, 120)}…`);
+
+  // SIGTERM to the server itself (the pid its data directory's lock names), as an operator's
+  // `kill` would; npm and bash then exit with its status.
+  const lockFile = path.join(clone, '.data/pglite/sidenote.lock');
+  if (!existsSync(lockFile)) fail(`no lock file at ${lockFile}`);
+  const serverPid = JSON.parse(readFileSync(lockFile, 'utf8')).pid;
+  const stopAt = Date.now();
+  process.kill(serverPid, 'SIGTERM');
+  const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), STOP_MS))]);
+  if (code === 'timeout') fail(`still running ${STOP_MS / 1000} s after SIGTERM`);
+  if (code !== 0) fail(`exited with ${code} after SIGTERM`);
+  if (existsSync(lockFile)) fail('the lock file outlived a clean stop');
+  log(`SIGTERM → exit 0 in ${((Date.now() - stopAt) / 1000).toFixed(1)} s`);
+  cleanup();
+  log('passed');
+  process.exit(0);
+} catch (err) {
+  fail(err.stack ?? String(err));
+}
