@@ -15,5 +15,5 @@ mod text_match;
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
-pub use normalize::normalize;
+pub use normalize::{is_default_ignorable, normalize};
 pub use text_match::{TextHit, TextMatcher};

@@ -1,5 +1,5 @@
 //! The offer index: hierarchy, eligibility filters, scoring order and tie-break, build errors.
-use sidenote_core::{IndexDocument, IndexError, MatchQuery, MessageIntent, OfferIndex, OfferKind};
+use sidenote_core::{is_default_ignorable, IndexDocument, IndexError, MatchQuery, MessageIntent, OfferIndex, OfferKind};
 
 mod support;
 use support::generate;
@@ -74,6 +74,60 @@ fn signals_intent_and_sensitive_topics() {
     assert_eq!(r.signal_category_ids, vec!["travel.hotels"]);
     assert_eq!(r.dropped_digest_ids, 1);
     assert_eq!(r.message_intent, MessageIntent::None);
+}
+
+/// `word` with `c` between every two of its characters.
+fn split(word: &str, c: char) -> String {
+    let mut out = String::new();
+    for (i, w) in word.chars().enumerate() {
+        if i > 0 {
+            out.push(c);
+        }
+        out.push(w);
+    }
+    out
+}
+
+#[test]
+fn invisible_characters_inside_any_alias_kind_still_hit() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "gambling", "aliases": { "en": ["casino"], "ko": ["도박"] } },
+        { "id": "self-harm", "aliases": { "en": ["suicide"], "ko": ["자살"] } }
+    ]);
+    let d = doc(serde_json::json!({ "taxonomy": t, "offers": [offer("a_hotel", &["travel.hotels"], &[])] }));
+    let index = OfferIndex::build(&d).expect("builds");
+    let find = |language: &str, message: &str| index.find(&MatchQuery { language, ..query(message) }, &|_| 1000);
+    let mut checked = 0;
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| is_default_ignorable(c)) {
+        let s = |w: &str| split(w, c);
+        // Sensitive topics, in Korean and English, next to a request that would otherwise serve.
+        for (language, message) in [("ko", format!("호텔 최저가, 요즘 {} 생각뿐", s("자살"))), ("en", format!("cheapest hotel, thinking about {}", s("suicide")))] {
+            let r = find(language, &message);
+            assert_eq!(r.sensitive_topic_ids, vec!["self-harm"], "U+{:04X} {language}", c as u32);
+        }
+        // Category, entity and purchase cue.
+        for (language, message) in [
+            ("ko", format!("{}에서 묵을 {} {} 알려줘", s("제주도"), s("호텔"), s("최저가"))),
+            ("en", format!("{} {} in {}", s("cheapest"), s("hotel"), s("jeju"))),
+        ] {
+            let r = find(language, &message);
+            assert_eq!(r.signal_entity_ids, vec!["place.jeju"], "U+{:04X} {language}", c as u32);
+            assert_eq!(r.signal_category_ids, vec!["travel", "travel.hotels"], "U+{:04X} {language}", c as u32);
+            assert_eq!(r.message_intent, MessageIntent::Purchase, "U+{:04X} {language}", c as u32);
+            assert!(r.sensitive_topic_ids.is_empty());
+        }
+        let r = find("en", &format!("{} {}", s("hotel"), s("cheapest")));
+        assert_eq!(r.candidates.first().map(|c| c.snapshot_id.as_str()), Some("a_hotel"), "U+{:04X}", c as u32);
+        // Compare cue.
+        for (language, message) in [("ko", format!("{} {}", s("항공권"), s("비교"))), ("en", format!("{} {}", s("flight"), s("vs")))] {
+            let r = find(language, &message);
+            assert_eq!(r.message_intent, MessageIntent::Compare, "U+{:04X} {language}", c as u32);
+            assert_eq!(r.signal_category_ids, vec!["travel.flights"], "U+{:04X} {language}", c as u32);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 4174);
 }
 
 #[test]

@@ -1,14 +1,16 @@
-//! Property tests: normalisation is idempotent and never panics; every hit sits on a boundary.
+//! Property tests: normalisation is idempotent, never panics and ignores invisible characters;
+//! every hit sits on a boundary.
 use proptest::prelude::*;
-use sidenote_core::{normalize, TextHit, TextMatcher};
+use sidenote_core::{is_default_ignorable, normalize, TextHit, TextMatcher};
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
-/// The plain definition `normalize` must equal: NFKC of the whole text, lower-cased, white space
-/// folded, and NFKC again if lower-casing left something unstable.
+/// The plain definition `normalize` must equal: default-ignorables removed, NFKC of the whole
+/// text, lower-cased, white space folded, and NFKC again if lower-casing left something unstable.
 fn normalize_by_definition(text: &str) -> String {
+    let cleaned: String = text.chars().filter(|&c| !is_default_ignorable(c)).collect();
     let mut out = String::new();
     let mut pending_space = false;
-    for c in text.nfkc().flat_map(char::to_lowercase) {
+    for c in cleaned.nfkc().flat_map(char::to_lowercase) {
         if c.is_whitespace() {
             pending_space = !out.is_empty();
         } else {
@@ -22,8 +24,12 @@ fn normalize_by_definition(text: &str) -> String {
     if is_nfkc_quick(out.chars()) == IsNormalized::Yes { out } else { out.nfkc().collect() }
 }
 
+/// Default_Ignorable_Code_Point as regex-syntax's Unicode tables have it: not the core's table.
+const IGNORABLE: &str = "\\p{Default_Ignorable_Code_Point}";
+
 /// Text where the fast path and the general path meet: ASCII, Hangul syllables, conjoining
-/// jamo, combining marks, full-width forms, odd white space, ligatures and case pairs.
+/// jamo, combining marks, full-width forms, odd white space, ligatures and case pairs, and
+/// invisible characters between any of them.
 fn mixed_text() -> impl Strategy<Value = String> {
     let pieces = prop_oneof![
         "[a-zA-Z0-9 ,.!?]{1,4}",
@@ -34,6 +40,7 @@ fn mixed_text() -> impl Strategy<Value = String> {
         "[\u{00A0}\u{2003}\u{3000}\t\n]{1,2}",
         "[ﬁﬂİıÉéẞß㈜㎏]{1,2}",
         "\\PC{1,3}",
+        "\\p{Default_Ignorable_Code_Point}{1,2}",
     ];
     proptest::collection::vec(pieces, 0..24).prop_map(|v| v.concat())
 }
@@ -47,6 +54,27 @@ proptest! {
         prop_assert_eq!(normalize(&once), once.clone());
         prop_assert!(!once.starts_with(' ') && !once.ends_with(' '));
         prop_assert!(!once.contains("  "));
+    }
+
+    #[test]
+    fn normalize_is_idempotent_and_invisible_free(s in mixed_text()) {
+        let once = normalize(&s);
+        prop_assert_eq!(normalize(&once), once.clone());
+        prop_assert!(!once.chars().any(is_default_ignorable));
+    }
+
+    #[test]
+    fn inserted_default_ignorables_change_nothing(
+        s in prop_oneof![mixed_text(), "\\PC{0,120}"],
+        insertions in proptest::collection::vec((any::<proptest::sample::Index>(), proptest::string::string_regex(&format!("{IGNORABLE}{{1,3}}")).expect("regex")), 1..12),
+    ) {
+        let mut chars: Vec<String> = s.chars().map(String::from).collect();
+        for (at, invisible) in &insertions {
+            let i = at.index(chars.len() + 1);
+            chars.insert(i, invisible.clone());
+        }
+        let with = chars.concat();
+        prop_assert_eq!(normalize(&with), normalize(&s));
     }
 
     #[test]
@@ -81,4 +109,19 @@ proptest! {
         let m = TextMatcher::build([("a", TextHit::Entity(0)), ("제주", TextHit::Entity(1)), ("é", TextHit::Category(2))].into_iter()).expect("builds");
         let _ = m.find(&normalize(&s));
     }
+}
+
+/// The core's table against regex-syntax's Unicode tables, code point by code point.
+#[test]
+fn default_ignorables_are_exactly_the_unicode_property() {
+    use regex_syntax::hir::{Class, HirKind};
+    let hir = regex_syntax::Parser::new().parse(IGNORABLE).expect("parses");
+    let HirKind::Class(Class::Unicode(class)) = hir.kind() else { panic!("not a Unicode class: {hir:?}") };
+    let mut expected = 0;
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        let want = class.ranges().iter().any(|r| r.start() <= c && c <= r.end());
+        expected += usize::from(want);
+        assert_eq!(is_default_ignorable(c), want, "U+{:04X}", c as u32);
+    }
+    assert_eq!(expected, 4174);
 }
