@@ -14,7 +14,7 @@ import { adminApi } from './admin-routes.js';
 import { localChannelPaths, type LocalChannelPaths } from './local-channel-paths.js';
 import { clientError, frameworkError, installErrorHandler } from '../http/errors.js';
 import { schemasAsDocumentation } from '../http/openapi.js';
-import { notFoundOrMethodNotAllowed, trackRouteMethods } from '../http/method-not-allowed.js';
+import { methodNotAllowedHook, notFound, trackRouteMethods } from '../http/method-not-allowed.js';
 
 export interface LocalAdminChannel {
   readonly paths: LocalChannelPaths;
@@ -37,9 +37,11 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
   local.removeContentTypeParser('text/plain');
   schemasAsDocumentation(local);
   const routeMethods = trackRouteMethods(local);
-  local.setNotFoundHandler(notFoundOrMethodNotAllowed(local, routeMethods));
+  local.setNotFoundHandler(notFound);
   local.decorate('services', main.services);
   await local.register(adminApi, { prefix: '/admin', adminKey: key, routeMethods });
+  // As on the public port: after the admin plugin, which has its own copy behind its key check.
+  local.addHook('onRequest', methodNotAllowedHook(local, routeMethods));
 
   removeStale(paths.socket);
   removeStale(paths.keyFile);
