@@ -11,9 +11,10 @@ const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 type Hit = { kind: 'category' | 'entity' | 'sensitive'; index: number } | { kind: 'purchase' | 'compare' };
 type CharClass = 'hangul' | 'word' | 'other';
 
-/** NFKC, per-character lower-casing, White_Space runs collapsed to one space, trimmed. */
+/** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
+ *  collapsed to one space, trimmed (as crates/sidenote-core/src/normalize.rs). */
 export function normalize(text: string): string {
-  const nfkc = text.normalize('NFKC');
+  const nfkc = text.replace(/\p{Default_Ignorable_Code_Point}/gu, '').normalize('NFKC');
   let out = '';
   let pendingSpace = false;
   for (const c of nfkc) {

@@ -84,7 +84,7 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
   };
 }
 
-const NOISE = [' ', '  ', '\t', '\n', ',', '.', '!', '?', '(', ')', '-', '"', '\u3000', '\u00a0', '😀', 'é', 'Σ', 'ﾊﾟ', 'x', '1', 'a'];
+const NOISE = [' ', '  ', '\t', '\n', ',', '.', '!', '?', '(', ')', '-', '"', '\u3000', '\u00a0', '😀', 'é', 'Σ', 'ﾊﾟ', 'x', '1', 'a', '\u200b', '\u00ad', '\u2060', '\ufe0f'];
 
 /** A message stitched from aliases (with case, width and particle variations) and noise. */
 export function generateMessage(doc: IndexDocument, rng: Rng): string {
