@@ -11,6 +11,7 @@
 // transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLanguage } from './gates.js';
+import { saysMinorAge } from './minor-age.js';
 import type { DecisionRecorder, DecisionRecord } from './decision-recorder.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
@@ -356,7 +357,7 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    const gates = evaluateGates(envelope, digest, match.sensitiveTopicIds.length > 0);
+    const gates = evaluateGates(envelope, digest, match.sensitiveTopicIds.length > 0 || saysMinorAge(envelope.message));
     if (gates.length > 0) return noFill(gates);
     // Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and
     // CI their handling of each reason code without touching live numbers.

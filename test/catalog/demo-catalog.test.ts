@@ -169,7 +169,7 @@ describe('catalog/demo.json', () => {
 
   it('covers every sensitive topic and both intent cue kinds in both languages', () => {
     const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
-    expect(topics).toEqual(['adult', 'finance-advice', 'gambling', 'health', 'minors', 'politics', 'self-harm']);
+    expect(topics).toEqual(['adult', 'finance-advice', 'financial-distress', 'gambling', 'health', 'minors', 'politics', 'self-harm']);
     for (const t of demo.taxonomy.sensitive_topics) {
       expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
       expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);

@@ -1,0 +1,32 @@
+// Whether a turn says the user is a minor by age or school year ("I'm 14", "8th grade",
+// "freshman in high school", "중2", "고1", "15살", "열다섯 살"). The catalog's sensitive-topic
+// aliases name minors by word ("teenager", "중학생"); an age or a school year is a pattern, not a
+// word, so it is read here. Recall first (DESIGN.md §2): a false block costs one impression, a
+// served offer beside a child is the worst outcome. Ages under 19 count (Korea's age of majority;
+// the US one is 18).
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+// 살 but not the verb 사다 (살만해, 살려고, 살까, 살게); 세 only right after the number and not
+// the start of another word (세일, 세트, 세대, 세금 …): "iPhone 16 세일" is a sale, not an age.
+const KO_AGE = /(?<![0-9a-z.])(?:[5-9]|1[0-8])(?:\s*살(?!만|려|까|게)|세(?![일트대금상계탁련븐팅]))(?![0-9])/;
+const KO_WORD_AGE = /(?:^|[^가-힣])열(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)?\s*살/;
+// 중2, 고1 written together ("이 중 2개" is not a school year).
+const KO_SCHOOL_YEAR = /(?:^|[^가-힣0-9])(?:초|중|고)[1-6](?![0-9])|(?:초등|중등|고등|중|고)학교\s*[1-6]\s*학년|고딩|중딩|초딩/;
+const EN_AGE = /\b(?:i'?m|i am|im|age|aged)\s+(?:only\s+|just\s+)?(?:[5-9]|1[0-8])\b(?!\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k\b|am\b|pm\b|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won))/;
+const EN_YEARS_OLD = /\b(?:[5-9]|1[0-8])\s*(?:-\s*)?(?:years?|yrs?|y\/?o)\s*(?:-\s*)?old\b|\b(?:[5-9]|1[0-8])\s*y\/?o\b/;
+const EN_GRADE = /\b(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade(?:r|rs)?\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade(?:r|rs)?\b/;
+const EN_SCHOOL = /\b(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school\b|\b(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)\b|\bi'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school\b|\bim\s+in\s+(?:high|middle|elementary)\s+school\b/;
+
+export function saysMinorAge(message: string | undefined): boolean {
+  if (!message) return false;
+  const text = message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase();
+  return (
+    KO_AGE.test(text) ||
+    KO_WORD_AGE.test(text) ||
+    KO_SCHOOL_YEAR.test(text) ||
+    EN_AGE.test(text) ||
+    EN_YEARS_OLD.test(text) ||
+    EN_GRADE.test(text) ||
+    EN_SCHOOL.test(text)
+  );
+}
