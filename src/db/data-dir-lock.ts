@@ -191,7 +191,11 @@ function startTime(pid: number): string | null {
  *  lets its holder replace a lock carrying its stale token, and the lock now carries ours. */
 function sweepTakeoverMarkers(file: string) {
   const prefix = `${path.basename(file)}.takeover-`;
-  for (const name of readdirSync(path.dirname(file))) if (name.startsWith(prefix)) unlinkQuiet(path.join(path.dirname(file), name));
+  // Markers only: a name with more after the token is another process' temporary file, which it
+  // is about to link into place and removes itself (sweeping it made that process fail).
+  for (const name of readdirSync(path.dirname(file))) {
+    if (name.startsWith(prefix) && /^[A-Za-z0-9_-]+$/.test(name.slice(prefix.length))) unlinkQuiet(path.join(path.dirname(file), name));
+  }
 }
 
 function unlinkQuiet(file: string) {
