@@ -4,7 +4,7 @@
 // turn into an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
-import type { Deadline, NoFill } from './decide-service.js';
+import { timeoutAnswer, type Deadline } from './decide-service.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
 import { errorBody } from '../http/errors.js';
@@ -153,7 +153,6 @@ const affiliateResponses = {
   ...RATE_LIMITED,
 };
 
-const TIMEOUT_RETRY_AFTER_SECONDS = 2;
 
 export async function decideRoutes(app: FastifyInstance) {
   const service = app.services.decide;
@@ -232,7 +231,7 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
     // The key could not be checked in time (key store slow or down): fail open. Its record is
     // written once the lookup, still running, names a valid key's app.
     if (!request.principal) {
-      const answer: NoFill = { serve: false, request_id: requestId, decision_id: newId('dec'), reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
+      const answer = timeoutAnswer(requestId, newId('dec'));
       if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, parsed.data, route.kind, reply.elapsedTime);
       return answer;
     }

@@ -188,7 +188,7 @@ export class DecideService {
     const settling = this.settleTimedOut(attempt, pipeline, this.timeoutRecord(kind, attempt, principal, requestId, envelope));
     this.settling.add(settling);
     void settling.finally(() => this.settling.delete(settling));
-    return { serve: false, request_id: requestId, decision_id: attempt.decisionId, reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
+    return timeoutAnswer(requestId, attempt.decisionId);
   }
 
   /** After a TIMEOUT answer: waits for the pipeline to stop (every step is bounded by a store
@@ -490,6 +490,11 @@ export class DecideService {
     const retryAfterSeconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     return { winner: null, receipt: null, reasons, retryAfterSeconds };
   }
+}
+
+/** The answer of a decide that ran out of time or lost a dependency: fail open. */
+export function timeoutAnswer(requestId: string, decisionId: string): NoFill {
+  return { serve: false, request_id: requestId, decision_id: decisionId, reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
 }
 
 /** How long a host is told to wait when a campaign's spend is being loaded from the ledger. */

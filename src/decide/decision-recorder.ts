@@ -119,13 +119,10 @@ export class DecisionRecorder {
 
   /** Makes the record of decision `record.id` the TIMEOUT no-fill the host was told, exactly one
    *  row: a row the pipeline wrote (served or not) is corrected, a served row's spend taken off
-   *  the ledger in the same statement; with no row, `record` is inserted. `written`: whether the
-   *  pipeline's own write is known to have committed. */
+   *  the ledger in the same statement; with no row, `record` (the TIMEOUT record) is inserted.
+   *  `written`: whether the pipeline's own write is known to have committed. */
   async recordTimedOut(record: DecisionRecord, written: boolean): Promise<void> {
-    if (!written) {
-      const timeout = { ...record, serve: false, reasonCodes: ['TIMEOUT'], offerSnapshotId: null, campaignId: null, expiresAt: null, spendMicros: 0 };
-      if (await this.timeouts.write(timeout)) return;
-    }
+    if (!written && (await this.timeouts.write(record))) return;
     await this.corrections.write({ id: record.id, latencyUs: record.latencyUs });
   }
 
