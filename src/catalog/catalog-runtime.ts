@@ -75,6 +75,10 @@ export class CatalogRuntime {
   }
 }
 
+const NO_ALIASES = { ko: [], en: [] };
+// A taxonomy stored before a cue list existed reads as having none.
+const NO_CUES = { purchase: NO_ALIASES, compare: NO_ALIASES, negation: NO_ALIASES, after_sales: NO_ALIASES, not_commercial: NO_ALIASES, clause_break: NO_ALIASES };
+
 /** The document the native core builds its index from: taxonomy plus every live snapshot with
  *  its campaign's eligibility and scoring inputs flattened in. */
 export function buildIndexDocument(rows: ServingCatalogRows): IndexDocument {
@@ -108,10 +112,23 @@ export function buildIndexDocument(rows: ServingCatalogRows): IndexDocument {
   const t = rows.taxonomy;
   return {
     taxonomy: {
-      categories: (t?.categories ?? []).map((c) => ({ id: c.id, parent_id: c.parent_id, aliases: c.aliases })),
-      entities: (t?.entities ?? []).map((e) => ({ id: e.id, kind: e.kind, aliases: e.aliases, category_ids: e.category_ids })),
+      categories: (t?.categories ?? []).map((c) => ({
+        id: c.id,
+        parent_id: c.parent_id,
+        aliases: c.aliases,
+        weak_aliases: c.weak_aliases ?? NO_ALIASES,
+        negative_contexts: c.negative_contexts ?? NO_ALIASES,
+      })),
+      entities: (t?.entities ?? []).map((e) => ({
+        id: e.id,
+        kind: e.kind,
+        aliases: e.aliases,
+        category_ids: e.category_ids,
+        weak_aliases: e.weak_aliases ?? NO_ALIASES,
+        negative_contexts: e.negative_contexts ?? NO_ALIASES,
+      })),
       sensitive_topics: t?.sensitive_topics ?? [],
-      intent_cues: t?.intent_cues ?? { purchase: { ko: [], en: [] }, compare: { ko: [], en: [] } },
+      intent_cues: { ...NO_CUES, ...t?.intent_cues },
     },
     offers,
   };

@@ -36,11 +36,20 @@ const LocalizedName = z
   })
   .describe('Display name in Korean and English (shown in "why this offer").');
 
+const WeakAliases = Aliases.default({ ko: [], en: [] }).describe(
+  'Aliases with another common sense ("train" a model, 파리 the insect): they count only when the same turn also names a related category or entity by a strong alias, or the digest does.',
+);
+const NegativeContexts = Aliases.default({ ko: [], en: [] }).describe(
+  'Phrases in which its aliases mean something else ("model train", "파인애플", "인생은 여행"): in the same clause they void its hits.',
+);
+
 export const Category = z.strictObject({
   id: CatalogId.describe('Category id, e.g. `travel.hotels`.'),
   parent_id: CatalogId.nullable().default(null).describe("Parent category; a parent in the digest or message matches its children's offers."),
   name: LocalizedName,
   aliases: Aliases.default({ ko: [], en: [] }),
+  weak_aliases: WeakAliases,
+  negative_contexts: NegativeContexts,
 });
 
 export const Entity = z.strictObject({
@@ -48,7 +57,9 @@ export const Entity = z.strictObject({
   kind: z.enum(['brand', 'product', 'place']).describe('What the entity is.'),
   name: LocalizedName,
   aliases: Aliases.default({ ko: [], en: [] }),
-  category_ids: z.array(CatalogId).max(20).default([]).describe('Categories the entity belongs to; naming the entity is also a signal for these.'),
+  category_ids: z.array(CatalogId).max(20).default([]).describe('Categories the entity belongs to; naming the entity is also a (weak) signal for these.'),
+  weak_aliases: WeakAliases,
+  negative_contexts: NegativeContexts,
 });
 
 export const SensitiveTopic = z.strictObject({
@@ -66,11 +77,22 @@ export const Taxonomy = z
       .describe('A hit of any of these aliases in the message is POLICY_BLOCK.'),
     intent_cues: z
       .strictObject({
-        purchase: Aliases.default({ ko: [], en: [] }),
-        compare: Aliases.default({ ko: [], en: [] }),
+        purchase: Aliases.default({ ko: [], en: [] }).describe('Buying or booking: buy, price, 최저가, 예매, 사려고 …'),
+        compare: Aliases.default({ ko: [], en: [] }).describe('Choosing: vs, which is better, 비교, 뭐가 나아 …'),
+        negation: Aliases.default({ ko: [], en: [] }).describe('Not buying: already have, don\'t need, 이미 있, 필요 없 … (voids its clause).'),
+        after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
+        not_commercial: Aliases.default({ ko: [], en: [] }).describe('Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).'),
+        clause_break: Aliases.default({ ko: [], en: [] }).describe('Words that end a clause like a full stop: but, however, 하지만, 근데 …'),
       })
-      .default({ purchase: { ko: [], en: [] }, compare: { ko: [], en: [] } })
-      .describe('Words that signal commercial intent in the message (buy, price, 최저가, 비교 …).'),
+      .default({
+        purchase: { ko: [], en: [] },
+        compare: { ko: [], en: [] },
+        negation: { ko: [], en: [] },
+        after_sales: { ko: [], en: [] },
+        not_commercial: { ko: [], en: [] },
+        clause_break: { ko: [], en: [] },
+      })
+      .describe('How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).'),
   })
   .describe('What may be matched: categories, entities, sensitive topics and intent cues.');
 

@@ -397,13 +397,13 @@ export class DecideService {
     let best: string | null = null;
     for (const [id, s] of this.catalog.serving.snapshots) {
       if (s.offer.kind === kind && s.offer.locale === language && (best === null || id < best)) {
-        const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [] };
+        const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
         if (this.servable(c, kind)) best = id;
       }
     }
     if (best === null) return null;
     const s = this.catalog.serving.snapshots.get(best)!;
-    return { snapshotId: best, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [] };
+    return { snapshotId: best, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
   }
 
   /** The index and the serving view are swapped together, but an affiliate offer also needs its

@@ -51,12 +51,12 @@ export function evaluateGates(
 
 const INTENT_STRENGTH: Record<string, number> = { purchase: 4, compare: 3, browse: 2, low: 1, unknown: 0, none: 0 };
 
-/** The intent of this turn: a fresh digest that says `low` wins (the conversation has moved off
- *  buying, whatever words or earlier ids are about); otherwise the stronger of what the digest
- *  says and what the message's cue words say. */
+/** The intent of this turn: `low` from a fresh digest (the conversation has moved off buying,
+ *  whatever words or earlier ids are about) or from the message (a translation, a poem, code)
+ *  wins; otherwise the stronger of what the digest says and what the message's cues say. */
 export function effectiveIntent(digestIntent: string | undefined, messageIntent: string): string {
   const d = digestIntent ?? 'unknown';
-  if (d === 'low') return 'low';
+  if (d === 'low' || messageIntent === 'low') return 'low';
   return (INTENT_STRENGTH[messageIntent] ?? 0) > (INTENT_STRENGTH[d] ?? 0) ? messageIntent : d;
 }
 

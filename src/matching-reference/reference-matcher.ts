@@ -6,25 +6,36 @@ import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../
 
 export const MAX_POSTING_SCAN = 512;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
+const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
+/** First syllables after which a Hangul alias still ends its word (text_match.rs). */
+const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표';
 
-type Hit = { kind: 'category' | 'entity' | 'sensitive'; index: number } | { kind: 'purchase' | 'compare' };
+type Hit =
+  | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
+  | { kind: 'purchase' | 'compare' | 'negation' | 'afterSales' | 'notCommercial' | 'clauseBreak' };
 type CharClass = 'hangul' | 'word' | 'other';
+/** A boundary-valid hit: character positions in the normalised message. */
+interface Span {
+  start: number;
+  end: number;
+  hits: Hit[];
+}
+type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number };
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
- *  collapsed to one space, trimmed (as crates/sidenote-core/src/normalize.rs). */
+ *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
+ *  crates/sidenote-core/src/normalize.rs). */
 export function normalize(text: string): string {
   const nfkc = text.replace(/\p{Default_Ignorable_Code_Point}/gu, '').normalize('NFKC');
   let out = '';
-  let pendingSpace = false;
+  let pending: '' | ' ' | '\n' = '';
   for (const c of nfkc) {
     if (/\p{White_Space}/u.test(c)) {
-      pendingSpace = out.length > 0;
+      if (out.length > 0 && pending !== '\n') pending = /[\n\v\f\r\u0085\u2028\u2029]/u.test(c) ? '\n' : ' ';
     } else {
-      if (pendingSpace) {
-        out += ' ';
-        pendingSpace = false;
-      }
+      out += pending;
+      pending = '';
       out += c.toLowerCase();
     }
   }
@@ -39,7 +50,17 @@ function isHangul(c: string): boolean {
 function classOf(c: string | undefined): CharClass {
   if (c === undefined) return 'other';
   if (isHangul(c)) return 'hangul';
-  return /[\p{Alphabetic}\p{Nd}\p{Nl}\p{No}]/u.test(c) ? 'word' : 'other';
+  return isWordChar(c) ? 'word' : 'other';
+}
+
+/** Rust's char::is_alphanumeric, or `_`. */
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && (c === '_' || /[\p{Alphabetic}\p{Nd}\p{Nl}\p{No}]/u.test(c));
+}
+
+function isHangulSyllable(c: string): boolean {
+  const u = c.codePointAt(0)!;
+  return u >= 0xac00 && u <= 0xd7a3;
 }
 
 interface Offer {
@@ -75,6 +96,7 @@ export class ReferenceMatcher {
   private readonly ancestors: number[][];
   private readonly descendants: number[][];
   private readonly entityCategories: number[][];
+  private readonly entityKinds: string[];
   /** Normalised alias → what it stands for. */
   private readonly aliases = new Map<string, Hit[]>();
   private readonly offers: Offer[];
@@ -103,11 +125,26 @@ export class ReferenceMatcher {
       if (!list.some((h) => h.kind === hit.kind && ('index' in h ? h.index === (hit as { index: number }).index : true))) list.push(hit);
       this.aliases.set(text, list);
     };
-    t.categories.forEach((c, i) => [...c.aliases.ko, ...c.aliases.en].forEach((a) => add(a, { kind: 'category', index: i })));
-    t.entities.forEach((e, i) => [...e.aliases.ko, ...e.aliases.en].forEach((a) => add(a, { kind: 'entity', index: i })));
-    t.sensitive_topics.forEach((s, i) => [...s.aliases.ko, ...s.aliases.en].forEach((a) => add(a, { kind: 'sensitive', index: i })));
-    [...t.intent_cues.purchase.ko, ...t.intent_cues.purchase.en].forEach((a) => add(a, { kind: 'purchase' }));
-    [...t.intent_cues.compare.ko, ...t.intent_cues.compare.en].forEach((a) => add(a, { kind: 'compare' }));
+    const all = (a: { ko: string[]; en: string[] } | undefined) => (a ? [...a.ko, ...a.en] : []);
+    t.categories.forEach((c, i) => {
+      all(c.aliases).forEach((a) => add(a, { kind: 'category', index: i }));
+      all(c.weak_aliases).forEach((a) => add(a, { kind: 'weakCategory', index: i }));
+      all(c.negative_contexts).forEach((a) => add(a, { kind: 'notCategory', index: i }));
+    });
+    t.entities.forEach((e, i) => {
+      all(e.aliases).forEach((a) => add(a, { kind: 'entity', index: i }));
+      all(e.weak_aliases).forEach((a) => add(a, { kind: 'weakEntity', index: i }));
+      all(e.negative_contexts).forEach((a) => add(a, { kind: 'notEntity', index: i }));
+    });
+    t.sensitive_topics.forEach((s, i) => all(s.aliases).forEach((a) => add(a, { kind: 'sensitive', index: i })));
+    const cues = t.intent_cues;
+    all(cues.purchase).forEach((a) => add(a, { kind: 'purchase' }));
+    all(cues.compare).forEach((a) => add(a, { kind: 'compare' }));
+    all(cues.negation).forEach((a) => add(a, { kind: 'negation' }));
+    all(cues.after_sales).forEach((a) => add(a, { kind: 'afterSales' }));
+    all(cues.not_commercial).forEach((a) => add(a, { kind: 'notCommercial' }));
+    all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
+    this.entityKinds = t.entities.map((e) => e.kind ?? '');
 
     this.offers = doc.offers.map((o) => ({
       doc: o,
@@ -126,7 +163,7 @@ export class ReferenceMatcher {
       const x = this.offers[a];
       const y = this.offers[b];
       if (x.staticScore !== y.staticScore) return x.staticScore > y.staticScore ? -1 : 1;
-      return cmp(x.doc.snapshot_id, y.doc.snapshot_id);
+      return cmp(x.doc.offer_id, y.doc.offer_id) || cmp(x.doc.snapshot_id, y.doc.snapshot_id);
     };
     for (const p of [...this.categoryPostings, ...this.entityPostings]) p.sort(order);
   }
@@ -135,11 +172,15 @@ export class ReferenceMatcher {
    *  tries every alias length at every position. */
   private aliasLengths: number[] | undefined;
 
-  private findHits(text: string): Hit[] {
-    const chars = Array.from(text);
+  /** Whether some alias occurs starting at character `i`, boundaries aside. */
+  private aliasStartsAt(chars: string[], i: number): boolean {
+    return this.aliasLengths!.some((len) => i + len <= chars.length && this.aliases.has(chars.slice(i, i + len).join('')));
+  }
+
+  private findSpans(chars: string[]): Span[] {
     // Alias lengths in characters, longest first: computed once per index, not per message.
     const lengths = (this.aliasLengths ??= [...new Set([...this.aliases.keys()].map((a) => Array.from(a).length))].sort((a, b) => b - a));
-    const hits: Hit[] = [];
+    const spans: Span[] = [];
     let i = 0;
     while (i < chars.length) {
       let taken = 0;
@@ -152,39 +193,134 @@ export class ReferenceMatcher {
         const last = classOf(chars[i + len - 1]);
         const before = classOf(chars[i - 1]);
         const after = classOf(chars[i + len]);
-        const leftOk = before === 'other' || before !== first;
-        const rightOk = after === 'other' || after !== last || last === 'hangul';
+        const syllables = Array.from(candidate).filter(isHangulSyllable).length;
+        // Cues and sensitive topics are stems any Hangul may continue ("사고 싶어").
+        const stem = targets.some((h) => !['category', 'entity', 'weakCategory', 'weakEntity'].includes(h.kind));
+        // A compound head may follow Hangul; a particle or another alias may follow Hangul.
+        const leftOk = before === 'other' || before !== first || (first === 'hangul' && syllables >= 2);
+        const rightOk =
+          after === 'other' ||
+          after !== last ||
+          (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
         if (leftOk && rightOk) {
-          hits.push(...targets);
+          spans.push({ start: i, end: i + len, hits: targets });
           taken = len;
           break;
         }
       }
       i += taken > 0 ? taken : 1;
     }
-    return hits;
+    return spans;
+  }
+
+  /** Code spans, quotations and sentence ends (reading.rs `structure`). */
+  private static structure(chars: string[]) {
+    const code: [number, number][] = [];
+    const quotes: [number, number][] = [];
+    const clauseEnds: number[] = [];
+    let fencedCode = false;
+    let codeOpen: { start: number; fenced: boolean } | null = null;
+    let quoteOpen: { start: number; close: string } | null = null;
+    let prev: string | undefined;
+    const opener: Record<string, string> = { '"': '"', '“': '”', '「': '」', '『': '』', '«': '»', '‘': '’' };
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i];
+      const next = chars[i + 1];
+      if (c === '`') {
+        let run = 0;
+        while (chars[i + run] === '`') run++;
+        const fence = run >= 3;
+        if (codeOpen === null) {
+          codeOpen = { start: i, fenced: fence };
+          fencedCode ||= fence;
+        } else if (codeOpen.fenced === fence) {
+          code.push([codeOpen.start, i + run]);
+          codeOpen = null;
+        }
+        i += run - 1;
+        prev = '`';
+        continue;
+      }
+      if (codeOpen !== null) {
+        prev = c;
+        continue;
+      }
+      if (quoteOpen !== null) {
+        const closes = c === quoteOpen.close && !((quoteOpen.close === "'" || quoteOpen.close === '’') && isWordChar(next));
+        if (closes) {
+          quotes.push([quoteOpen.start, i + 1]);
+          quoteOpen = null;
+        }
+      } else {
+        const close = opener[c] ?? (c === "'" && !isWordChar(prev) && isWordChar(next) ? "'" : undefined);
+        if (close !== undefined) quoteOpen = { start: i, close };
+      }
+      const endsSentence = c === '.' ? next === undefined || /\p{White_Space}/u.test(next) : '!?;\n。！？…'.includes(c);
+      if (endsSentence) clauseEnds.push(i + 1);
+      prev = c;
+    }
+    if (codeOpen !== null) code.push([codeOpen.start, chars.length]);
+    return { code, quotes, clauseEnds, fencedCode };
+  }
+
+  /** What the message says, clause by clause (reading.rs `read`). */
+  private read(text: string) {
+    const chars = Array.from(text);
+    const spans = this.findSpans(chars);
+    const reading = { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
+    if (spans.length === 0) return reading;
+    const st = ReferenceMatcher.structure(chars);
+    const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
+    const clauseEnds = [...st.clauseEnds];
+    for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak') && !inside(st.code, s)) clauseEnds.push(s.start);
+    const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;
+    const inIdentifier = (s: Span) =>
+      ('.$#@/\\'.includes(chars[s.start - 1] ?? 'x') && isWordChar(chars[s.start - 2])) ||
+      chars[s.end] === '(' ||
+      (chars[s.end] === '.' && isWordChar(chars[s.end + 1]));
+    const voided = new Set<number>();
+    const negative: string[] = [];
+    reading.notCommercial = st.fencedCode;
+    for (const s of spans) {
+      const inCode = inside(st.code, s);
+      const clause = clauseOf(s.start);
+      const identifier = !inCode && inIdentifier(s);
+      const quoted = inside(st.quotes, s);
+      for (const h of s.hits) {
+        if (h.kind === 'sensitive') reading.sensitive.push(h.index);
+        else if (inCode || h.kind === 'clauseBreak') continue;
+        else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
+        else if (h.kind === 'notCommercial') reading.notCommercial = true;
+        else if (h.kind === 'purchase') quoted || reading.purchase.push(clause);
+        else if (h.kind === 'compare') quoted || reading.compare.push(clause);
+        else if (h.kind === 'notCategory' || h.kind === 'notEntity') negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
+        else if (identifier) continue;
+        else if (h.kind === 'category' || h.kind === 'weakCategory') reading.topics.push({ kind: 'category', index: h.index, weak: h.kind === 'weakCategory', clause });
+        else if (h.kind === 'entity' || h.kind === 'weakEntity') reading.topics.push({ kind: 'entity', index: h.index, weak: h.kind === 'weakEntity', clause });
+      }
+    }
+    reading.topics = reading.topics.filter((t) => !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
+    reading.purchase = reading.purchase.filter((c) => !voided.has(c));
+    reading.compare = reading.compare.filter((c) => !voided.has(c));
+    return reading;
+  }
+
+  private related(a: number, b: number): boolean {
+    return a === b || this.ancestors[a].includes(b) || this.ancestors[b].includes(a);
   }
 
   match(q: MatchQuery, pacing: (campaignId: string) => number = () => 1000): MatchResult {
-    const sensitive = new Set<number>();
-    let purchase = false;
-    let compare = false;
-    let categories: number[] = [];
-    let entities: number[] = [];
-    if (q.message !== undefined && q.message !== null) {
-      for (const h of this.findHits(normalize(q.message))) {
-        if (h.kind === 'category') categories.push(h.index);
-        else if (h.kind === 'entity') entities.push(h.index);
-        else if (h.kind === 'sensitive') sensitive.add(h.index);
-        else if (h.kind === 'purchase') purchase = true;
-        else compare = true;
-      }
-    }
+    const reading =
+      q.message !== undefined && q.message !== null
+        ? this.read(normalize(q.message))
+        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
     let dropped = 0;
+    let asked: number[] = [];
+    let entities: number[] = [];
     for (const id of q.categoryIds ?? []) {
       const c = this.categoryIndex.get(id);
       if (c === undefined) dropped++;
-      else categories.push(c);
+      else asked.push(c);
     }
     for (const id of q.entityIds ?? []) {
       const e = this.entityIndex.get(id);
@@ -197,24 +333,79 @@ export class ReferenceMatcher {
       if (e === undefined) dropped++;
       else excluded.push(e);
     }
+    for (const t of reading.topics) if (!t.weak) (t.kind === 'category' ? asked : entities).push(t.index);
+    const strong = [...asked, ...entities.flatMap((e) => this.entityCategories[e])];
+    // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
+    const categoriesOf = (t: Topic) => (t.kind === 'category' ? [t.index] : this.entityCategories[t.index]);
+    const weak = reading.topics.filter((t) => t.weak);
+    const confirmed = (t: Topic) =>
+      categoriesOf(t).some(
+        (c) =>
+          strong.some((s) => this.related(c, s)) ||
+          weak.some((w) => (w.kind !== t.kind || w.index !== t.index) && categoriesOf(w).some((o) => this.related(c, o))),
+      );
+    const counted = reading.topics.filter((t) => !t.weak || confirmed(t));
+    for (const t of counted) (t.kind === 'category' ? asked : entities).push(t.index);
     entities = [...new Set(entities)].sort((a, b) => a - b);
-    for (const e of entities) categories.push(...this.entityCategories[e]);
-    categories = [...new Set(categories)].sort((a, b) => a - b);
-    const messageIntent = purchase ? 'purchase' : compare ? 'compare' : 'none';
+    asked = [...new Set(asked)].sort((a, b) => a - b);
+    const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);
+    // A cue counts for the topics of its clause or of the clauses before it.
+    const qualifies = (clause: number) => counted.length === 0 || counted.some((t) => t.clause <= clause);
+    const messageIntent = reading.notCommercial ? 'low' : reading.purchase.some(qualifies) ? 'purchase' : reading.compare.some(qualifies) ? 'compare' : 'none';
     const digestIntent = q.intentType ?? 'unknown';
-    const effective = intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
-    const candidates = q.topK === 0 ? [] : this.rank(q, entities, categories, excluded, effective, pacing);
+    const effective =
+      messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
+    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, implied, excluded, effective, pacing);
     return {
-      sensitiveTopicIds: [...sensitive].map((s) => this.sensitiveIds[s]).sort(cmp),
+      sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
       messageIntent,
-      signalCategoryIds: categories.map((c) => this.categoryIds[c]).sort(cmp),
+      signalCategoryIds: [...asked, ...implied].map((c) => this.categoryIds[c]).sort(cmp),
       signalEntityIds: entities.map((e) => this.entityIds[e]).sort(cmp),
       droppedDigestIds: dropped,
       candidates,
     };
   }
 
-  private rank(q: MatchQuery, entities: number[], categories: number[], excluded: number[], intent: string, pacing: (c: string) => number): MatchCandidate[] {
+  /** Points of the offer's best category against the categories asked for and, weakly, those
+   *  implied by named entities. */
+  private categoryPoints(o: Offer, asked: number[], implied: number[]): bigint {
+    let best = 0n;
+    const score = (c: number, s: number, p: { category: bigint; offerBroader: bigint; offerNarrower: bigint }) =>
+      c === s ? p.category : this.ancestors[s].includes(c) ? p.offerBroader : this.ancestors[c].includes(s) ? p.offerNarrower : 0n;
+    for (const c of o.categories) {
+      for (const s of asked) best = [best, score(c, s, POINTS)].reduce((a, b) => (a > b ? a : b));
+      for (const s of implied) best = [best, score(c, s, IMPLIED_POINTS)].reduce((a, b) => (a > b ? a : b));
+    }
+    return best;
+  }
+
+  /** An offer aimed at another thing of a kind the turn names, in a related category (a Busan
+   *  hotel for Tokyo). */
+  private namesAnother(o: Offer, entities: number[]): boolean {
+    const sharesCategory = (a: number, b: number) => this.entityCategories[a].some((x) => this.entityCategories[b].some((y) => this.related(x, y)));
+    return o.entities.some((e) => {
+      const kind = this.entityKinds[e];
+      return (
+        entities.some((n) => this.entityKinds[n] === kind && sharesCategory(e, n)) &&
+        !o.entities.some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
+      );
+    });
+  }
+
+  /** An offer in none of the categories the turn asks for (nor above or below one). */
+  private outsideAsked(o: Offer, asked: number[]): boolean {
+    return asked.length > 0 && o.categories.length > 0 && !o.categories.some((c) => asked.some((s) => this.related(c, s)));
+  }
+
+  private rank(
+    q: MatchQuery,
+    entities: number[],
+    asked: number[],
+    implied: number[],
+    excluded: number[],
+    intent: string,
+    pacing: (c: string) => number,
+  ): MatchCandidate[] {
     const country = q.country?.toUpperCase();
     const bucket = q.budgetBucket && q.budgetBucket !== 'unknown' && BUCKETS.includes(q.budgetBucket) ? q.budgetBucket : null;
     const eligible = (o: Offer) =>
@@ -226,35 +417,46 @@ export class ReferenceMatcher {
       (o.doc.countries.length === 0 || (country !== undefined && o.doc.countries.map((c) => c.toUpperCase()).includes(country))) &&
       (o.doc.budget_buckets.length === 0 || bucket === null || o.doc.budget_buckets.includes(bucket)) &&
       !o.entities.some((e) => excluded.includes(e)) &&
-      !(o.advertiserEntity !== null && excluded.includes(o.advertiserEntity));
-    const points = new Map<number, bigint>();
-    const visit = (list: number[], p: bigint) => {
-      for (const oi of list.slice(0, MAX_POSTING_SCAN)) {
-        if (!eligible(this.offers[oi])) continue;
-        if (p > (points.get(oi) ?? 0n)) points.set(oi, p);
-      }
-    };
-    for (const e of entities) visit(this.entityPostings[e], POINTS.entity);
-    for (const c of categories) visit(this.categoryPostings[c], POINTS.category);
-    for (const c of categories) for (const a of this.ancestors[c]) visit(this.categoryPostings[a], POINTS.offerBroader);
-    for (const c of categories) for (const d of this.descendants[c]) visit(this.categoryPostings[d], POINTS.offerNarrower);
-    const scored = [...points].map(([oi, p]) => {
+      !(o.advertiserEntity !== null && excluded.includes(o.advertiserEntity)) &&
+      !this.namesAnother(o, entities) &&
+      !this.outsideAsked(o, asked);
+    // Every offer in the first MAX_POSTING_SCAN entries of a list the turn's evidence reaches,
+    // scored on all its evidence: what the core's early-stopping walk must equal.
+    const reached = new Set<number>();
+    const visit = (list: number[]) => list.slice(0, MAX_POSTING_SCAN).forEach((oi) => eligible(this.offers[oi]) && reached.add(oi));
+    for (const e of entities) visit(this.entityPostings[e]);
+    for (const signals of [asked, implied]) {
+      for (const c of signals) visit(this.categoryPostings[c]);
+      for (const c of signals) for (const a of this.ancestors[c]) visit(this.categoryPostings[a]);
+      for (const c of signals) for (const d of this.descendants[c]) visit(this.categoryPostings[d]);
+    }
+    const scored = [...reached].map((oi) => {
       const o = this.offers[oi];
+      const entityMatched = o.entities.some((e) => entities.includes(e));
+      const points = (entityMatched ? POINTS.entity : 0n) + this.categoryPoints(o, asked, implied);
       const pace = BigInt(Math.min(1000, pacing(o.doc.campaign_id)));
-      return { oi, score: (p * o.staticScore * intentBoost(intent, p === POINTS.entity) * pace) / 1000n };
+      return { oi, score: (points * o.staticScore * intentBoost(intent, entityMatched) * pace) / 1000n };
     });
-    scored.sort((a, b) => (a.score !== b.score ? (a.score > b.score ? -1 : 1) : cmp(this.offers[a.oi].doc.snapshot_id, this.offers[b.oi].doc.snapshot_id)));
+    const key = (oi: number) => this.offers[oi].doc;
+    scored.sort((a, b) =>
+      a.score !== b.score ? (a.score > b.score ? -1 : 1) : cmp(key(a.oi).offer_id, key(b.oi).offer_id) || cmp(key(a.oi).snapshot_id, key(b.oi).snapshot_id),
+    );
     return scored.slice(0, q.topK).map(({ oi, score }) => {
       const o = this.offers[oi];
-      const related = (c: number) => categories.some((s) => s === c || this.ancestors[s].includes(c) || this.ancestors[c].includes(s));
+      const meets = (signals: number[]) => o.categories.filter((c) => signals.some((s) => this.related(c, s)));
+      const matched = meets(asked);
       return {
         snapshotId: o.doc.snapshot_id,
         offerId: o.doc.offer_id,
         campaignId: o.doc.campaign_id,
         advertiserId: o.doc.advertiser_id,
         score: Number(score),
-        matchedCategoryIds: o.categories.filter(related).map((c) => this.categoryIds[c]).sort(cmp),
+        matchedCategoryIds: matched.map((c) => this.categoryIds[c]).sort(cmp),
         matchedEntityIds: o.entities.filter((e) => entities.includes(e)).map((e) => this.entityIds[e]).sort(cmp),
+        impliedCategoryIds: meets(implied)
+          .filter((c) => !matched.includes(c))
+          .map((c) => this.categoryIds[c])
+          .sort(cmp),
       };
     });
   }

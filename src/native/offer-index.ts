@@ -27,14 +27,18 @@ export interface MatchCandidate {
   campaignId: string;
   advertiserId: string;
   score: number;
+  /** The offer's categories that met a category the turn asked for. */
   matchedCategoryIds: string[];
   matchedEntityIds: string[];
+  /** The offer's categories that met only a category implied by a named entity (a place). */
+  impliedCategoryIds: string[];
 }
 
 /** What the core found in one turn (crates/sidenote-core/src/index.rs `MatchResult`). */
 export interface MatchResult {
   sensitiveTopicIds: string[];
-  messageIntent: 'purchase' | 'compare' | 'none';
+  /** `low`: the message says it is not a shopping turn (translation, fiction, code). */
+  messageIntent: 'purchase' | 'compare' | 'none' | 'low';
   signalCategoryIds: string[];
   signalEntityIds: string[];
   droppedDigestIds: number;
@@ -42,13 +46,22 @@ export interface MatchResult {
 }
 export type IndexStats = BindingIndexStats;
 
+type IndexAliases = { ko: string[]; en: string[] };
+
 /** The document an index is built from (see crates/sidenote-core/src/document.rs). */
 export interface IndexDocument {
   taxonomy: {
-    categories: { id: string; parent_id: string | null; aliases: { ko: string[]; en: string[] } }[];
-    entities: { id: string; kind: string; aliases: { ko: string[]; en: string[] }; category_ids: string[] }[];
-    sensitive_topics: { id: string; aliases: { ko: string[]; en: string[] } }[];
-    intent_cues: { purchase: { ko: string[]; en: string[] }; compare: { ko: string[]; en: string[] } };
+    categories: { id: string; parent_id: string | null; aliases: IndexAliases; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
+    entities: { id: string; kind: string; aliases: IndexAliases; category_ids: string[]; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
+    sensitive_topics: { id: string; aliases: IndexAliases }[];
+    intent_cues: {
+      purchase: IndexAliases;
+      compare: IndexAliases;
+      negation?: IndexAliases;
+      after_sales?: IndexAliases;
+      not_commercial?: IndexAliases;
+      clause_break?: IndexAliases;
+    };
   };
   offers: {
     snapshot_id: string;
@@ -98,8 +111,9 @@ interface CompactMatch {
   c: number[];
   e: number[];
   d: number;
-  /** Candidates: [offer position, score, matched category positions, matched entity positions]. */
-  k: [number, number, number[], number[]][];
+  /** Candidates: [offer position, score, matched category positions, matched entity positions,
+   *  implied category positions]. */
+  k: [number, number, number[], number[], number[]][];
 }
 
 /** The ids behind a generation's positions (crates/sidenote-core `IdTables`). */
@@ -156,9 +170,18 @@ export class LiveOfferIndex {
       signalCategoryIds: names(t.categories, m.c),
       signalEntityIds: names(t.entities, m.e),
       droppedDigestIds: m.d,
-      candidates: m.k.map(([offer, score, categories, entities]) => {
+      candidates: m.k.map(([offer, score, categories, entities, implied]) => {
         const [snapshotId, offerId, campaignId, advertiserId] = t.offers[offer];
-        return { snapshotId, offerId, campaignId, advertiserId, score, matchedCategoryIds: names(t.categories, categories), matchedEntityIds: names(t.entities, entities) };
+        return {
+          snapshotId,
+          offerId,
+          campaignId,
+          advertiserId,
+          score,
+          matchedCategoryIds: names(t.categories, categories),
+          matchedEntityIds: names(t.entities, entities),
+          impliedCategoryIds: names(t.categories, implied),
+        };
       }),
     };
   }

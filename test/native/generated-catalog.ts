@@ -28,7 +28,10 @@ export class Rng {
 
 const SYL = ['가', '나', '도', '라', '마', '부', '서', '아', '제', '주', '카', '타', '폰', '하', '호', '텔'];
 const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', 'du', 'phone', 'jet', 'air'];
-const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도'];
+// Particles, and words that continue an alias (망고, 채) rather than end it.
+const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천'];
+// Sentence ends, clause breaks, code and quotation marks, identifiers: what reading.rs reads.
+const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
 
 export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
   const rng = new Rng(seed);
@@ -37,7 +40,14 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
   for (let r = 0; r < 5; r++) {
     categories.push({ id: `c${r}`, parent_id: null, aliases: { ko: [word(SYL, 2)], en: [`topic${r}`] } });
     for (let k = 0; k < 3; k++) {
-      categories.push({ id: `c${r}.${k}`, parent_id: `c${r}`, aliases: { ko: [word(SYL, 3)], en: [`${word(LAT, 2)} ${k}`] } });
+      const ko = word(SYL, 3);
+      categories.push({
+        id: `c${r}.${k}`,
+        parent_id: `c${r}`,
+        aliases: { ko: [ko], en: [`${word(LAT, 2)} ${k}`] },
+        weak_aliases: { ko: [word(SYL, 2)], en: [word(LAT, 2)] },
+        negative_contexts: { ko: [`${ko} ${word(SYL, 2)}`], en: [word(LAT, 3)] },
+      });
       if (k === 0) categories.push({ id: `c${r}.${k}.x`, parent_id: `c${r}.${k}`, aliases: { ko: [word(SYL, 2)], en: [word(LAT, 3)] } });
     }
   }
@@ -46,7 +56,16 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
     const en = [`${word(LAT, 2)}${e}`, `${word(LAT, 1)} ${word(LAT, 2)}`];
     if (rng.chance(0.2)) en.push(word(LAT, 1)); // short, often shared
     const ko = [`${word(SYL, 2)}${rng.chance(0.5) ? '' : e}`, word(SYL, 3)];
-    ents.push({ id: `e${e}`, kind: rng.pick(['brand', 'product', 'place']), aliases: { ko, en: rng.chance(0.1) ? en.map((a) => a.toUpperCase()) : en }, category_ids: [rng.pick(categories).id] });
+    const weak = rng.chance(0.2) ? { ko: [word(SYL, 2)], en: [word(LAT, 2)] } : undefined;
+    const negative = rng.chance(0.2) ? { ko: [`${word(SYL, 1)}${ko[1]}`], en: [`${en[1]} ${word(LAT, 1)}`] } : undefined;
+    ents.push({
+      id: `e${e}`,
+      kind: rng.pick(['brand', 'product', 'place']),
+      aliases: { ko, en: rng.chance(0.1) ? en.map((a) => a.toUpperCase()) : en },
+      category_ids: [rng.pick(categories).id],
+      ...(weak ? { weak_aliases: weak } : {}),
+      ...(negative ? { negative_contexts: negative } : {}),
+    });
   }
   const docOffers: IndexDocument['offers'] = [];
   for (let o = 0; o < offers; o++) {
@@ -78,7 +97,14 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
         { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] } },
         { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] } },
       ],
-      intent_cues: { purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] }, compare: { ko: ['비교', '추천'], en: ['vs', 'compare'] } },
+      intent_cues: {
+        purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] },
+        compare: { ko: ['비교', '추천'], en: ['vs', 'compare'] },
+        negation: { ko: ['이미 있'], en: ['already have'] },
+        after_sales: { ko: ['환불'], en: ['refund'] },
+        not_commercial: { ko: ['번역'], en: ['translate'] },
+        clause_break: { ko: ['하지만'], en: ['however'] },
+      },
     },
     offers: docOffers,
   };
@@ -102,7 +128,13 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       alias = rng.pick([...c.aliases.ko, ...c.aliases.en]);
     } else if (r < 0.65) {
       alias = rng.pick([...t.intent_cues.purchase.ko, ...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko, ...t.intent_cues.compare.en]);
-    } else if (r < 0.68) {
+    } else if (r < 0.7) {
+      const cues = Object.values(t.intent_cues).flatMap((a) => [...a.ko, ...a.en]);
+      const tamed = [...t.categories, ...t.entities].flatMap((x) => [...(x.weak_aliases?.ko ?? []), ...(x.weak_aliases?.en ?? []), ...(x.negative_contexts?.ko ?? []), ...(x.negative_contexts?.en ?? [])]);
+      alias = rng.pick([...cues, ...tamed]);
+    } else if (r < 0.75) {
+      alias = rng.pick(STRUCTURE);
+    } else if (r < 0.78) {
       alias = rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
     } else {
       alias = Array.from({ length: 1 + rng.int(4) }, () => rng.pick([...SYL, ...LAT])).join('');
@@ -110,6 +142,7 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     if (rng.chance(0.2)) alias = alias.toUpperCase();
     if (rng.chance(0.05)) alias = alias.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)); // full-width
     if (/[\uac00-\ud7a3]$/.test(alias)) alias += rng.pick(PARTICLES);
+    if (/^[\uac00-\ud7a3]/.test(alias) && rng.chance(0.1)) alias = rng.pick(SYL) + alias; // a compound
     pieces.push(alias);
     pieces.push(rng.chance(0.15) ? '' : rng.pick(NOISE));
   }

@@ -16,16 +16,24 @@ impl Aliases {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct CategoryDoc {
     pub id: String,
     #[serde(default)]
     pub parent_id: Option<String>,
     #[serde(default)]
     pub aliases: Aliases,
+    /// Aliases with another common sense ("train", "파리"): they count only beside a strong
+    /// signal of a related category or entity in the same turn.
+    #[serde(default)]
+    pub weak_aliases: Aliases,
+    /// Phrases that, in the same clause, mean one of its aliases is used in another sense
+    /// ("model train", "파인애플").
+    #[serde(default)]
+    pub negative_contexts: Aliases,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct EntityDoc {
     pub id: String,
     #[serde(default)]
@@ -34,6 +42,10 @@ pub struct EntityDoc {
     pub aliases: Aliases,
     #[serde(default)]
     pub category_ids: Vec<String>,
+    #[serde(default)]
+    pub weak_aliases: Aliases,
+    #[serde(default)]
+    pub negative_contexts: Aliases,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -49,6 +61,18 @@ pub struct IntentCues {
     pub purchase: Aliases,
     #[serde(default)]
     pub compare: Aliases,
+    /// "already have", "don't need": the clause's topics and cues do not count.
+    #[serde(default)]
+    pub negation: Aliases,
+    /// "refund", "complain", "환불": a clause about something already bought.
+    #[serde(default)]
+    pub after_sales: Aliases,
+    /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
+    #[serde(default)]
+    pub not_commercial: Aliases,
+    /// "but", "하지만": a clause ends here as at a full stop.
+    #[serde(default)]
+    pub clause_break: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -2,24 +2,26 @@
 //! entity ids to offers. Matching is a read-only walk over it; see docs/matching.md.
 use crate::document::{IndexDocument, OfferDoc};
 use crate::normalize::normalize;
+use crate::reading::{self, Topic};
 use crate::text_match::{TextHit, TextMatcher};
 use crate::IndexError;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasher, Hasher};
 
-/// A ranked candidate. "Less" is better (higher score, then lower snapshot id), so a max-heap
-/// keeps the worst of the current top K on top, ready to be replaced.
+/// A ranked candidate. "Less" is better (higher score, then lower offer id, then lower snapshot
+/// id), so a max-heap keeps the worst of the current top K on top, ready to be replaced. Ties
+/// fall to the operator's offer id, which is the same in every import (snapshot ids are not).
 #[derive(PartialEq, Eq)]
 struct Ranked<'a> {
     score: u64,
-    snapshot: &'a str,
+    key: (&'a str, &'a str),
     offer: u32,
 }
 
 impl Ord for Ranked<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.score.cmp(&self.score).then_with(|| self.snapshot.cmp(other.snapshot))
+        other.score.cmp(&self.score).then_with(|| self.key.cmp(&other.key))
     }
 }
 
@@ -62,11 +64,17 @@ impl BuildHasher for BuildU32Hasher {
 /// from turning one decide into a full scan.
 pub const MAX_POSTING_SCAN: usize = 512;
 
-/// Match points by how an offer's targeting met the turn's signals.
+/// Match points by how an offer's targeting met the turn's evidence; they add up: an entity
+/// named plus the category asked for (160) beats either alone. A category the turn asked for
+/// counts fully; one only implied by a named entity (a place implies travel) counts weakly, so
+/// "a hotel in Tokyo" ranks a Tokyo hotel (100 + 60) above a Tokyo flight (100 + 10).
 pub const POINTS_ENTITY: u64 = 100;
 pub const POINTS_CATEGORY: u64 = 60;
 pub const POINTS_OFFER_BROADER: u64 = 40;
 pub const POINTS_OFFER_NARROWER: u64 = 30;
+pub const POINTS_IMPLIED_CATEGORY: u64 = 20;
+pub const POINTS_IMPLIED_BROADER: u64 = 14;
+pub const POINTS_IMPLIED_NARROWER: u64 = 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OfferKind {
@@ -80,6 +88,9 @@ pub enum MessageIntent {
     Purchase,
     Compare,
     None,
+    /// The message says this is not a shopping turn (a translation, a poem, code): wins over
+    /// a digest's intent, as a digest `low` does.
+    Low,
 }
 
 impl MessageIntent {
@@ -88,6 +99,7 @@ impl MessageIntent {
             MessageIntent::Purchase => "purchase",
             MessageIntent::Compare => "compare",
             MessageIntent::None => "none",
+            MessageIntent::Low => "low",
         }
     }
 }
@@ -116,8 +128,11 @@ pub struct Candidate {
     pub campaign_id: String,
     pub advertiser_id: String,
     pub score: u64,
+    /// The offer's categories that met a category the turn asked for.
     pub matched_category_ids: Vec<String>,
     pub matched_entity_ids: Vec<String>,
+    /// The offer's categories that met only a category implied by a named entity.
+    pub implied_category_ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -161,9 +176,10 @@ pub struct IndexedMatch {
     pub signal_entities: Vec<u32>,
     #[serde(rename = "d")]
     pub dropped_digest_ids: u32,
-    /// Per candidate, best first: (offer, score, matched categories, matched entities).
+    /// Per candidate, best first: (offer, score, matched categories, matched entities,
+    /// implied categories).
     #[serde(rename = "k")]
-    pub candidates: Vec<(u32, u64, Vec<u32>, Vec<u32>)>,
+    pub candidates: Vec<(u32, u64, Vec<u32>, Vec<u32>, Vec<u32>)>,
 }
 
 /// The ids behind the positions of an [`IndexedMatch`].
@@ -219,6 +235,10 @@ pub struct OfferIndex {
     entity_ids: Vec<Box<str>>,
     entity_by_id: HashMap<Box<str>, u32>,
     entity_categories: Vec<Box<[u32]>>,
+    /// Per entity: its kind, interned (brand, product, place …).
+    entity_kinds: Vec<u8>,
+    /// 0..n: category i's own position, so a category reads as a one-element list.
+    category_ids_pos: Vec<u32>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -325,7 +345,15 @@ impl OfferIndex {
         let mut entity_ids = Vec::with_capacity(t.entities.len());
         let mut entity_by_id = HashMap::with_capacity(t.entities.len());
         let mut entity_categories = Vec::with_capacity(t.entities.len());
+        let mut kinds: Vec<&str> = Vec::new();
+        let mut entity_kinds = Vec::with_capacity(t.entities.len());
         for (i, e) in t.entities.iter().enumerate() {
+            let kind = e.kind.as_deref().unwrap_or("");
+            let k = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
+                kinds.push(kind);
+                kinds.len() - 1
+            });
+            entity_kinds.push(u8::try_from(k).map_err(|_| IndexError::InvalidDocument("more than 256 entity kinds".into()))?);
             if entity_by_id.contains_key(e.id.as_str()) || category_by_id.contains_key(e.id.as_str()) {
                 return Err(IndexError::DuplicateId { field: format!("taxonomy.entities[{i}].id"), id: e.id.clone() });
             }
@@ -344,16 +372,27 @@ impl OfferIndex {
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
         for (i, c) in t.categories.iter().enumerate() {
-            aliases.extend(c.aliases.iter().map(|a| (a.as_str(), TextHit::Category(i as u32))));
+            let i = i as u32;
+            aliases.extend(c.aliases.iter().map(|a| (a.as_str(), TextHit::Category(i))));
+            aliases.extend(c.weak_aliases.iter().map(|a| (a.as_str(), TextHit::WeakCategory(i))));
+            aliases.extend(c.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotCategory(i))));
         }
         for (i, e) in t.entities.iter().enumerate() {
-            aliases.extend(e.aliases.iter().map(|a| (a.as_str(), TextHit::Entity(i as u32))));
+            let i = i as u32;
+            aliases.extend(e.aliases.iter().map(|a| (a.as_str(), TextHit::Entity(i))));
+            aliases.extend(e.weak_aliases.iter().map(|a| (a.as_str(), TextHit::WeakEntity(i))));
+            aliases.extend(e.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotEntity(i))));
         }
         for (i, s) in t.sensitive_topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
         }
         aliases.extend(t.intent_cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
         aliases.extend(t.intent_cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
+        let cues = &t.intent_cues;
+        aliases.extend(cues.negation.iter().map(|a| (a.as_str(), TextHit::Negation)));
+        aliases.extend(cues.after_sales.iter().map(|a| (a.as_str(), TextHit::AfterSales)));
+        aliases.extend(cues.not_commercial.iter().map(|a| (a.as_str(), TextHit::NotCommercial)));
+        aliases.extend(cues.clause_break.iter().map(|a| (a.as_str(), TextHit::ClauseBreak)));
         let alias_count = aliases.len();
         let matcher = TextMatcher::build(aliases.into_iter())?;
 
@@ -365,6 +404,8 @@ impl OfferIndex {
             entity_ids,
             entity_by_id,
             entity_categories,
+            entity_kinds,
+            category_ids_pos: (0..t.categories.len() as u32).collect(),
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -399,7 +440,7 @@ impl OfferIndex {
         let offers = &index.offers;
         let order = |a: &u32, b: &u32| {
             let (x, y) = (&offers[*a as usize], &offers[*b as usize]);
-            y.static_score.cmp(&x.static_score).then_with(|| x.snapshot_id.cmp(&y.snapshot_id))
+            y.static_score.cmp(&x.static_score).then_with(|| (&*x.offer_id, &*x.snapshot_id).cmp(&(&*y.offer_id, &*y.snapshot_id)))
         };
         for p in category_postings.iter_mut().chain(entity_postings.iter_mut()) {
             p.sort_by(order);
@@ -519,7 +560,7 @@ impl OfferIndex {
             candidates: m
                 .candidates
                 .iter()
-                .map(|(oi, score, cats, ents)| {
+                .map(|(oi, score, cats, ents, implied)| {
                     let o = &self.offers[*oi as usize];
                     Candidate {
                         snapshot_id: o.snapshot_id.to_string(),
@@ -529,6 +570,7 @@ impl OfferIndex {
                         score: *score,
                         matched_category_ids: names(&self.category_ids, cats),
                         matched_entity_ids: names(&self.entity_ids, ents),
+                        implied_category_ids: names(&self.category_ids, implied),
                     }
                 })
                 .collect(),
@@ -549,30 +591,24 @@ impl OfferIndex {
         }
     }
 
-    /// Matches one turn: text signals, digest ids, intent, then the top-K eligible offers.
+    /// Whether two categories are the same or one is an ancestor of the other.
+    fn related(&self, a: u32, b: u32) -> bool {
+        a == b || self.ancestors[a as usize].contains(&b) || self.ancestors[b as usize].contains(&a)
+    }
+
+    /// Matches one turn: what the message says (read clause by clause), digest ids, intent,
+    /// then the top-K eligible offers.
     pub fn find_indexed(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> IndexedMatch {
-        // 1. Text signals from the message.
-        let mut sensitive: Vec<u32> = Vec::new();
-        let mut purchase_cue = false;
-        let mut compare_cue = false;
-        let mut categories: Vec<u32> = Vec::new();
-        let mut entities: Vec<u32> = Vec::new();
-        if let Some(message) = q.message {
-            for hit in self.matcher.find(&normalize(message)) {
-                match hit {
-                    TextHit::Category(c) => categories.push(c),
-                    TextHit::Entity(e) => entities.push(e),
-                    TextHit::Sensitive(s) => sensitive.push(s),
-                    TextHit::PurchaseCue => purchase_cue = true,
-                    TextHit::CompareCue => compare_cue = true,
-                }
-            }
-        }
+        // 1. What the message says.
+        let reading = q.message.map(|m| reading::read(&self.matcher, &normalize(m))).unwrap_or_default();
+        let mut sensitive = reading.sensitive.clone();
         // 2. Digest ids: allowlisted ones count, the rest are dropped and counted.
         let mut dropped = 0u32;
+        let mut asked: Vec<u32> = Vec::new();
+        let mut entities: Vec<u32> = Vec::new();
         for id in q.category_ids {
             match self.category_by_id.get(id.as_str()) {
-                Some(&c) => categories.push(c),
+                Some(&c) => asked.push(c),
                 None => dropped += 1,
             }
         }
@@ -589,55 +625,143 @@ impl OfferIndex {
                 None => dropped += 1,
             }
         }
+        // 3. Message topics: strong ones count; a weak one only beside a related strong signal
+        //    (a category or an entity's category, from the message or the digest).
+        for t in reading.topics.iter().filter(|t| !t.weak) {
+            match t.topic {
+                Topic::Category(c) => asked.push(c),
+                Topic::Entity(e) => entities.push(e),
+            }
+        }
+        // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
+        let topic_categories = |topic: Topic| -> &[u32] {
+            match topic {
+                Topic::Category(c) => std::slice::from_ref(&self.category_ids_pos[c as usize]),
+                Topic::Entity(e) => &self.entity_categories[e as usize],
+            }
+        };
+        let strong: Vec<u32> = asked.iter().copied().chain(entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied())).collect();
+        let weak: Vec<Topic> = reading.topics.iter().filter(|t| t.weak).map(|t| t.topic).collect();
+        let confirmed = |topic: Topic| {
+            topic_categories(topic).iter().any(|&c| {
+                strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && topic_categories(w).iter().any(|&o| self.related(c, o)))
+            })
+        };
+        let counted: Vec<(Topic, u32)> = reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause)).collect();
+        for &(topic, _) in &counted {
+            match topic {
+                Topic::Category(c) => asked.push(c),
+                Topic::Entity(e) => entities.push(e),
+            }
+        }
         entities.sort_unstable();
         entities.dedup();
-        // A named entity also signals its categories.
-        for &e in &entities {
-            categories.extend_from_slice(&self.entity_categories[e as usize]);
-        }
-        categories.sort_unstable();
-        categories.dedup();
+        asked.sort_unstable();
+        asked.dedup();
+        // A named entity also signals its categories, weakly.
+        let mut implied: Vec<u32> = entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied()).filter(|c| !asked.contains(c)).collect();
+        implied.sort_unstable();
+        implied.dedup();
         sensitive.sort_unstable();
         sensitive.dedup();
-        let message_intent = if purchase_cue {
+        // 4. Intent: a cue counts for the topics of its own clause or, in a clause naming none
+        //    ("…16GB RAM minimum. What do you recommend?"), of the clauses before it; with no
+        //    topic in the whole message (a follow-up: "그걸로 예약할게"), for the digest's. A cue
+        //    before every topic, or in a voided clause, counts for nothing.
+        let qualifies = |clause: &u32| counted.is_empty() || counted.iter().any(|&(_, c)| c <= *clause);
+        let message_intent = if reading.not_commercial {
+            MessageIntent::Low
+        } else if reading.purchase_clauses.iter().any(qualifies) {
             MessageIntent::Purchase
-        } else if compare_cue {
+        } else if reading.compare_clauses.iter().any(qualifies) {
             MessageIntent::Compare
         } else {
             MessageIntent::None
         };
         let digest_intent = q.intent_type.unwrap_or("unknown");
-        let effective_intent = if intent_strength(message_intent.as_str()) > intent_strength(digest_intent) { message_intent.as_str() } else { digest_intent };
+        let effective_intent = if message_intent == MessageIntent::Low || digest_intent == "low" {
+            "low"
+        } else if intent_strength(message_intent.as_str()) > intent_strength(digest_intent) {
+            message_intent.as_str()
+        } else {
+            digest_intent
+        };
 
-        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &entities, &categories, &excluded, effective_intent, pacing_per_mille) };
+        let evidence = Evidence { entities: &entities, asked: &asked, implied: &implied, excluded: &excluded };
+        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
 
         let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
             list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
             list
         };
+        let mut signal_categories = asked;
+        signal_categories.extend_from_slice(&implied);
         IndexedMatch {
             sensitive_topics: by_id(&self.sensitive_ids, sensitive),
             message_intent,
-            signal_categories: by_id(&self.category_ids, categories),
+            signal_categories: by_id(&self.category_ids, signal_categories),
             signal_entities: by_id(&self.entity_ids, entities),
             dropped_digest_ids: dropped,
             candidates,
         }
     }
 
-    fn rank(
-        &self,
-        q: &MatchQuery,
-        entities: &[u32],
-        categories: &[u32],
-        excluded: &[u32],
-        effective_intent: &str,
-        pacing_per_mille: &dyn Fn(&str) -> u32,
-    ) -> Vec<(u32, u64, Vec<u32>, Vec<u32>)> {
+    /// Category points of an offer: the best of its categories against the categories asked
+    /// for and, weakly, those implied by named entities.
+    fn category_points(&self, o: &Offer, ev: &Evidence) -> u64 {
+        let mut best = 0;
+        for &c in o.categories.iter() {
+            for &s in ev.asked {
+                best = best.max(if c == s {
+                    POINTS_CATEGORY
+                } else if self.ancestors[s as usize].contains(&c) {
+                    POINTS_OFFER_BROADER
+                } else if self.ancestors[c as usize].contains(&s) {
+                    POINTS_OFFER_NARROWER
+                } else {
+                    0
+                });
+            }
+            for &s in ev.implied {
+                best = best.max(if c == s {
+                    POINTS_IMPLIED_CATEGORY
+                } else if self.ancestors[s as usize].contains(&c) {
+                    POINTS_IMPLIED_BROADER
+                } else if self.ancestors[c as usize].contains(&s) {
+                    POINTS_IMPLIED_NARROWER
+                } else {
+                    0
+                });
+            }
+        }
+        best
+    }
+
+    /// An offer aimed at another thing of a kind the turn names, in a related category: a Busan
+    /// hotel when the turn asks about Tokyo, a Galaxy Book when it asks about a MacBook (not
+    /// AirPods when it names an iPhone: earbuds to go with a phone are another category).
+    fn names_another(&self, o: &Offer, entities: &[u32]) -> bool {
+        let shares_category = |a: u32, b: u32| self.entity_categories[a as usize].iter().any(|&x| self.entity_categories[b as usize].iter().any(|&y| self.related(x, y)));
+        o.entities.iter().any(|&e| {
+            let kind = self.entity_kinds[e as usize];
+            entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
+                && !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.contains(&mine))
+        })
+    }
+
+    /// When the turn asks for categories, an offer in none of them (nor above or below one)
+    /// is not what was asked: "삼성 노트북" is not a Galaxy phone. An offer with no category
+    /// makes no claim and stays.
+    fn outside_asked(&self, o: &Offer, asked: &[u32]) -> bool {
+        !asked.is_empty() && !o.categories.is_empty() && !o.categories.iter().any(|&c| asked.iter().any(|&s| self.related(c, s)))
+    }
+
+    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32) -> Vec<(u32, u64, Vec<u32>, Vec<u32>, Vec<u32>)> {
         let language = self.languages.iter().position(|l| **l == *q.language);
         let Some(language) = language else { return Vec::new() };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
         let bucket_bit = q.budget_bucket.and_then(|b| BUCKETS.iter().position(|x| *x == b)).filter(|&p| p != 0).map(|p| 1u8 << p);
+        let excluded = ev.excluded;
         let eligible = |o: &Offer| -> bool {
             o.active
                 && o.language as usize == language
@@ -648,23 +772,37 @@ impl OfferIndex {
                 && (o.buckets == 0 || bucket_bit.map_or(true, |b| o.buckets & b != 0))
                 && !o.entities.iter().any(|e| excluded.contains(e))
                 && !o.advertiser_entity.is_some_and(|e| excluded.contains(&e))
+                && !self.names_another(o, ev.entities)
+                && !self.outside_asked(o, ev.asked)
         };
-        // Lists are walked from the strongest kind of match down (entity, category, broader,
-        // narrower), so the first time an offer is seen is with its best match points. Within a
-        // list, entries are sorted by static score, so once even a full-pacing score of the next
-        // entry cannot beat the current K-th best, the rest of the list cannot either: the walk
-        // stops early with exactly the answer a full walk of the bounded lists would give.
+        // Every offer is scored on all its evidence the first time it is seen. Lists are walked
+        // from the strongest kind of evidence down, and each list is sorted by static score, so
+        // once the best score the next entry could still reach cannot beat the current K-th
+        // best, the rest of the list cannot either and the walk leaves it: the answer is exactly
+        // that of a full walk of the bounded lists. An entry's best reachable score is the
+        // list's own points, plus entity points if an entity list was cut at MAX_POSTING_SCAN
+        // (an offer past the cut is met first here), and at least the points of any category
+        // list cut before (the same).
+        let category_max = if !ev.asked.is_empty() {
+            POINTS_CATEGORY
+        } else if !ev.implied.is_empty() {
+            POINTS_IMPLIED_CATEGORY
+        } else {
+            0
+        };
+        let entity_boost = intent_boost(effective_intent, true);
         let mut seen: HashSet<u32, BuildU32Hasher> = HashSet::with_capacity_and_hasher(256, BuildU32Hasher);
         let mut top: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(q.top_k + 1);
-        let mut visit = |list: &[u32], p: u64| {
-            let boost = intent_boost(effective_intent, p == POINTS_ENTITY);
+        let mut entity_cut = false;
+        let mut category_cut_points = 0u64;
+        let mut visit = |list: &[u32], bound_points: u64, bound_boost: u64| {
             for &oi in list.iter().take(MAX_POSTING_SCAN) {
                 let o = &self.offers[oi as usize];
                 if top.len() == q.top_k {
-                    let worst = top.peek().map(|w| (w.score, w.snapshot));
-                    let bound = p * o.static_score * boost;
-                    if let Some((score, snapshot)) = worst {
-                        if bound < score || (bound == score && &*o.snapshot_id > snapshot) {
+                    let worst = top.peek().map(|w| (w.score, w.key));
+                    let bound = bound_points * o.static_score * bound_boost;
+                    if let Some((score, key)) = worst {
+                        if bound < score || (bound == score && (&*o.offer_id, &*o.snapshot_id) > key) {
                             break;
                         }
                     }
@@ -673,8 +811,11 @@ impl OfferIndex {
                     continue;
                 }
                 seen.insert(oi);
+                let entity_matched = o.entities.iter().any(|e| ev.entities.contains(e));
+                let points = if entity_matched { POINTS_ENTITY } else { 0 } + self.category_points(o, ev);
+                let boost = intent_boost(effective_intent, entity_matched);
                 let pacing = u64::from(pacing_per_mille(&self.campaign_ids[o.campaign as usize]).min(1000));
-                let ranked = Ranked { score: p * o.static_score * boost * pacing / 1000, snapshot: &o.snapshot_id, offer: oi };
+                let ranked = Ranked { score: points * o.static_score * boost * pacing / 1000, key: (&o.offer_id, &o.snapshot_id), offer: oi };
                 if top.len() < q.top_k {
                     top.push(ranked);
                 } else if top.peek().is_some_and(|w| ranked < *w) {
@@ -683,38 +824,62 @@ impl OfferIndex {
                 }
             }
         };
-        for &e in entities {
-            visit(&self.entity_postings[e as usize], POINTS_ENTITY);
+        for &e in ev.entities {
+            let list = &self.entity_postings[e as usize];
+            visit(list, POINTS_ENTITY + category_max, entity_boost);
+            entity_cut |= list.len() > MAX_POSTING_SCAN;
         }
-        for &c in categories {
-            visit(&self.category_postings[c as usize], POINTS_CATEGORY);
-        }
-        for &c in categories {
-            for &a in self.ancestors[c as usize].iter() {
-                visit(&self.category_postings[a as usize], POINTS_OFFER_BROADER);
+        let category_lists = [
+            (ev.asked, POINTS_CATEGORY, POINTS_OFFER_BROADER, POINTS_OFFER_NARROWER),
+            (ev.implied, POINTS_IMPLIED_CATEGORY, POINTS_IMPLIED_BROADER, POINTS_IMPLIED_NARROWER),
+        ];
+        for (signals, exact, broader, narrower) in category_lists {
+            let mut walk = |c: u32, points: u64| {
+                let list = &self.category_postings[c as usize];
+                let (extra, boost) = if entity_cut { (POINTS_ENTITY, entity_boost) } else { (0, 1000) };
+                visit(list, points.max(category_cut_points) + extra, boost);
+                if list.len() > MAX_POSTING_SCAN {
+                    category_cut_points = category_cut_points.max(points);
+                }
+            };
+            for &c in signals {
+                walk(c, exact);
             }
-        }
-        for &c in categories {
-            for &d in self.descendants[c as usize].iter() {
-                visit(&self.category_postings[d as usize], POINTS_OFFER_NARROWER);
+            for &c in signals {
+                for &a in self.ancestors[c as usize].iter() {
+                    walk(a, broader);
+                }
+            }
+            for &c in signals {
+                for &d in self.descendants[c as usize].iter() {
+                    walk(d, narrower);
+                }
             }
         }
         let scored: Vec<(u64, u32)> = top.into_sorted_vec().into_iter().map(|r| (r.score, r.offer)).collect();
+        let sorted_ids = |mut list: Vec<u32>, ids: &[Box<str>]| {
+            list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
+            list
+        };
         scored
             .into_iter()
             .map(|(score, oi)| {
                 let o = &self.offers[oi as usize];
-                let mut matched_categories: Vec<u32> = o
-                    .categories
-                    .iter()
-                    .copied()
-                    .filter(|&c| categories.iter().any(|&s| s == c || self.ancestors[s as usize].contains(&c) || self.ancestors[c as usize].contains(&s)))
-                    .collect();
-                matched_categories.sort_unstable_by(|a, b| self.category_ids[*a as usize].cmp(&self.category_ids[*b as usize]));
-                let mut matched_entities: Vec<u32> = o.entities.iter().copied().filter(|e| entities.contains(e)).collect();
-                matched_entities.sort_unstable_by(|a, b| self.entity_ids[*a as usize].cmp(&self.entity_ids[*b as usize]));
-                (oi, score, matched_categories, matched_entities)
+                let meets = |signals: &[u32]| o.categories.iter().copied().filter(|&c| signals.iter().any(|&s| self.related(c, s))).collect::<Vec<u32>>();
+                let matched_categories = sorted_ids(meets(ev.asked), &self.category_ids);
+                let implied = sorted_ids(meets(ev.implied).into_iter().filter(|c| !matched_categories.contains(c)).collect(), &self.category_ids);
+                let matched_entities = sorted_ids(o.entities.iter().copied().filter(|e| ev.entities.contains(e)).collect(), &self.entity_ids);
+                (oi, score, matched_categories, matched_entities, implied)
             })
             .collect()
     }
+}
+
+/// What a turn offers the ranking: entities named, categories asked for, categories only
+/// implied by a named entity, and entities the digest excludes.
+struct Evidence<'a> {
+    entities: &'a [u32],
+    asked: &'a [u32],
+    implied: &'a [u32],
+    excluded: &'a [u32],
 }

@@ -10,10 +10,11 @@ mod document;
 mod error;
 mod index;
 mod normalize;
+mod reading;
 mod text_match;
 
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
 pub use normalize::{is_default_ignorable, normalize};
-pub use text_match::{TextHit, TextMatcher};
+pub use text_match::{Span, TextHit, TextMatcher, HANGUL_CONTINUATIONS};

@@ -3,7 +3,7 @@
 //! bidi controls, variation selectors, tag characters, Hangul fillers, …: invisible, so inside a
 //! word they must not split it), then Unicode NFKC (so full-width "ＩＰＨＯＮＥ" reads "IPHONE"),
 //! lower-casing (Unicode, not ASCII-only), and every run of Unicode White_Space collapsed to one
-//! space, trimmed.
+//! space (to one line feed when the run breaks a line: a line ends a clause), trimmed.
 //!
 //! Speed: chat messages are mostly ASCII and precomposed Hangul, which are already NFKC and (for
 //! Hangul) caseless, yet the library's per-character quick check and `to_lowercase` cost
@@ -54,7 +54,7 @@ fn is_fast(c: char) -> bool {
 }
 
 pub fn normalize(text: &str) -> String {
-    let mut out = Collapser { out: String::with_capacity(text.len()), pending_space: false };
+    let mut out = Collapser { out: String::with_capacity(text.len()), pending: Pending::Nothing };
     let mut rest = text;
     while !rest.is_empty() {
         // The fast prefix, minus its last character when slow characters follow it.
@@ -100,11 +100,23 @@ fn normalize_slow(segment: &str, out: &mut Collapser) {
     }
 }
 
-/// Appends already lower-cased characters, folding runs of white space to one space and
-/// dropping leading and trailing space.
+/// Appends already lower-cased characters, folding runs of white space to one space (one line
+/// feed if the run holds a line break) and dropping leading and trailing space.
 struct Collapser {
     out: String,
-    pending_space: bool,
+    pending: Pending,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Pending {
+    Nothing,
+    Space,
+    LineBreak,
+}
+
+/// Line feed, vertical tab, form feed, carriage return, next line, line and paragraph separators.
+fn is_line_break(c: char) -> bool {
+    matches!(c, '\n'..='\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
 impl Collapser {
@@ -118,7 +130,7 @@ impl Collapser {
             if b < 0x80 {
                 // char::is_whitespace on ASCII: tab, line feed, vertical tab, form feed, CR, space.
                 if matches!(b, b'\t'..=b'\r' | b' ') {
-                    self.pending_space = !self.out.is_empty();
+                    self.note_space(char::from(b));
                 } else {
                     self.flush_space();
                     self.out.push(char::from(b.to_ascii_lowercase()));
@@ -134,17 +146,27 @@ impl Collapser {
     }
 
     #[inline]
-    fn flush_space(&mut self) {
-        if self.pending_space {
-            self.out.push(' ');
-            self.pending_space = false;
+    fn note_space(&mut self, c: char) {
+        if !self.out.is_empty() {
+            let kind = if is_line_break(c) { Pending::LineBreak } else { Pending::Space };
+            self.pending = self.pending.max(kind);
         }
+    }
+
+    #[inline]
+    fn flush_space(&mut self) {
+        match self.pending {
+            Pending::Nothing => return,
+            Pending::Space => self.out.push(' '),
+            Pending::LineBreak => self.out.push('\n'),
+        }
+        self.pending = Pending::Nothing;
     }
 
     #[inline]
     fn push_lowered(&mut self, c: char) {
         if c.is_whitespace() {
-            self.pending_space = !self.out.is_empty();
+            self.note_space(c);
         } else {
             self.flush_space();
             self.out.push(c);
@@ -158,7 +180,9 @@ mod tests {
 
     #[test]
     fn folds_width_case_and_space() {
-        assert_eq!(normalize("  ＩＰＨＯＮＥ\t16\n\n Pro "), "iphone 16 pro");
+        assert_eq!(normalize("  ＩＰＨＯＮＥ\t16  Pro "), "iphone 16 pro");
+        assert_eq!(normalize("  ＩＰＨＯＮＥ\t16\n\n Pro \n"), "iphone 16\npro");
+        assert_eq!(normalize("a \u{2028} b\r\nc"), "a\nb\nc");
         assert_eq!(normalize("제주도\u{3000}호텔"), "제주도 호텔");
         assert_eq!(normalize("ÉCOLE"), "école");
         assert_eq!(normalize(""), "");

@@ -1,14 +1,22 @@
 //! Finds every taxonomy alias in a message in one pass of an Aho-Corasick automaton built over
-//! the normalised aliases of categories, entities, sensitive topics and intent cues.
+//! the normalised aliases of categories, entities, sensitive topics and the wording cues.
 //!
 //! Boundaries: a hit counts only when it does not start or end in the middle of a word of its
-//! own script. Characters fall in three classes: Hangul, other letters/digits ("word"), and the
-//! rest (spaces, punctuation, symbols). A hit may not be preceded by a character of the class of
-//! its first character, nor followed by one of the class of its last character — except that
-//! an alias ending in Hangul may be followed by Hangul, so Korean particles attach ("제주도에서",
-//! "아이폰을") — while "cat" is not found in "category" and "iphone 16" is found in
-//! "iPhone 16을". Among boundary-valid hits, overlapping ones resolve leftmost-longest, so
-//! "new york times" wins over "new york".
+//! own script. Characters fall in three classes: Hangul, other letters/digits and `_` ("word"),
+//! and the rest (spaces, punctuation, symbols). A hit may not be preceded by a character of the
+//! class of its first character, nor followed by one of the class of its last character, so
+//! "cat" is not found in "category" nor "flight" in "flight_id". Korean writes words together,
+//! so two exceptions hold for Hangul:
+//! - a compound head: an alias of two or more syllables may follow Hangul (블루투스**스피커**,
+//!   사무용**노트북**, 강릉**호텔**);
+//! - a particle or ending: a category or entity alias ending in Hangul may be followed by Hangul
+//!   when what follows starts with a particle, a copula or a 하다-ending (제주도**에서**,
+//!   아이폰**을**, 예약**하려고**) or with another alias (노트북**추천**), and not when the word
+//!   simply continues (애플**망고**, 파리**채**). Cues and sensitive topics are stems ("사고 싶",
+//!   "우울해", "필요 없") written to be continued, so any Hangul may follow them.
+//!
+//! Among boundary-valid hits, overlapping ones resolve leftmost-longest, so "new york times"
+//! wins over "new york" and a negative context ("파인애플") over the alias inside it ("애플").
 use crate::normalize::normalize;
 use crate::IndexError;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -19,16 +27,42 @@ use std::collections::HashMap;
 pub enum TextHit {
     Category(u32),
     Entity(u32),
+    /// An alias with another common sense: counts only beside a related strong signal.
+    WeakCategory(u32),
+    WeakEntity(u32),
+    /// A phrase in which an alias of this category / entity means something else.
+    NotCategory(u32),
+    NotEntity(u32),
     Sensitive(u32),
     PurchaseCue,
     CompareCue,
+    Negation,
+    AfterSales,
+    NotCommercial,
+    ClauseBreak,
 }
 
+/// One boundary-valid hit: byte span in the normalised message and the pattern it matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub pattern: u32,
+}
+
+/// First syllables after which an alias ending in Hangul still ends its word: particles
+/// (은 는 이 가 을 를 에 의 도 만 와 과 로 랑 나 야 요 께 한테 보다 처럼 까지 부터 마다 밖에 뿐
+/// 씩 쯤 엔), the copula (이다, 인데, 입니다, 일까, 였어, 예요), 하다/되다 endings (하려고, 해줘,
+/// 할까, 한, 했는데, 함, 합니다, 되는, 돼, 될, 된, 됨), and a few nouns that attach (들, 좀,
+/// 정도, 같은, 값, 비, 표). The reference matcher keeps the same list.
+pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
     /// Per pattern: everything it stands for, and the classes of its first and last characters.
     targets: Vec<Vec<TextHit>>,
-    edges: Vec<(CharClass, CharClass)>,
+    /// Per pattern: classes of its first and last characters, its Hangul syllable count, and
+    /// whether it is a stem (not only a category or entity name) that any Hangul may continue.
+    edges: Vec<(CharClass, CharClass, usize, bool)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +75,7 @@ enum CharClass {
 fn class_of(c: char) -> CharClass {
     if is_hangul(c) {
         CharClass::Hangul
-    } else if c.is_alphanumeric() {
+    } else if c.is_alphanumeric() || c == '_' {
         CharClass::Word
     } else {
         CharClass::Other
@@ -90,10 +124,13 @@ impl TextMatcher {
         }
         let edges = patterns
             .iter()
-            .map(|p| {
+            .zip(&targets)
+            .map(|(p, hits)| {
                 let first = p.chars().next().map_or(CharClass::Other, class_of);
                 let last = p.chars().next_back().map_or(CharClass::Other, class_of);
-                (first, last)
+                let syllables = p.chars().filter(|c| ('\u{AC00}'..='\u{D7A3}').contains(c)).count();
+                let stem = hits.iter().any(|h| !matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+                (first, last, syllables, stem)
             })
             .collect();
         let automaton = if patterns.is_empty() {
@@ -119,35 +156,48 @@ impl TextMatcher {
         self.targets.len()
     }
 
-    /// Every hit in an already normalised message, in order of position.
-    pub fn find(&self, normalized: &str) -> Vec<TextHit> {
+    /// What a pattern stands for.
+    pub fn targets(&self, pattern: u32) -> &[TextHit] {
+        &self.targets[pattern as usize]
+    }
+
+    /// Every boundary-valid hit in an already normalised message, leftmost-longest, in order
+    /// of position.
+    pub fn find_spans(&self, normalized: &str) -> Vec<Span> {
         let Some(ac) = &self.automaton else { return Vec::new() };
-        let bytes = normalized.as_bytes();
-        let mut valid: Vec<(usize, usize, usize)> = Vec::new();
-        for m in ac.find_overlapping_iter(normalized) {
-            let (start, end, pid) = (m.start(), m.end(), m.pattern().as_usize());
-            let (first, last) = self.edges[pid];
-            let before = normalized[..start].chars().next_back().map_or(CharClass::Other, class_of);
-            let after = normalized[end..].chars().next().map_or(CharClass::Other, class_of);
-            let left_ok = before == CharClass::Other || before != first;
-            let right_ok = after == CharClass::Other || after != last || last == CharClass::Hangul;
+        let raw: Vec<(usize, usize, usize)> = ac.find_overlapping_iter(normalized).map(|m| (m.start(), m.end(), m.pattern().as_usize())).collect();
+        let mut valid: Vec<(usize, usize, usize)> = Vec::with_capacity(raw.len());
+        for &(start, end, pid) in &raw {
+            let (first, last, syllables, stem) = self.edges[pid];
+            let before = normalized[..start].chars().next_back();
+            let after = normalized[end..].chars().next();
+            let before_class = before.map_or(CharClass::Other, class_of);
+            let after_class = after.map_or(CharClass::Other, class_of);
+            let left_ok = before_class == CharClass::Other || before_class != first || (first == CharClass::Hangul && syllables >= 2);
+            let right_ok = after_class == CharClass::Other
+                || after_class != last
+                || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || raw.iter().any(|r| r.0 == end)));
             if left_ok && right_ok {
                 valid.push((start, end, pid));
             }
         }
-        debug_assert!(bytes.len() == normalized.len());
         // Leftmost, then longest; overlapping hits after the chosen one are dropped.
-        valid.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-        let mut hits = Vec::new();
+        valid.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        let mut spans = Vec::with_capacity(valid.len());
         let mut taken_until = 0usize;
         for (start, end, pid) in valid {
             if start < taken_until {
                 continue;
             }
             taken_until = end;
-            hits.extend_from_slice(&self.targets[pid]);
+            spans.push(Span { start, end, pattern: pid as u32 });
         }
-        hits
+        spans
+    }
+
+    /// Every hit in an already normalised message, in order of position.
+    pub fn find(&self, normalized: &str) -> Vec<TextHit> {
+        self.find_spans(normalized).iter().flat_map(|s| self.targets[s.pattern as usize].iter().copied()).collect()
     }
 }
 
@@ -178,8 +228,31 @@ mod tests {
         let m = matcher(&[("제주도", TextHit::Entity(0)), ("아이폰", TextHit::Entity(1)), ("호텔", TextHit::Category(2))]);
         assert_eq!(find(&m, "제주도에서 묵을 호텔을 찾아"), vec![TextHit::Entity(0), TextHit::Category(2)]);
         assert_eq!(find(&m, "아이폰을 사고 싶어"), vec![TextHit::Entity(1)]);
-        // Not inside another Hangul word.
-        assert!(find(&m, "신제주도").is_empty());
+        // A compound head counts; a word that continues past the alias does not.
+        assert_eq!(find(&m, "강릉호텔 예약"), vec![TextHit::Category(2)]);
+        assert_eq!(find(&m, "호텔이랑 항공"), vec![TextHit::Category(2)]);
+        assert!(find(&m, "호텔리어").is_empty());
+    }
+
+    #[test]
+    fn particles_are_told_from_continuing_words() {
+        let m = matcher(&[("애플", TextHit::Entity(0)), ("파리", TextHit::Entity(1)), ("추천", TextHit::PurchaseCue), ("예약", TextHit::PurchaseCue)]);
+        assert!(find(&m, "애플망고 맛있어").is_empty());
+        assert!(find(&m, "파리채 어디 있어").is_empty());
+        assert_eq!(find(&m, "애플은 비싸"), vec![TextHit::Entity(0)]);
+        assert_eq!(find(&m, "파리에서 예약하려고"), vec![TextHit::Entity(1), TextHit::PurchaseCue]);
+        // Followed by another alias: 애플 + 추천.
+        assert_eq!(find(&m, "애플추천"), vec![TextHit::Entity(0), TextHit::PurchaseCue]);
+        // One syllable is never a compound head: 애플 inside 파인애플 has two, so it is; the
+        // catalog tames that with a negative context.
+        assert_eq!(find(&m, "파인애플"), vec![TextHit::Entity(0)]);
+    }
+
+    #[test]
+    fn underscore_joins_a_word() {
+        let m = matcher(&[("flight", TextHit::Category(0))]);
+        assert!(find(&m, "flight_id is null").is_empty());
+        assert!(find(&m, "get_flight").is_empty());
     }
 
     #[test]

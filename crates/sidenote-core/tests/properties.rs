@@ -1,7 +1,7 @@
 //! Property tests: normalisation is idempotent, never panics and ignores invisible characters;
 //! every hit sits on a boundary.
 use proptest::prelude::*;
-use sidenote_core::{is_default_ignorable, normalize, TextHit, TextMatcher};
+use sidenote_core::{is_default_ignorable, normalize, TextHit, TextMatcher, HANGUL_CONTINUATIONS};
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// The plain definition `normalize` must equal: default-ignorables removed, NFKC of the whole
@@ -9,14 +9,17 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 fn normalize_by_definition(text: &str) -> String {
     let cleaned: String = text.chars().filter(|&c| !is_default_ignorable(c)).collect();
     let mut out = String::new();
-    let mut pending_space = false;
+    // 0: nothing pending, 1: a space, 2: a line break (a run holding one becomes "\n").
+    let mut pending = 0;
     for c in cleaned.nfkc().flat_map(char::to_lowercase) {
         if c.is_whitespace() {
-            pending_space = !out.is_empty();
+            if !out.is_empty() {
+                pending = pending.max(if matches!(c, '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}') { 2 } else { 1 });
+            }
         } else {
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
+            if pending > 0 {
+                out.push(if pending == 2 { '\n' } else { ' ' });
+                pending = 0;
             }
             out.push(c);
         }
@@ -100,10 +103,18 @@ proptest! {
     }
 
     #[test]
-    fn korean_hits_take_any_particle(particle in "[가-힣]{0,3}", before in "[ ,.!?]{0,2}") {
+    fn korean_hits_take_a_particle_not_a_continuing_word(
+        particle in proptest::string::string_regex(&format!("[{HANGUL_CONTINUATIONS}][가-힣]{{0,2}}")).expect("regex"),
+        other in "[가-힣]{1,3}",
+        before in "[ ,.!?]{0,2}",
+        compound in "[가-힣]{0,2}",
+    ) {
         let m = TextMatcher::build([("제주도", TextHit::Entity(7))].into_iter()).expect("builds");
-        let text = format!("{before}제주도{particle} 여행");
+        let text = format!("{before}{compound}제주도{particle} 여행");
         prop_assert_eq!(m.find(&normalize(&text)), vec![TextHit::Entity(7)]);
+        let continued = format!("{before}제주도{other} 여행");
+        let takes = HANGUL_CONTINUATIONS.contains(other.chars().next().unwrap()) || other.starts_with("제주도");
+        prop_assert_eq!(m.find(&normalize(&continued)).is_empty(), !takes);
     }
 
     #[test]

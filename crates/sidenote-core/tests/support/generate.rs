@@ -34,12 +34,13 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
     let mut rng = Rng::new(seed);
     let mut categories = Vec::new();
     for r in 0..8 {
-        categories.push(CategoryDoc { id: format!("c{r}"), parent_id: None, aliases: Aliases { ko: vec![format!("분류{}", word(&mut rng, &SYLLABLES, 2))], en: vec![format!("topic{r}")] } });
+        categories.push(CategoryDoc { id: format!("c{r}"), parent_id: None, aliases: Aliases { ko: vec![format!("분류{}", word(&mut rng, &SYLLABLES, 2))], en: vec![format!("topic{r}")] }, ..Default::default() });
         for k in 0..4 {
             categories.push(CategoryDoc {
                 id: format!("c{r}.{k}"),
                 parent_id: Some(format!("c{r}")),
                 aliases: Aliases { ko: vec![word(&mut rng, &SYLLABLES, 3)], en: vec![format!("{}{r}{k}", word(&mut rng, &LETTERS, 2))] },
+                ..Default::default()
             });
         }
     }
@@ -48,7 +49,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
         let en = (0..3).map(|j| format!("{} {}{}", word(&mut rng, &LETTERS, 2), word(&mut rng, &LETTERS, 2), e * 3 + j)).collect();
         let ko = (0..2).map(|j| format!("{}{}", word(&mut rng, &SYLLABLES, 3), e * 2 + j)).collect();
         let cat = format!("c{}.{}", rng.below(8), rng.below(4));
-        ents.push(EntityDoc { id: format!("e{e}"), kind: Some("product".into()), aliases: Aliases { ko, en }, category_ids: vec![cat] });
+        ents.push(EntityDoc { id: format!("e{e}"), kind: Some("product".into()), aliases: Aliases { ko, en }, category_ids: vec![cat], ..Default::default() });
     }
     let mut offer_docs = Vec::with_capacity(offers);
     for o in 0..offers {
@@ -81,6 +82,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
             intent_cues: IntentCues {
                 purchase: Aliases { ko: vec!["최저가".into(), "구매".into()], en: vec!["buy".into(), "cheapest".into()] },
                 compare: Aliases { ko: vec!["비교".into(), "추천".into()], en: vec!["vs".into(), "compare".into()] },
+                ..Default::default()
             },
         },
         offers: offer_docs,

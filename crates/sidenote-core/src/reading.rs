@@ -1,0 +1,284 @@
+//! Reading a turn: which of the matcher's hits count, clause by clause. One pass over the hits
+//! the automaton found (no second scan of the message for words), plus one walk over the
+//! message's bytes for the structure words do not carry: code, quotations and sentence ends.
+//!
+//! - Code (a fenced block or an `inline span`, an identifier such as `order.price` or `book()`)
+//!   names no topic and says no intent; a fenced block makes the whole turn a coding turn.
+//! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
+//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break …) or a clause-break cue
+//!   ("but", "하지만"). A negation ("already have", "필요 없") or after-sales cue ("refund",
+//!   "환불") voids the topics and cues of its clause; a negative context ("model train",
+//!   "파인애플") voids its category's or entity's hits in its clause.
+//! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
+//!   not a shopping turn.
+//! - Sensitive topics count everywhere, in code and quotations too: recall first.
+use crate::text_match::{Span, TextHit, TextMatcher};
+
+/// A category or entity the turn names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Topic {
+    Category(u32),
+    Entity(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicHit {
+    pub topic: Topic,
+    /// From a weak alias: counts only beside a related strong signal.
+    pub weak: bool,
+    pub clause: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Topic hits that survived code, negation, after-sales and negative contexts.
+    pub topics: Vec<TopicHit>,
+    pub sensitive: Vec<u32>,
+    /// Clauses holding a purchase / compare cue that counts.
+    pub purchase_clauses: Vec<u32>,
+    pub compare_clauses: Vec<u32>,
+    pub not_commercial: bool,
+}
+
+/// Byte ranges of the message: code spans and quotations.
+#[derive(Default)]
+struct Structure {
+    code: Vec<(usize, usize)>,
+    quotes: Vec<(usize, usize)>,
+    /// Byte offsets where a clause ends (a sentence end).
+    clause_ends: Vec<usize>,
+    fenced_code: bool,
+}
+
+fn inside(ranges: &[(usize, usize)], span: &Span) -> bool {
+    ranges.iter().any(|&(s, e)| span.start >= s && span.end <= e)
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Code, quotations and sentence ends, in one walk over the characters.
+fn structure(text: &str) -> Structure {
+    let mut st = Structure::default();
+    let bytes = text.as_bytes();
+    let mut code_open: Option<(usize, bool)> = None; // (start, fenced)
+    let mut quote_open: Option<(usize, char)> = None; // (start, closing character)
+    let mut prev: Option<char> = None;
+    let mut iter = text.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        let next = iter.peek().map(|&(_, n)| n);
+        if c == '`' {
+            let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+            let fence = run >= 3;
+            match code_open {
+                Some((start, fenced)) if fenced == fence => {
+                    st.code.push((start, i + run));
+                    code_open = None;
+                }
+                None => {
+                    code_open = Some((i, fence));
+                    st.fenced_code |= fence;
+                }
+                Some(_) => {}
+            }
+            for _ in 1..run {
+                iter.next();
+            }
+            prev = Some('`');
+            continue;
+        }
+        if code_open.is_some() {
+            prev = Some(c);
+            continue;
+        }
+        match quote_open {
+            Some((start, close)) => {
+                let closes = c == close && (close != '\'' || !next.is_some_and(is_word)) && (close != '’' || !next.is_some_and(is_word));
+                if closes {
+                    st.quotes.push((start, i + c.len_utf8()));
+                    quote_open = None;
+                }
+            }
+            None => {
+                let after_word = prev.is_some_and(is_word);
+                let close = match c {
+                    '"' => Some('"'),
+                    '“' => Some('”'),
+                    '「' => Some('」'),
+                    '『' => Some('』'),
+                    '«' => Some('»'),
+                    '\'' if !after_word && next.is_some_and(is_word) => Some('\''),
+                    '‘' => Some('’'),
+                    _ => None,
+                };
+                if let Some(close) = close {
+                    quote_open = Some((i, close));
+                }
+            }
+        }
+        let ends_sentence = match c {
+            '.' => !next.is_some_and(|n| !n.is_whitespace()),
+            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' => true,
+            _ => false,
+        };
+        if ends_sentence {
+            st.clause_ends.push(i + c.len_utf8());
+        }
+        prev = Some(c);
+    }
+    if let Some((start, _)) = code_open {
+        st.code.push((start, text.len()));
+    }
+    // An unclosed quotation quotes nothing: it is a stray mark.
+    st
+}
+
+/// An alias used as part of an identifier: `order.price`, `book()`, `$flight`.
+fn in_identifier(text: &str, span: &Span) -> bool {
+    let before = text[..span.start].chars().next_back();
+    let mut after = text[span.end..].chars();
+    let (a1, a2) = (after.next(), after.next());
+    matches!(before, Some('.' | '$' | '#' | '@' | '/' | '\\')) && text[..span.start].chars().rev().nth(1).is_some_and(is_word)
+        || a1 == Some('(')
+        || (a1 == Some('.') && a2.is_some_and(is_word))
+}
+
+pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
+    let spans = matcher.find_spans(text);
+    let mut reading = Reading::default();
+    if spans.is_empty() {
+        return reading;
+    }
+    let st = structure(text);
+    let mut clause_ends = st.clause_ends.clone();
+    for span in &spans {
+        if matcher.targets(span.pattern).contains(&TextHit::ClauseBreak) && !inside(&st.code, span) {
+            clause_ends.push(span.start);
+        }
+    }
+    clause_ends.sort_unstable();
+    let clause_of = |pos: usize| clause_ends.partition_point(|&e| e <= pos) as u32;
+
+    let mut voided_clauses: Vec<u32> = Vec::new();
+    let mut negative: Vec<(Topic, u32)> = Vec::new();
+    let mut topics: Vec<TopicHit> = Vec::new();
+    let mut purchase: Vec<u32> = Vec::new();
+    let mut compare: Vec<u32> = Vec::new();
+    reading.not_commercial = st.fenced_code;
+    for span in &spans {
+        let in_code = inside(&st.code, span);
+        let clause = clause_of(span.start);
+        let identifier = !in_code && in_identifier(text, span);
+        for &hit in matcher.targets(span.pattern) {
+            match hit {
+                TextHit::Sensitive(s) => reading.sensitive.push(s),
+                _ if in_code => {}
+                TextHit::Negation | TextHit::AfterSales => voided_clauses.push(clause),
+                TextHit::NotCommercial => reading.not_commercial = true,
+                TextHit::ClauseBreak => {}
+                TextHit::PurchaseCue | TextHit::CompareCue if inside(&st.quotes, span) => {}
+                TextHit::PurchaseCue => purchase.push(clause),
+                TextHit::CompareCue => compare.push(clause),
+                TextHit::NotCategory(c) => negative.push((Topic::Category(c), clause)),
+                TextHit::NotEntity(e) => negative.push((Topic::Entity(e), clause)),
+                _ if identifier => {}
+                TextHit::Category(c) => topics.push(TopicHit { topic: Topic::Category(c), weak: false, clause }),
+                TextHit::Entity(e) => topics.push(TopicHit { topic: Topic::Entity(e), weak: false, clause }),
+                TextHit::WeakCategory(c) => topics.push(TopicHit { topic: Topic::Category(c), weak: true, clause }),
+                TextHit::WeakEntity(e) => topics.push(TopicHit { topic: Topic::Entity(e), weak: true, clause }),
+            }
+        }
+    }
+    topics.retain(|t| !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause)));
+    purchase.retain(|c| !voided_clauses.contains(c));
+    compare.retain(|c| !voided_clauses.contains(c));
+    reading.topics = topics;
+    reading.purchase_clauses = purchase;
+    reading.compare_clauses = compare;
+    reading
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize;
+
+    fn matcher() -> TextMatcher {
+        let aliases: Vec<(&str, TextHit)> = vec![
+            ("laptop", TextHit::Category(0)),
+            ("hotel", TextHit::Category(1)),
+            ("flight", TextHit::Category(2)),
+            ("train", TextHit::WeakCategory(3)),
+            ("model train", TextHit::NotCategory(3)),
+            ("tokyo", TextHit::Entity(0)),
+            ("buy", TextHit::PurchaseCue),
+            ("looking for", TextHit::PurchaseCue),
+            ("vs", TextHit::CompareCue),
+            ("already have", TextHit::Negation),
+            ("refund", TextHit::AfterSales),
+            ("translate", TextHit::NotCommercial),
+            ("but", TextHit::ClauseBreak),
+            ("suicide", TextHit::Sensitive(0)),
+        ];
+        TextMatcher::build(aliases.into_iter()).unwrap()
+    }
+
+    fn read_text(text: &str) -> Reading {
+        read(&matcher(), &normalize(text))
+    }
+
+    fn topics(r: &Reading) -> Vec<(Topic, u32)> {
+        r.topics.iter().map(|t| (t.topic, t.clause)).collect()
+    }
+
+    #[test]
+    fn clauses_end_at_sentence_ends_and_breaks() {
+        let r = read_text("I'm in Tokyo. Looking for a hotel, but not a flight");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1), (Topic::Category(2), 2)]);
+        assert_eq!(r.purchase_clauses, vec![1]);
+        let r = read_text("tokyo\nbuy a laptop");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(0), 1)]);
+        // A decimal point is not a sentence end.
+        assert_eq!(topics(&read_text("a 1.5 kg laptop, tokyo")), vec![(Topic::Category(0), 0), (Topic::Entity(0), 0)]);
+    }
+
+    #[test]
+    fn negation_and_after_sales_void_their_clause_only() {
+        let r = read_text("We already have a laptop. Looking for a hotel");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        let r = read_text("I want a refund for the flight I buy");
+        assert!(r.topics.is_empty() && r.purchase_clauses.is_empty());
+    }
+
+    #[test]
+    fn code_names_nothing() {
+        let r = read_text("why does `flight.price` fail when I buy");
+        assert!(r.topics.is_empty());
+        assert_eq!(r.purchase_clauses, vec![0]);
+        assert!(read_text("order.flight is null").topics.is_empty());
+        assert!(read_text("call book_flight() then hotel()").topics.is_empty());
+        let r = read_text("```\nbuy(laptop)\n```\nwhat is wrong");
+        assert!(r.topics.is_empty() && r.purchase_clauses.is_empty() && r.not_commercial);
+        // Sensitive topics count even in code.
+        assert_eq!(read_text("`suicide`").sensitive, vec![0]);
+    }
+
+    #[test]
+    fn quoted_cues_are_not_meant() {
+        let r = read_text("how do you say 'buy a laptop' in Korean");
+        assert!(r.purchase_clauses.is_empty());
+        assert_eq!(r.topics.len(), 1);
+        // An apostrophe is not a quotation mark.
+        assert_eq!(read_text("I'm looking for a laptop, it's for work").purchase_clauses, vec![0]);
+        assert!(read_text("translate “buy now”").not_commercial);
+    }
+
+    #[test]
+    fn negative_context_voids_its_topic_in_its_clause() {
+        assert!(read_text("looking for a model train set").topics.is_empty());
+        let r = read_text("a model train. train to tokyo");
+        assert_eq!(topics(&r), vec![(Topic::Category(3), 1), (Topic::Entity(0), 1)]);
+        assert!(r.topics[0].weak);
+    }
+}
