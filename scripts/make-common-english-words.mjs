@@ -13,8 +13,10 @@
 //      the product, travel, software and finance vocabulary below or from a word of the demo
 //      catalog's English aliases: "motel" (hotel), "sneaker" (speaker), "lotion" (notion),
 //      "ballet" (ballot). These are the real words most likely to be misread as a typo.
-//      The singular of a plural vocabulary word is left out ("earbud", "headphone"): those are
-//      the same thing as the alias, and should match.
+//      A word is not taken for being the singular or plural of the vocabulary word it is near
+//      ("earbud", "headphone": the same thing as the alias, and they should match), only for
+//      being near another one ("sneaker", the singular of "sneakers", is one edit from
+//      "speaker").
 // Words of 3 letters or fewer are left out: aliases need 5 letters to match fuzzily, so a token
 // one edit away has at least 4.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -101,8 +103,6 @@ for (const v of vocabulary) {
     if (wider.has(n) && !common.has(n) && n !== singular && n !== `${v}s` && n !== `${v}es`) supplement.add(n);
   }
 }
-// A singular of a plural vocabulary word that another vocabulary word's neighbourhood brought in.
-for (const v of vocabulary) if (v.endsWith('s')) supplement.delete(v.slice(0, -1));
 
 const all = [...new Set([...common, ...supplement])].sort();
 const header = `# Common English words: a token that is one of these is never read as a typo of a taxonomy
