@@ -168,6 +168,7 @@ fn bench() {
         .join(" ");
     for size in [2_000, 50_000] {
         let aliases = catalog(size);
+        let rss_before = resident_mib();
         let started = Instant::now();
         let matcher = FuzzyMatcher::new(
             aliases
@@ -176,8 +177,9 @@ fn bench() {
                 .map(|(i, a)| (a.as_str(), i as u32)),
         );
         let build_ms = started.elapsed().as_secs_f64() * 1e3;
+        let grown = resident_mib() - rss_before;
         println!(
-            "{size} aliases ({} eligible): built in {build_ms:.1} ms",
+            "{size} aliases ({} eligible): built in {build_ms:.1} ms, ~{grown:.1} MiB resident",
             matcher.eligible_count()
         );
         let iterations = 20_000;
@@ -214,4 +216,15 @@ fn time(matcher: &FuzzyMatcher, message: &str, iterations: usize) -> f64 {
         black_box(matcher.find(black_box(message), &[]));
     }
     started.elapsed().as_secs_f64() * 1e6 / iterations as f64
+}
+
+/// Resident memory of this process (Linux), to size the index.
+fn resident_mib() -> f64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: f64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0.0);
+    pages * 4096.0 / (1024.0 * 1024.0)
 }
