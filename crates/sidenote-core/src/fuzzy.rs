@@ -29,10 +29,10 @@ const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Finds aliases one typo away from a word, or from two adjacent words, of a normalised message.
 ///
 /// Rules (the TypeScript twin applies the same ones):
-/// - Eligible aliases are lower-case ASCII letters, digits and single spaces, with at least
-///   5 letters. Other aliases never match fuzzily, but a candidate that
-///   equals any alias of those characters is a word the taxonomy knows, never a typo of another
-///   ("canoe" is not "canon" when both are aliases).
+/// - Eligible aliases are lower-case ASCII letters, digits and single spaces, with at least 5
+///   letters. Other aliases never match fuzzily, but a candidate that equals any alias of those
+///   characters is a word the taxonomy knows, never a typo of another ("labtop" is not "laptop"
+///   when both are aliases).
 /// - Tokens are maximal runs of `[a-z0-9]` with neither a letter or digit of any script nor
 ///   Hangul on either side ("labtop을" and "café" hold none). Candidates are each token and each
 ///   two tokens separated by exactly one space, except tokens that overlap a `covered` span (the
