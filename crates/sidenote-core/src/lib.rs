@@ -8,6 +8,7 @@
 
 mod document;
 mod error;
+mod fuzzy;
 mod index;
 mod normalize;
 mod reading;
@@ -15,6 +16,7 @@ mod text_match;
 
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
+pub use fuzzy::FuzzyMatcher;
 pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
 pub use normalize::{is_default_ignorable, normalize};
 pub use text_match::{Span, TextHit, TextMatcher, HANGUL_CONTINUATIONS};

@@ -1,0 +1,1012 @@
+//! Typo-tolerant matching of Latin-script aliases: "labtop" → "laptop", "iphnoe" → "iphone",
+//! "lap top" → "laptop", "airpodspro" → "airpods pro", for the words the exact Aho-Corasick pass
+//! ([`crate::TextMatcher`]) did not find. [`FuzzyMatcher`] states the rules;
+//! `src/matching-reference/fuzzy-matcher.ts` is its plain TypeScript twin and oracle.
+//!
+//! How: a deletion-neighbourhood index (SymSpell). Every eligible alias, and every alias with one
+//! byte deleted, is keyed by a polynomial hash; a candidate looks up its own hash and the hashes
+//! of itself with one byte deleted, which finds every alias within one insertion, deletion,
+//! substitution or adjacent transposition (plus a few at distance 2, and hash collisions), and
+//! each is then checked for an optimal string alignment distance of exactly 1. The hash of a
+//! candidate with byte `i` deleted comes from its prefix hashes in O(1), so a lookup copies
+//! nothing: a call allocates only its result.
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+/// Aliases with fewer letters never match fuzzily: among short words one edit reaches too many
+/// other real words ("apple"/"apply", "tour"/"your").
+const MIN_FUZZY_LETTERS: usize = 5;
+
+/// One word a line. Words of 3 letters or fewer are left out: a token one edit from an alias of
+/// `MIN_FUZZY_LETTERS` letters has at least 4.
+const COMMON_WORDS_TEXT: &str = include_str!("model/common-english-words.txt");
+
+/// The base of the polynomial hash, odd. Collisions cost an extra verification, never a wrong
+/// answer: every hit is checked on the bytes.
+const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Finds aliases one typo away from a word, or from two adjacent words, of a normalised message.
+///
+/// Rules (the TypeScript twin applies the same ones):
+/// - Eligible aliases are lower-case ASCII letters, digits and single spaces, with at least 5
+///   letters. Other aliases never match fuzzily, but a candidate that equals any alias of those
+///   characters is a word the taxonomy knows, never a typo of another ("labtop" is not "laptop"
+///   when both are aliases).
+/// - Tokens are maximal runs of `[a-z0-9]` with neither a letter or digit of any script nor
+///   Hangul on either side ("labtop을" and "café" hold none). Candidates are each token and each
+///   two tokens separated by exactly one space, except tokens that overlap a `covered` span (the
+///   exact matcher's hits).
+/// - A hit is an optimal string alignment distance of exactly 1 (exact equality is the exact
+///   matcher's), or a plural in "-es" of an alias ending in s, x, z, ch or sh ("watches").
+/// - Spaces may only be inserted or deleted ("lap top" → "laptop", "airpodspro" → "airpods
+///   pro"), never substituted or transposed.
+/// - Digits must match exactly: a candidate starting with a digit never matches, and an edit may
+///   not change a digit nor a letter of a word that holds a digit ("iphone 15" is not "iphone
+///   16", "galaxy s24" not "galaxy a24", "iphone 16s" not "iphone 16"). Splitting or joining
+///   words is fine ("iphone16" → "iphone 16").
+/// - The edited word must not be a common English word (`model/common-english-words.txt`):
+///   "brain" is not a typo of "train", nor "apply" of "apple". An alias plus "s" is a plural,
+///   not a typo, and always matches ("laptops", "hotels", "phones").
+/// - Overlapping hits resolve leftmost-longest ("macbok pro" → "macbook pro", not "macbook");
+///   every alias at the chosen span is reported.
+pub struct FuzzyMatcher {
+    /// Alias bytes, end to end; each entry names its slice.
+    text: Vec<u8>,
+    entries: Vec<AliasEntry>,
+    /// Hash of an alias, or of an eligible alias with one byte deleted → `postings[start..end]`.
+    keys: KeyMap<(u32, u32)>,
+    /// Entry indices.
+    postings: Vec<u32>,
+    /// Hashes of the first and last words of eligible multi-word aliases: a pair of tokens can
+    /// reach a multi-word alias only if one of its words is exact.
+    first_words: KeySet,
+    last_words: KeySet,
+    /// `BASE^k` for every k a candidate can need.
+    powers: Vec<u64>,
+    /// Byte lengths of the shortest and longest eligible alias (0 when there is none).
+    min_len: usize,
+    max_len: usize,
+    common: &'static CommonWords,
+}
+
+struct AliasEntry {
+    start: u32,
+    end: u32,
+    pattern: u32,
+    eligible: bool,
+}
+
+/// One candidate: a token, or two tokens and the space between them.
+struct Candidate<'m> {
+    start: usize,
+    end: usize,
+    text: &'m [u8],
+    hash: u64,
+    /// Offset of the space in `text`, for a pair.
+    space: Option<usize>,
+    /// Per word: its hash, and whether it is a common English word.
+    word_hashes: [u64; 2],
+    common: [bool; 2],
+}
+
+impl Candidate<'_> {
+    /// Whether the word holding byte `p` of the candidate is a common English word.
+    fn common_at(&self, p: usize) -> bool {
+        match self.space {
+            Some(space) if p > space => self.common[1],
+            _ => self.common[0],
+        }
+    }
+}
+
+/// A token of the message, with what its candidates need.
+#[derive(Clone, Copy)]
+struct Token {
+    start: usize,
+    end: usize,
+    hash: u64,
+    common: bool,
+}
+
+/// The single edit turning a candidate `a` into an alias `b`, at byte `p`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    /// `a[p]` replaced by `b[p]`.
+    Substitute(usize),
+    /// `a[p]` and `a[p + 1]` swapped.
+    Transpose(usize),
+    /// `a[p]` is one byte too many.
+    Extra(usize),
+    /// `b[p]` is missing from `a`, before `a[p]`.
+    Missing(usize),
+}
+
+impl FuzzyMatcher {
+    /// Indexes `(normalised alias, pattern id)` pairs. An alias may come with several ids (each
+    /// is reported), and aliases outside the rules are skipped.
+    pub fn new<'a>(aliases: impl IntoIterator<Item = (&'a str, u32)>) -> Self {
+        let mut text = Vec::new();
+        let mut entries = Vec::new();
+        let mut keyed: Vec<(u64, u32)> = Vec::new();
+        let mut powers = vec![1u64];
+        let (mut min_len, mut max_len) = (usize::MAX, 0usize);
+        let mut first_words = KeySet::default();
+        let mut last_words = KeySet::default();
+        for (alias, pattern) in aliases {
+            let bytes = alias.as_bytes();
+            if !is_latin_alias(bytes) {
+                continue;
+            }
+            let eligible =
+                bytes.iter().filter(|b| b.is_ascii_lowercase()).count() >= MIN_FUZZY_LETTERS;
+            let index = u32::try_from(entries.len()).expect("fewer than 2^32 aliases");
+            let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
+            text.extend_from_slice(bytes);
+            let end = u32::try_from(text.len()).expect("alias text under 4 GiB");
+            entries.push(AliasEntry {
+                start,
+                end,
+                pattern,
+                eligible,
+            });
+            let whole = poly_hash(bytes);
+            keyed.push((whole, index));
+            if !eligible {
+                continue;
+            }
+            min_len = min_len.min(bytes.len());
+            max_len = max_len.max(bytes.len());
+            extend_powers(&mut powers, bytes.len() + 3);
+            for_each_deletion(bytes, whole, &powers, |_, key| keyed.push((key, index)));
+            if let (Some(first), Some(last)) = (
+                bytes.iter().position(|&b| b == b' '),
+                bytes.iter().rposition(|&b| b == b' '),
+            ) {
+                first_words.insert(poly_hash(&bytes[..first]));
+                last_words.insert(poly_hash(&bytes[last + 1..]));
+            }
+        }
+        keyed.sort_unstable();
+        keyed.dedup();
+        let mut keys = KeyMap::default();
+        keys.reserve(keyed.len());
+        let mut postings = Vec::with_capacity(keyed.len());
+        for group in keyed.chunk_by(|x, y| x.0 == y.0) {
+            let start = u32::try_from(postings.len()).expect("fewer than 2^32 keys");
+            postings.extend(group.iter().map(|&(_, index)| index));
+            keys.insert(group[0].0, (start, start + group.len() as u32));
+        }
+        if max_len == 0 {
+            min_len = 0;
+        }
+        FuzzyMatcher {
+            text,
+            entries,
+            keys,
+            postings,
+            first_words,
+            last_words,
+            powers,
+            min_len,
+            max_len,
+            common: common_words(),
+        }
+    }
+
+    /// How many aliases can match fuzzily.
+    pub fn eligible_count(&self) -> usize {
+        self.entries.iter().filter(|e| e.eligible).count()
+    }
+
+    /// Fuzzy hits in an already normalised message, as (byte start, byte end, pattern id), in
+    /// order of position, then id. Tokens overlapping a `covered` byte span are skipped.
+    pub fn find(&self, normalized: &str, covered: &[(usize, usize)]) -> Vec<(usize, usize, u32)> {
+        let mut hits = Vec::new();
+        if self.max_len == 0 {
+            return hits;
+        }
+        let bytes = normalized.as_bytes();
+        // No candidate longer than this can be one edit (or "-es") from an eligible alias.
+        let longest = self.max_len + 2;
+        let mut prev: Option<Token> = None;
+        let mut i = 0;
+        while i < bytes.len() {
+            if !is_token_byte(bytes[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && is_token_byte(bytes[i]) {
+                i += 1;
+            }
+            let end = i;
+            if end - start > longest
+                || !stands_alone(normalized, start, end)
+                || overlaps(covered, start, end)
+            {
+                prev = None;
+                continue;
+            }
+            let word = &bytes[start..end];
+            let hash = poly_hash(word);
+            let token = Token {
+                start,
+                end,
+                hash,
+                common: word.len() >= 4 && self.common.contains(word, hash),
+            };
+            self.candidate(
+                &Candidate {
+                    start,
+                    end,
+                    text: word,
+                    hash,
+                    space: None,
+                    word_hashes: [hash, hash],
+                    common: [token.common, token.common],
+                },
+                &mut hits,
+            );
+            if let Some(p) = prev {
+                if p.end + 1 == start && bytes[p.end] == b' ' && end - p.start <= longest {
+                    let text = &bytes[p.start..end];
+                    let hash = p
+                        .hash
+                        .wrapping_mul(BASE)
+                        .wrapping_add(u64::from(b' '))
+                        .wrapping_mul(self.powers[word.len()])
+                        .wrapping_add(token.hash);
+                    debug_assert_eq!(hash, poly_hash(text));
+                    self.candidate(
+                        &Candidate {
+                            start: p.start,
+                            end,
+                            text,
+                            hash,
+                            space: Some(p.end - p.start),
+                            word_hashes: [p.hash, token.hash],
+                            common: [p.common, token.common],
+                        },
+                        &mut hits,
+                    );
+                }
+            }
+            prev = Some(token);
+        }
+        resolve_overlaps(&mut hits);
+        hits
+    }
+
+    fn alias(&self, entry: &AliasEntry) -> &[u8] {
+        &self.text[entry.start as usize..entry.end as usize]
+    }
+
+    fn posting(&self, key: u64) -> &[u32] {
+        self.keys
+            .get(&key)
+            .map_or(&[], |&(s, e)| &self.postings[s as usize..e as usize])
+    }
+
+    /// Every alias one edit from `c`, pushed to `hits`.
+    fn candidate(&self, c: &Candidate, hits: &mut Vec<(usize, usize, u32)>) {
+        let text = c.text;
+        let n = text.len();
+        if text[0].is_ascii_digit() || n + 1 < self.min_len || n > self.max_len + 2 {
+            return;
+        }
+        let own = self.posting(c.hash);
+        if own
+            .iter()
+            .any(|&e| self.alias(&self.entries[e as usize]) == text)
+        {
+            return;
+        }
+        // Which deletion keys can lead to an accepted hit. A common word as a single token can
+        // only be a plural ("laptops": the alias is the token less its last byte). A pair reaches
+        // a one-word alias only by losing its space, and a multi-word one only if one of its
+        // words is exact.
+        let all = match c.space {
+            None => !c.common[0],
+            Some(_) => {
+                self.first_words.contains(&c.word_hashes[0])
+                    || self.last_words.contains(&c.word_hashes[1])
+            }
+        };
+        for &e in own {
+            self.verify(c, e, hits);
+        }
+        for_each_deletion(text, c.hash, &self.powers, |i, key| {
+            if all || Some(i) == c.space || (c.space.is_none() && i == n - 1 && text[i] == b's') {
+                for &e in self.posting(key) {
+                    self.verify(c, e, hits);
+                }
+            }
+        });
+        if n > 2 && text.ends_with(b"es") {
+            let stem = &text[..n - 2];
+            for &e in self.posting(poly_hash(stem)) {
+                let entry = &self.entries[e as usize];
+                let alias = self.alias(entry);
+                if entry.eligible
+                    && alias == stem
+                    && takes_es_plural(alias)
+                    && !has_digit(last_word(alias))
+                {
+                    hits.push((c.start, c.end, entry.pattern));
+                }
+            }
+        }
+    }
+
+    fn verify(&self, c: &Candidate, e: u32, hits: &mut Vec<(usize, usize, u32)>) {
+        let entry = &self.entries[e as usize];
+        if entry.eligible && accepts(c, self.alias(entry)) {
+            hits.push((c.start, c.end, entry.pattern));
+        }
+    }
+}
+
+/// Whether the one edit from candidate to alias is a typo these rules accept.
+fn accepts(c: &Candidate, alias: &[u8]) -> bool {
+    let a = c.text;
+    let Some(edit) = single_edit(a, alias) else {
+        return false;
+    };
+    match edit {
+        Edit::Substitute(p) | Edit::Transpose(p) => {
+            let (x, y) = if let Edit::Substitute(_) = edit {
+                (a[p], alias[p])
+            } else {
+                (a[p], a[p + 1])
+            };
+            if [x, y].iter().any(|&b| b == b' ' || b.is_ascii_digit()) {
+                return false;
+            }
+            !has_digit(word_at(a, p)) && !has_digit(word_at(alias, p)) && !c.common_at(p)
+        }
+        Edit::Extra(p) => {
+            let extra = a[p];
+            if extra == b' ' {
+                // Split words: "lap top", "head phones".
+                return true;
+            }
+            if extra.is_ascii_digit()
+                || has_digit(word_at(a, p))
+                || has_digit(word_at(alias, gap_byte(alias, p)))
+            {
+                return false;
+            }
+            // The alias plus "s": a plural, even of a common word.
+            (p == a.len() - 1 && extra == b's') || !c.common_at(p)
+        }
+        Edit::Missing(p) => {
+            let missing = alias[p];
+            let at = gap_byte(a, p);
+            if missing == b' ' {
+                // Joined words: "airpodspro" for "airpods pro", but not "carpet" for "car pet".
+                return !c.common_at(at);
+            }
+            !missing.is_ascii_digit()
+                && !has_digit(word_at(alias, p))
+                && !has_digit(word_at(a, at))
+                && !c.common_at(at)
+        }
+    }
+}
+
+/// The edit turning `a` into `b` when their optimal string alignment distance is exactly 1.
+/// With `p` the length of their common prefix, the one edit can always be placed at `p`.
+fn single_edit(a: &[u8], b: &[u8]) -> Option<Edit> {
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    if a.len() == b.len() {
+        if p == a.len() {
+            None
+        } else if a[p + 1..] == b[p + 1..] {
+            Some(Edit::Substitute(p))
+        } else if p + 1 < a.len()
+            && a[p] == b[p + 1]
+            && a[p + 1] == b[p]
+            && a[p + 2..] == b[p + 2..]
+        {
+            Some(Edit::Transpose(p))
+        } else {
+            None
+        }
+    } else if a.len() == b.len() + 1 {
+        (a[p + 1..] == b[p..]).then_some(Edit::Extra(p))
+    } else if a.len() + 1 == b.len() {
+        (a[p..] == b[p + 1..]).then_some(Edit::Missing(p))
+    } else {
+        None
+    }
+}
+
+/// A byte of the word at a gap before byte `p` of `s`: the word the gap is in, or ends.
+fn gap_byte(s: &[u8], p: usize) -> usize {
+    if p < s.len() && s[p] != b' ' {
+        p
+    } else {
+        p - 1
+    }
+}
+
+/// The space-delimited word holding byte `p`.
+fn word_at(s: &[u8], p: usize) -> &[u8] {
+    let start = s[..p].iter().rposition(|&b| b == b' ').map_or(0, |i| i + 1);
+    let end = s[p..]
+        .iter()
+        .position(|&b| b == b' ')
+        .map_or(s.len(), |i| p + i);
+    &s[start..end]
+}
+
+fn last_word(s: &[u8]) -> &[u8] {
+    s.iter()
+        .rposition(|&b| b == b' ')
+        .map_or(s, |i| &s[i + 1..])
+}
+
+fn has_digit(word: &[u8]) -> bool {
+    word.iter().any(u8::is_ascii_digit)
+}
+
+/// English adds "-es" after a sibilant: "watches", "boxes", "glasses", "brushes".
+fn takes_es_plural(alias: &[u8]) -> bool {
+    alias.ends_with(b"s")
+        || alias.ends_with(b"x")
+        || alias.ends_with(b"z")
+        || alias.ends_with(b"ch")
+        || alias.ends_with(b"sh")
+}
+
+/// Lower-case ASCII letters, digits and single spaces, neither leading nor trailing: the only
+/// aliases a candidate (built from `[a-z0-9]` tokens and single spaces) can equal or approach.
+fn is_latin_alias(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && bytes.iter().all(|&b| is_token_byte(b) || b == b' ')
+        && bytes[0] != b' '
+        && bytes[bytes.len() - 1] != b' '
+        && !bytes.windows(2).any(|w| w == b"  ")
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// Whether the run `[start, end)` has neither a letter or digit (of any script) nor Hangul
+/// right before or after it.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    let free = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || is_hangul(c)));
+    free(text[..start].chars().next_back()) && free(text[end..].chars().next())
+}
+
+/// Hangul syllables, jamo and compatibility jamo (the ranges of `text_match`).
+fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0xAC00..=0xD7A3 | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
+}
+
+fn overlaps(covered: &[(usize, usize)], start: usize, end: usize) -> bool {
+    covered.iter().any(|&(s, e)| start < e && s < end)
+}
+
+/// Leftmost-longest, as the exact matcher: among overlapping spans the one starting first, then
+/// the longest, keeping every alias found at it.
+fn resolve_overlaps(hits: &mut Vec<(usize, usize, u32)>) {
+    hits.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
+    hits.dedup();
+    let mut chosen = (0, 0);
+    hits.retain(|&(start, end, _)| {
+        if (start, end) == chosen {
+            true
+        } else if start >= chosen.1 {
+            chosen = (start, end);
+            true
+        } else {
+            false
+        }
+    });
+}
+
+fn poly_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0u64, |h, &b| {
+        h.wrapping_mul(BASE).wrapping_add(u64::from(b))
+    })
+}
+
+fn extend_powers(powers: &mut Vec<u64>, len: usize) {
+    while powers.len() < len {
+        let last = powers[powers.len() - 1];
+        powers.push(last.wrapping_mul(BASE));
+    }
+}
+
+/// Calls `f(i, hash of s with byte i deleted)` once per distinct result: in a run of equal
+/// bytes only for the last one. `whole` is `poly_hash(s)`; `powers` reaches `s.len()`.
+fn for_each_deletion(s: &[u8], whole: u64, powers: &[u64], mut f: impl FnMut(usize, u64)) {
+    let n = s.len();
+    let mut prefix = 0u64;
+    for i in 0..n {
+        let next = prefix.wrapping_mul(BASE).wrapping_add(u64::from(s[i]));
+        if i + 1 == n || s[i + 1] != s[i] {
+            // whole = next·B^(n-1-i) + suffix, and the deletion is prefix·B^(n-1-i) + suffix.
+            f(
+                i,
+                whole.wrapping_sub(next.wrapping_sub(prefix).wrapping_mul(powers[n - 1 - i])),
+            );
+        }
+        prefix = next;
+    }
+}
+
+/// The stoplist, parsed once per process.
+struct CommonWords {
+    words: KeyMap<&'static str>,
+}
+
+impl CommonWords {
+    fn contains(&self, word: &[u8], hash: u64) -> bool {
+        self.words.get(&hash).is_some_and(|w| w.as_bytes() == word)
+    }
+}
+
+fn common_words() -> &'static CommonWords {
+    static WORDS: OnceLock<CommonWords> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let mut words = KeyMap::default();
+        for word in COMMON_WORDS_TEXT
+            .lines()
+            .map(str::trim)
+            .filter(|w| !w.is_empty() && !w.starts_with('#'))
+        {
+            let previous = words.insert(poly_hash(word.as_bytes()), word);
+            // A test checks that the shipped list has no two words with one hash.
+            debug_assert!(
+                previous.is_none(),
+                "hash collision in the common-word list: {word}"
+            );
+        }
+        CommonWords { words }
+    })
+}
+
+type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
+
+/// The keys are already hashes: only mixed, so that both the high bits (the table's tags) and
+/// the low bits (its buckets) spread.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        // The MurmurHash3 finaliser.
+        let mut x = x ^ self.0;
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+        x ^= x >> 33;
+        self.0 = x;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CATALOG: &[&str] = &[
+        "laptop",
+        "iphone",
+        "iphone 16",
+        "headphones",
+        "earbuds",
+        "antivirus",
+        "airpods",
+        "airpods pro",
+        "macbook",
+        "macbook pro",
+        "hotel",
+        "train",
+        "paris",
+        "apple",
+        "watch",
+        "speaker",
+        "galaxy s25",
+        "ipad",
+        "sony",
+        "car pet",
+        "제주도",
+        "wh-1000xm5",
+    ];
+
+    fn matcher(aliases: &[&str]) -> FuzzyMatcher {
+        FuzzyMatcher::new(aliases.iter().enumerate().map(|(i, a)| (*a, i as u32)))
+    }
+
+    /// The aliases found in `text`, nothing covered.
+    fn found(text: &str) -> Vec<&'static str> {
+        matcher(CATALOG)
+            .find(text, &[])
+            .iter()
+            .map(|&(_, _, id)| CATALOG[id as usize])
+            .collect()
+    }
+
+    #[test]
+    fn one_typo_finds_the_alias() {
+        // Substitution, insertion, deletion, transposition.
+        assert_eq!(found("is this labtop any good"), vec!["laptop"]);
+        assert_eq!(found("iphoone"), vec!["iphone"]);
+        assert_eq!(found("headphnes for running"), vec!["headphones"]);
+        assert_eq!(found("the new macbok"), vec!["macbook"]);
+        assert_eq!(found("one airpod is lost"), vec!["airpods"]);
+        assert_eq!(found("iphnoe or pixel?"), vec!["iphone"]);
+        assert_eq!(found("best antivirsu"), vec!["antivirus"]);
+    }
+
+    #[test]
+    fn split_and_joined_words() {
+        assert_eq!(found("a lap top for school"), vec!["laptop"]);
+        assert_eq!(found("head phones"), vec!["headphones"]);
+        assert_eq!(found("anti virus software"), vec!["antivirus"]);
+        assert_eq!(found("ear buds"), vec!["earbuds"]);
+        assert_eq!(found("airpodspro case"), vec!["airpods pro"]);
+        // Joining words keeps the digits intact: not a different model.
+        assert_eq!(found("iphone16"), vec!["iphone 16"]);
+    }
+
+    #[test]
+    fn plurals_are_hits_even_when_common_words() {
+        assert_eq!(found("laptops under $1000"), vec!["laptop"]);
+        assert_eq!(found("cheap hotels"), vec!["hotel"]);
+        assert_eq!(found("smart watches"), vec!["watch"]);
+        assert_eq!(found("speakers"), vec!["speaker"]);
+    }
+
+    #[test]
+    fn two_words_with_one_typo() {
+        assert_eq!(found("iphnoe 16 deals"), vec!["iphone 16"]);
+        // Leftmost-longest: the pair wins over its first word alone.
+        assert_eq!(found("macbok pro vs air"), vec!["macbook pro"]);
+        assert_eq!(found("airpods por"), vec!["airpods pro"]);
+    }
+
+    #[test]
+    fn real_words_are_not_typos() {
+        assert!(found("use your brain").is_empty(), "train");
+        assert!(found("two pairs of socks").is_empty(), "paris");
+        assert!(found("how to apply").is_empty(), "apple");
+        assert!(found("a cheap motel").is_empty(), "hotel");
+        assert!(found("white sneaker").is_empty(), "speaker");
+        assert!(found("match the colors").is_empty(), "watch");
+        // Joining two words into a common one: "carpet" is not "car pet".
+        assert!(found("a new carpet").is_empty());
+    }
+
+    #[test]
+    fn short_aliases_never_match_fuzzily() {
+        assert!(found("ipda mini").is_empty());
+        assert!(found("ipads").is_empty());
+        assert!(found("sonny").is_empty());
+    }
+
+    #[test]
+    fn digits_must_match() {
+        assert!(found("iphone 15").is_empty());
+        assert!(found("iphone 166").is_empty());
+        assert!(found("iphone 16s").is_empty());
+        assert!(found("galaxy s24").is_empty());
+        assert!(found("galaxy a25").is_empty());
+        assert!(found("1phone").is_empty());
+        assert!(found("16 pro").is_empty());
+        assert!(found("2024").is_empty());
+    }
+
+    #[test]
+    fn exact_matches_and_known_aliases_are_not_fuzzy_hits() {
+        assert!(found("laptop").is_empty());
+        assert!(found("iphone 16").is_empty());
+        assert!(found("airpods pro").is_empty());
+        // A word the taxonomy knows is never a typo of another alias.
+        let m = matcher(&["laptop", "labtop"]);
+        assert!(m.find("labtop", &[]).is_empty());
+    }
+
+    #[test]
+    fn covered_tokens_are_skipped() {
+        let m = matcher(CATALOG);
+        assert_eq!(m.find("my labtop", &[(3, 9)]), vec![]);
+        assert_eq!(m.find("my labtop", &[(5, 6)]), vec![]);
+        assert_eq!(m.find("my labtop", &[(0, 2)]), vec![(3, 9, 0)]);
+        // A pair is skipped when either of its words is covered.
+        assert_eq!(m.find("lap top", &[(4, 7)]), vec![]);
+    }
+
+    #[test]
+    fn hangul_and_other_letters_are_word_characters() {
+        assert!(found("labtop을 추천해줘").is_empty());
+        assert!(found("노트북labtop").is_empty());
+        assert!(found("labtopé").is_empty());
+        assert!(found("제주도 호텔").is_empty());
+        // Byte offsets count the Korean before the typo.
+        let m = matcher(CATALOG);
+        assert_eq!(m.find("제주 labtop 추천", &[]), vec![(7, 13, 0)]);
+        assert_eq!(m.find("(labtop)", &[]), vec![(1, 7, 0)]);
+    }
+
+    #[test]
+    fn spaces_are_only_inserted_or_deleted() {
+        assert!(found("la top").is_empty());
+        assert!(found("lapto p").iter().all(|&a| a == "laptop"));
+    }
+
+    #[test]
+    fn every_alias_at_the_chosen_span_is_reported() {
+        // One alias text under two ids, and another alias one edit away.
+        let m = FuzzyMatcher::new([("laptop", 7), ("laptop", 3), ("labtops", 9)]);
+        assert_eq!(m.find("labtop", &[]), vec![(0, 6, 3), (0, 6, 7), (0, 6, 9)]);
+    }
+
+    /// Optimal string alignment distance, by the textbook dynamic programme.
+    fn osa(a: &[u8], b: &[u8]) -> usize {
+        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in d[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1)
+                    .min(d[i][j - 1] + 1)
+                    .min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        d[a.len()][b.len()]
+    }
+
+    fn all_strings(alphabet: &[u8], max_len: usize) -> Vec<Vec<u8>> {
+        let mut out = vec![Vec::new()];
+        let mut level = vec![Vec::new()];
+        for _ in 0..max_len {
+            level = level
+                .iter()
+                .flat_map(|s: &Vec<u8>| {
+                    alphabet.iter().map(move |&c| [s.as_slice(), &[c]].concat())
+                })
+                .collect();
+            out.extend(level.iter().cloned());
+        }
+        out
+    }
+
+    #[test]
+    fn single_edit_is_exactly_osa_distance_one() {
+        let strings = all_strings(b"abc", 5);
+        for a in &strings {
+            for b in &strings {
+                let edit = single_edit(a, b);
+                assert_eq!(
+                    edit.is_some(),
+                    osa(a, b) == 1,
+                    "{:?} {:?}",
+                    String::from_utf8_lossy(a),
+                    String::from_utf8_lossy(b)
+                );
+                // Applying the edit to `a` gives `b`.
+                if let Some(edit) = edit {
+                    let mut s = a.clone();
+                    match edit {
+                        Edit::Substitute(p) => s[p] = b[p],
+                        Edit::Transpose(p) => s.swap(p, p + 1),
+                        Edit::Extra(p) => {
+                            s.remove(p);
+                        }
+                        Edit::Missing(p) => s.insert(p, b[p]),
+                    }
+                    assert_eq!(&s, b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn deletion_hashes_are_the_hashes_of_the_deletions() {
+        let mut powers = vec![1];
+        extend_powers(&mut powers, 40);
+        for s in ["laptop", "book", "aab", "airpods pro", "x", "mississippi"] {
+            let s = s.as_bytes();
+            let mut seen = Vec::new();
+            for_each_deletion(s, poly_hash(s), &powers, |i, key| {
+                let deleted = [&s[..i], &s[i + 1..]].concat();
+                assert_eq!(key, poly_hash(&deleted));
+                seen.push(deleted);
+            });
+            let mut all: Vec<Vec<u8>> = (0..s.len())
+                .map(|i| [&s[..i], &s[i + 1..]].concat())
+                .collect();
+            all.dedup();
+            assert_eq!(seen, all, "one call per distinct deletion");
+        }
+    }
+
+    #[test]
+    fn the_common_word_list_loads_whole() {
+        let listed = COMMON_WORDS_TEXT
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .count();
+        let words = common_words();
+        // No two words share a hash (a collision would drop one).
+        assert_eq!(words.words.len(), listed);
+        assert!(listed > 10_000);
+        for w in [
+            "brain", "train", "apply", "pairs", "motel", "sneaker", "phones",
+        ] {
+            assert!(words.contains(w.as_bytes(), poly_hash(w.as_bytes())), "{w}");
+        }
+        for w in ["labtop", "iphone", "headphone", "earbud", "airpod"] {
+            assert!(
+                !words.contains(w.as_bytes(), poly_hash(w.as_bytes())),
+                "{w}"
+            );
+        }
+        assert!(words
+            .words
+            .values()
+            .all(|w| w.len() >= 4 && w.bytes().all(|b| b.is_ascii_lowercase())));
+    }
+
+    /// `find` without the index or its shortcuts: every candidate against every alias.
+    fn naive_find(
+        aliases: &[(&str, u32)],
+        text: &str,
+        covered: &[(usize, usize)],
+    ) -> Vec<(usize, usize, u32)> {
+        let common = common_words();
+        let bytes = text.as_bytes();
+        let eligible = |a: &str| {
+            is_latin_alias(a.as_bytes())
+                && a.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS
+        };
+        let mut tokens = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !is_token_byte(bytes[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && is_token_byte(bytes[i]) {
+                i += 1;
+            }
+            if stands_alone(text, start, i) && !overlaps(covered, start, i) {
+                tokens.push((start, i));
+            }
+        }
+        let mut spans: Vec<(usize, usize, Option<usize>)> =
+            tokens.iter().map(|&(s, e)| (s, e, None)).collect();
+        for w in tokens.windows(2) {
+            if w[0].1 + 1 == w[1].0 && bytes[w[0].1] == b' ' {
+                spans.push((w[0].0, w[1].1, Some(w[0].1 - w[0].0)));
+            }
+        }
+        let mut hits = Vec::new();
+        for (start, end, space) in spans {
+            let t = &bytes[start..end];
+            if t[0].is_ascii_digit() || aliases.iter().any(|(a, _)| a.as_bytes() == t) {
+                continue;
+            }
+            let words: Vec<&[u8]> = t.split(|&b| b == b' ').collect();
+            let is_common = |w: &[u8]| common.contains(w, poly_hash(w));
+            let c = Candidate {
+                start,
+                end,
+                text: t,
+                hash: 0,
+                space,
+                word_hashes: [0, 0],
+                common: [is_common(words[0]), is_common(words[words.len() - 1])],
+            };
+            for &(alias, id) in aliases {
+                let a = alias.as_bytes();
+                if !eligible(alias) {
+                    continue;
+                }
+                let es = t.len() == a.len() + 2
+                    && t.starts_with(a)
+                    && t.ends_with(b"es")
+                    && takes_es_plural(a)
+                    && !has_digit(last_word(a));
+                if accepts(&c, a) || es {
+                    hits.push((start, end, id));
+                }
+            }
+        }
+        resolve_overlaps(&mut hits);
+        hits
+    }
+
+    #[test]
+    fn the_index_finds_what_brute_force_finds() {
+        // Small xorshift: reproducible without a rand crate.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let aliases: Vec<(&str, u32)> = CATALOG
+            .iter()
+            .chain(&[
+                "airfare", "glass", "box", "ab cd ef", "a1b2c", "phones", "phone",
+            ])
+            .enumerate()
+            .map(|(i, a)| (*a, i as u32))
+            .collect();
+        let words: Vec<&str> = aliases
+            .iter()
+            .map(|(a, _)| *a)
+            .chain([
+                "brain", "pairs", "the", "my", "for", "16", "s25", "top", "lap", "es", "s",
+            ])
+            .collect();
+        let m = FuzzyMatcher::new(aliases.iter().copied());
+        let mut with_hits = 0;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(5) {
+                let mut w: Vec<u8> = words[next(words.len())].bytes().collect();
+                // One or two random edits over a small alphabet, so that many land one edit away.
+                for _ in 0..next(3) {
+                    let alphabet = b"aeiopst 16";
+                    let c = alphabet[next(alphabet.len())];
+                    let p = next(w.len() + 1);
+                    match next(4) {
+                        0 if p < w.len() => w[p] = c,
+                        1 => w.insert(p, c),
+                        2 if p < w.len() => {
+                            w.remove(p);
+                        }
+                        3 if p + 1 < w.len() => w.swap(p, p + 1),
+                        _ => {}
+                    }
+                }
+                text.push_str(&String::from_utf8_lossy(&w));
+                text.push_str([" ", " ", " ", ", ", "을 ", "-"][next(6)]);
+            }
+            let covered: Vec<(usize, usize)> = if next(4) == 0 {
+                let s = next(text.len() + 1);
+                vec![(s, s + next(6))]
+            } else {
+                vec![]
+            };
+            let hits = m.find(&text, &covered);
+            assert_eq!(
+                hits,
+                naive_find(&aliases, &text, &covered),
+                "{text:?} {covered:?}"
+            );
+            with_hits += usize::from(!hits.is_empty());
+        }
+        // The random edits land one typo from an alias often enough to test something.
+        assert!(with_hits > 3_000, "{with_hits} of 20000 messages with hits");
+    }
+}
