@@ -3,6 +3,7 @@
 // a test oracle (the differential test asserts both give identical results) and the baseline
 // the benchmarks compare the Rust core against. The service never uses it to serve.
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../native/offer-index.js';
+import { FuzzyMatcher } from './fuzzy-matcher.js';
 
 export const MAX_POSTING_SCAN = 512;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
@@ -19,6 +20,8 @@ type CharClass = 'hangul' | 'word' | 'other';
 interface Span {
   start: number;
   end: number;
+  /** The alias's position among distinct normalised aliases (the core's pattern id). */
+  pattern: number;
   hits: Hit[];
 }
 type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number };
@@ -100,6 +103,9 @@ export class ReferenceMatcher {
   /** Normalised alias → what it stands for. */
   private readonly aliases = new Map<string, Hit[]>();
   private readonly offers: Offer[];
+  /** Normalised aliases in pattern order, and the typo matcher over them. */
+  private readonly patterns: string[];
+  private readonly fuzzy: FuzzyMatcher;
   private readonly categoryPostings: number[][];
   private readonly entityPostings: number[][];
 
@@ -145,6 +151,10 @@ export class ReferenceMatcher {
     all(cues.not_commercial).forEach((a) => add(a, { kind: 'notCommercial' }));
     all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
     this.entityKinds = t.entities.map((e) => e.kind ?? '');
+    this.patterns = [...this.aliases.keys()];
+    // Not an alias with a short word without a digit ("or the" is one edit from "of the").
+    const typoSafe = (alias: string) => alias.split(' ').every((w) => Array.from(w).length >= 4 || /[0-9]/.test(w));
+    this.fuzzy = new FuzzyMatcher(this.patterns.flatMap((p, i) => (typoSafe(p) ? [[p, i] as const] : [])));
 
     this.offers = doc.offers.map((o) => ({
       doc: o,
@@ -203,14 +213,26 @@ export class ReferenceMatcher {
           after !== last ||
           (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
         if (leftOk && rightOk) {
-          spans.push({ start: i, end: i + len, hits: targets });
+          spans.push({ start: i, end: i + len, pattern: this.patterns.indexOf(candidate), hits: targets });
           taken = len;
           break;
         }
       }
       i += taken > 0 ? taken : 1;
     }
-    return spans;
+    // Latin words one typo away, where the exact pass found nothing. The typo matcher speaks
+    // UTF-8 byte offsets, as the core does.
+    const byteAt = [0];
+    for (const c of chars) byteAt.push(byteAt[byteAt.length - 1] + Buffer.byteLength(c));
+    const charAt = new Map(byteAt.map((b, i) => [b, i]));
+    const typos = this.fuzzy.find(
+      chars.join(''),
+      spans.map((s) => [byteAt[s.start], byteAt[s.end]] as const),
+    );
+    for (const [start, end, pattern] of typos) {
+      spans.push({ start: charAt.get(start)!, end: charAt.get(end)!, pattern, hits: this.aliases.get(this.patterns[pattern])! });
+    }
+    return spans.sort((a, b) => a.start - b.start || a.pattern - b.pattern);
   }
 
   /** Code spans, quotations and sentence ends (reading.rs `structure`). */

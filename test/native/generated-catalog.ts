@@ -53,7 +53,7 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
   }
   const ents: IndexDocument['taxonomy']['entities'] = [];
   for (let e = 0; e < entities; e++) {
-    const en = [`${word(LAT, 2)}${e}`, `${word(LAT, 1)} ${word(LAT, 2)}`];
+    const en = [`${word(LAT, 2)}${e}`, `${word(LAT, 1)} ${word(LAT, 2)}`, word(LAT, 3)];
     if (rng.chance(0.2)) en.push(word(LAT, 1)); // short, often shared
     const ko = [`${word(SYL, 2)}${rng.chance(0.5) ? '' : e}`, word(SYL, 3)];
     const weak = rng.chance(0.2) ? { ko: [word(SYL, 2)], en: [word(LAT, 2)] } : undefined;
@@ -112,6 +112,21 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
 
 const NOISE = [' ', '  ', '\t', '\n', ',', '.', '!', '?', '(', ')', '-', '"', '\u3000', '\u00a0', '😀', 'é', 'Σ', 'ﾊﾟ', 'x', '1', 'a', '\u200b', '\u00ad', '\u2060', '\ufe0f'];
 
+/** One edit: a letter dropped, doubled, swapped with the next, or a space put in. */
+function typo(word: string, rng: Rng): string {
+  const i = 1 + rng.int(word.length - 2);
+  switch (rng.int(4)) {
+    case 0:
+      return word.slice(0, i) + word.slice(i + 1);
+    case 1:
+      return word.slice(0, i) + word[i] + word.slice(i);
+    case 2:
+      return word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
+    default:
+      return `${word.slice(0, i)} ${word.slice(i)}`;
+  }
+}
+
 /** A message stitched from aliases (with case, width and particle variations) and noise. */
 export function generateMessage(doc: IndexDocument, rng: Rng): string {
   const t = doc.taxonomy;
@@ -139,6 +154,7 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     } else {
       alias = Array.from({ length: 1 + rng.int(4) }, () => rng.pick([...SYL, ...LAT])).join('');
     }
+    if (/^[a-z ]{5,}$/.test(alias) && rng.chance(0.3)) alias = typo(alias, rng); // for the typo matcher
     if (rng.chance(0.2)) alias = alias.toUpperCase();
     if (rng.chance(0.05)) alias = alias.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)); // full-width
     if (/[\uac00-\ud7a3]$/.test(alias)) alias += rng.pick(PARTICLES);

@@ -17,6 +17,9 @@
 //!
 //! Among boundary-valid hits, overlapping ones resolve leftmost-longest, so "new york times"
 //! wins over "new york" and a negative context ("파인애플") over the alias inside it ("애플").
+//! Then Latin words the exact pass left unmatched are tried one typo away ([`FuzzyMatcher`]:
+//! "labtop", "lap top", "iphnoe").
+use crate::fuzzy::FuzzyMatcher;
 use crate::normalize::normalize;
 use crate::IndexError;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -63,6 +66,7 @@ pub struct TextMatcher {
     /// Per pattern: classes of its first and last characters, its Hangul syllable count, and
     /// whether it is a stem (not only a category or entity name) that any Hangul may continue.
     edges: Vec<(CharClass, CharClass, usize, bool)>,
+    fuzzy: FuzzyMatcher,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +88,13 @@ fn class_of(c: char) -> CharClass {
 
 fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0xAC00..=0xD7A3 | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
+}
+
+/// Whether an alias may be found one typo away: not when one of its words is a short word
+/// without a digit ("or the" is one edit from "of the", "how much" from "how much"), since a
+/// short word is one edit from many others and the common-word list only holds longer ones.
+pub fn typo_safe(alias: &str) -> bool {
+    alias.split(' ').all(|w| w.chars().count() >= 4 || w.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// Total alias bytes up to which the matcher is a full DFA. A DFA walks a message at about a
@@ -144,7 +155,8 @@ impl TextMatcher {
                     .map_err(|e| IndexError::Matcher(e.to_string()))?,
             )
         };
-        Ok(TextMatcher { automaton, targets, edges })
+        let fuzzy = FuzzyMatcher::new(patterns.iter().enumerate().filter(|(_, p)| typo_safe(p)).map(|(i, p)| (p.as_str(), i as u32)));
+        Ok(TextMatcher { automaton, targets, edges, fuzzy })
     }
 
     /// Which automaton was built (for stats and benchmarks).
@@ -191,6 +203,12 @@ impl TextMatcher {
             }
             taken_until = end;
             spans.push(Span { start, end, pattern: pid as u32 });
+        }
+        let covered: Vec<(usize, usize)> = spans.iter().map(|s| (s.start, s.end)).collect();
+        let typos = self.fuzzy.find(normalized, &covered);
+        if !typos.is_empty() {
+            spans.extend(typos.into_iter().map(|(start, end, pattern)| Span { start, end, pattern }));
+            spans.sort_unstable_by_key(|s| (s.start, s.pattern));
         }
         spans
     }
