@@ -53,6 +53,7 @@ function row(appId: string): DecisionRecord {
     messageIntent: 'purchase',
     matchedCategoryIds: ['travel', 'travel.hotels'],
     matchedEntityIds: ['place.jeju'],
+    impliedCategoryIds: [],
     droppedDigestIds: 0,
     latencyUs: 120,
     spendMicros: 0,

@@ -342,6 +342,7 @@ export class DecideService {
       messageIntent: match.messageIntent,
       matchedCategoryIds: match.signalCategoryIds,
       matchedEntityIds: match.signalEntityIds,
+      impliedCategoryIds: [],
       droppedDigestIds: match.droppedDigestIds,
     };
     const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
@@ -436,6 +437,7 @@ export class DecideService {
       messageIntent: null,
       matchedCategoryIds: [],
       matchedEntityIds: [],
+      impliedCategoryIds: [],
       droppedDigestIds: 0,
       latencyUs: micros(attempt.started),
       spendMicros: 0,
@@ -531,6 +533,7 @@ function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Dat
     expiresAt,
     matchedCategoryIds: winner.matchedCategoryIds,
     matchedEntityIds: winner.matchedEntityIds,
+    impliedCategoryIds: winner.impliedCategoryIds,
     latencyUs: micros(started),
   };
 }

@@ -23,8 +23,11 @@ export interface DecisionRecord {
   country: string | null;
   intentType: string | null;
   messageIntent: string | null;
+  /** Served: the categories asked for that the offer met; else every category the turn named. */
   matchedCategoryIds: string[];
   matchedEntityIds: string[];
+  /** Served: the offer's categories met only as implied by a named entity (evidence that won). */
+  impliedCategoryIds: string[];
   droppedDigestIds: number;
   latencyUs: number;
   /** What this decision spent of its campaign's budget: the bid when served live, else 0. */
@@ -37,7 +40,7 @@ export interface DecisionRecord {
 // is cheaper for the server than expanding JSON, and join() than JSON.stringify here.
 const DECISION_COLUMNS = `id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
     campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
-    dropped_digest_ids, latency_us, spend_micros`;
+    dropped_digest_ids, latency_us, spend_micros, implied_category_ids`;
 
 function INSERT_DECISIONS_COLUMNS(tail: string): string {
   return `
@@ -46,10 +49,11 @@ function INSERT_DECISIONS_COLUMNS(tail: string): string {
          string_to_array(reason_codes, ','), offer_snapshot_id, campaign_id, expires_at, locale,
          country, intent_type, cue_intent,
          string_to_array(matched_category_ids, ','),
-         string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us, spend_micros
+         string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us, spend_micros,
+         string_to_array(implied_category_ids, ',')
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
               $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
-              $15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::bigint[])
+              $15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::bigint[], $21::text[])
     AS t(${DECISION_COLUMNS})${tail}`;
 }
 
@@ -172,6 +176,7 @@ export class DecisionRecorder {
       col((r) => r.droppedDigestIds),
       col((r) => r.latencyUs),
       col((r) => r.spendMicros),
+      col((r) => listColumn(r.impliedCategoryIds)),
     ];
   }
 }

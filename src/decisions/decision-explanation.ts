@@ -22,12 +22,14 @@ export interface DecisionExplanation {
 const LANGUAGE_NAMES = { ko: { ko: '한국어', en: '영어' }, en: { ko: 'Korean', en: 'English' } } as const;
 
 export function explainDecision(
-  d: DecisionMetadata,
+  d: DecisionMetadata & { implied_category_ids?: string[] },
   advertiser: string | null,
   nameOf: (id: string) => { ko: string; en: string } | undefined,
 ): DecisionExplanation {
   const lang: 'ko' | 'en' = d.locale?.toLowerCase().startsWith('ko') ? 'ko' : 'en';
-  const ids = [...d.matched_entity_ids, ...d.matched_category_ids];
+  // The evidence that won, strongest first: the entities named, the categories asked for, then
+  // categories only implied by a named entity (a place implies travel).
+  const ids = [...d.matched_entity_ids, ...d.matched_category_ids, ...(d.implied_category_ids ?? [])];
   const topics = [...new Set(ids.map((id) => nameOf(id)?.[lang]).filter((n): n is string => Boolean(n)))].slice(0, 5);
   const language = d.locale ? LANGUAGE_NAMES[lang][(d.locale.toLowerCase().startsWith('ko') ? 'ko' : 'en') as 'ko' | 'en'] : null;
   const country = d.country ? d.country.toUpperCase() : null;

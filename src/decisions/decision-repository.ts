@@ -100,6 +100,15 @@ export class DecisionRepository {
 
   /** The calling app's decision with its event counts; another app's decision is simply absent. */
   async lookup(appId: string, decisionId: string): Promise<DecisionMetadata | null> {
+    const found = await this.lookupWithEvidence(appId, decisionId);
+    if (!found) return null;
+    const { implied_category_ids: _implied, ...metadata } = found;
+    return metadata;
+  }
+
+  /** As `lookup`, plus the categories a served offer met only as implied by a named entity:
+   *  the explanation names them, the decision lookup (SPEC 4.9) does not carry them. */
+  async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & { implied_category_ids: string[] }) | null> {
     const r = await this.db.query<Record<string, unknown> & { created_at: Date; expires_at: Date | null }>(
       `SELECT d.*,
          (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'offer_rendered' AND e.counted) AS rendered,
@@ -129,6 +138,7 @@ export class DecisionRepository {
       intent_type: (d.intent_type as string | null) ?? null,
       matched_category_ids: d.matched_category_ids as string[],
       matched_entity_ids: d.matched_entity_ids as string[],
+      implied_category_ids: (d.implied_category_ids as string[] | null) ?? [],
       dropped_digest_ids: d.dropped_digest_ids as number,
       latency_ms: Math.round((d.latency_us as number) / 10) / 100,
       events: {

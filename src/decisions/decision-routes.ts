@@ -148,7 +148,7 @@ export async function decisionRoutes(app: FastifyInstance) {
       if (!DECISION_ID.test(id)) return sendError(reply, 404, 'not_found');
       try {
         const { decisionRepo, catalogRuntime } = app.services;
-        const decision = await decisionRepo.lookup(request.principal!.appId, id);
+        const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
         if (!decision) return sendError(reply, 404, 'not_found');
         const advertiser = decision.offer_snapshot_id ? await decisionRepo.advertiserName(decision.offer_snapshot_id) : null;
         return explainDecision(decision, advertiser, (x) => catalogRuntime.serving.names.get(x));

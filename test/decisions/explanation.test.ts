@@ -43,6 +43,16 @@ describe('decision explanation', () => {
     expect(res.body).not.toContain('CANARY');
   });
 
+  it('names the evidence that won: the place named, and the category it implies for the offer', async () => {
+    // No category asked for: the Jeju hotel won on the place, and on the hotels category only
+    // as implied by the place. Recorded without the implied categories, it named Jeju alone.
+    const d = await decide(envelope('제주도 최저가 알려줘', 'ko-KR', 'KR'));
+    expect(d.serve).toBe(true);
+    const body = (await explain(d.decision_id)).json();
+    expect(body.parameters.topics).toEqual(['제주도', '호텔']);
+    expect(body.explanation).toContain('제주도, 호텔');
+  });
+
   it('explains an English decision in English', async () => {
     const d = await decide(envelope('cheapest iphone 16?', 'en-US', 'US'));
     const body = (await explain(d.decision_id)).json();
