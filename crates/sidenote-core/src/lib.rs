@@ -6,12 +6,14 @@
 //! eligible offers fit it best. Pure and deterministic: the clock (`now_ms`) and pacing
 //! factors are inputs; nothing here does I/O. See `docs/matching.md` for the rules.
 
+mod classifier;
 mod document;
 mod error;
 mod index;
 mod normalize;
 mod text_match;
 
+pub use classifier::{TurnClassifier, TurnScores};
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
