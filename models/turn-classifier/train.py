@@ -28,7 +28,7 @@ REPO = HERE.parent.parent
 WEIGHTS_PATH = REPO / "crates" / "sidenote-core" / "src" / "model" / "turn-classifier.bin"
 
 SEED = 20251123
-BUCKET_BITS = 15
+BUCKET_BITS = 16
 EPOCHS = 20
 LEARNING_RATE = 0.4
 L2 = 1e-4
@@ -268,6 +268,24 @@ def figures(rows: list[dict], scores: list[tuple[float, float]], thresholds: lis
     return out
 
 
+def operating_points(rows: list[dict], scores: list[tuple[float, float]]) -> list[dict]:
+    """What other sensitive thresholds would give on the validation set: the recall/false-block
+    trade-off behind the chosen one."""
+    out = []
+    for probability in (0.05, 0.1, 0.2, 0.3, 0.5, 0.7):
+        cut = math.log(probability / (1 - probability))
+        positives = [s[0] >= cut for s, r in zip(scores, rows) if r["sensitive"]]
+        negatives = [s[0] >= cut for s, r in zip(scores, rows) if not r["sensitive"]]
+        commercial = [s[0] >= cut for s, r in zip(scores, rows) if r["commercial"] and not r["sensitive"]]
+        out.append({
+            "probability": probability,
+            "recall": round(sum(positives) / len(positives), 3),
+            "false_positive_rate": round(sum(negatives) / len(negatives), 3),
+            "false_blocks_on_commercial": f"{sum(commercial)}/{len(commercial)}",
+        })
+    return out
+
+
 def encode(weights: list[int], biases: list[float], scales: list[float], thresholds: list[float]) -> bytes:
     body = struct.pack(f"<{len(weights)}b", *weights)
     header = MAGIC + struct.pack("<HHI", FORMAT_VERSION, len(HEADS), BUCKET_BITS)
@@ -277,11 +295,35 @@ def encode(weights: list[int], biases: list[float], scales: list[float], thresho
     return header + body
 
 
+def dev_overlap(limit: float = 0.5) -> int:
+    """The data must not copy the relevance benchmark: flags any turn whose character trigrams
+    (spaces ignored) have a Jaccard similarity above `limit` with a turn of eval/relevance/dev.jsonl.
+    The held-out split is never read."""
+    def grams(text: str) -> set[str]:
+        t = "".join(normalize(text).split())
+        return {t[i:i + 3] for i in range(len(t) - 2)}
+
+    dev = [grams(json.loads(line)["message"]) for line in (REPO / "eval" / "relevance" / "dev.jsonl").open(encoding="utf-8")]
+    found = 0
+    for split in ("train", "validation"):
+        for row in load(HERE / "data" / f"{split}.jsonl"):
+            g = grams(row["text"])
+            close = max((len(g & d) / len(g | d) for d in dev if g and d), default=0.0)
+            if close > limit:
+                found += 1
+                print(f"{split}: {close:.2f} {row['text']}")
+    print(f"{found} turns above {limit}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if the written .bin would differ from the one on disk")
     parser.add_argument("--errors", action="store_true", help="print the validation turns each head gets wrong")
+    parser.add_argument("--dev-overlap", action="store_true", help="list training or validation turns too close to a relevance-benchmark dev turn, then stop")
     args = parser.parse_args()
+    if args.dev_overlap:
+        return dev_overlap()
 
     mask = (1 << BUCKET_BITS) - 1
     train_rows = load(HERE / "data" / "train.jsonl")
@@ -309,6 +351,7 @@ def main() -> int:
             name: {"logit": thresholds[h], "probability": round(sigmoid(thresholds[h]), 4)}
             for h, name in enumerate(HEADS)
         },
+        "sensitive_operating_points": operating_points(validation_rows, validation_scores),
         "rows": {"train": len(train_rows), "validation": len(validation_rows)},
     }
     print(json.dumps(report, indent=1))
