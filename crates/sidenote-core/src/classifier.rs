@@ -301,31 +301,31 @@ mod tests {
     fn refuses_damaged_files() {
         let good = EMBEDDED_BYTES;
         assert_eq!(
-            TurnClassifier::from_bytes(&good[..10]).unwrap_err(),
-            ModelError::TooShort
+            TurnClassifier::from_bytes(&good[..10]).err(),
+            Some(ModelError::TooShort)
         );
         let mut bad = good.to_vec();
         bad[0] = b'X';
         assert_eq!(
-            TurnClassifier::from_bytes(&bad).unwrap_err(),
-            ModelError::BadMagic
+            TurnClassifier::from_bytes(&bad).err(),
+            Some(ModelError::BadMagic)
         );
         let mut bad = good.to_vec();
         bad[4] = 9;
         assert_eq!(
-            TurnClassifier::from_bytes(&bad).unwrap_err(),
-            ModelError::UnsupportedVersion(9)
+            TurnClassifier::from_bytes(&bad).err(),
+            Some(ModelError::UnsupportedVersion(9))
         );
         let mut bad = good.to_vec();
         let last = bad.len() - 1;
         bad[last] = bad[last].wrapping_add(1);
         assert_eq!(
-            TurnClassifier::from_bytes(&bad).unwrap_err(),
-            ModelError::ChecksumMismatch
+            TurnClassifier::from_bytes(&bad).err(),
+            Some(ModelError::ChecksumMismatch)
         );
         assert!(matches!(
-            TurnClassifier::from_bytes(&good[..good.len() - 2]).unwrap_err(),
-            ModelError::WrongLength { .. }
+            TurnClassifier::from_bytes(&good[..good.len() - 2]).err(),
+            Some(ModelError::WrongLength { .. })
         ));
     }
 
@@ -406,7 +406,7 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(model.scores(&text), first);
         }
-        let reparsed = TurnClassifier::from_bytes(EMBEDDED_BYTES).unwrap();
+        let reparsed = TurnClassifier::from_bytes(EMBEDDED_BYTES).expect("embedded weights parse");
         assert_eq!(reparsed.scores(&text), first);
     }
 }
