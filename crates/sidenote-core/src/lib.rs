@@ -6,6 +6,7 @@
 //! eligible offers fit it best. Pure and deterministic: the clock (`now_ms`) and pacing
 //! factors are inputs; nothing here does I/O. See `docs/matching.md` for the rules.
 
+mod classifier;
 mod document;
 mod error;
 mod fuzzy;
@@ -14,6 +15,7 @@ mod normalize;
 mod reading;
 mod text_match;
 
+pub use classifier::{TurnClassifier, TurnScores};
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use fuzzy::FuzzyMatcher;

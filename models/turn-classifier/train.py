@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Trains Sidenote's turn classifier and writes crates/sidenote-core/src/model/turn-classifier.bin.
+
+Two logistic-regression heads (`sensitive`, `commercial`) over one hashed feature vector:
+character n-grams inside each word and word unigrams + bigrams, FNV-1a 32-bit hashed into
+2^BUCKET_BITS buckets (the exact recipe is `features()` below; the Rust core and the TypeScript
+twin implement it byte for byte). Plain Python, no third-party packages, and every float is an
+IEEE double: the same data gives the same .bin on any machine (`python3 train.py` twice, then
+`git diff --exit-code`).
+
+    python3 models/turn-classifier/train.py            # train, report, write the .bin
+    python3 models/turn-classifier/train.py --check    # ... and fail if the .bin would change
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import struct
+import sys
+import unicodedata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+WEIGHTS_PATH = REPO / "crates" / "sidenote-core" / "src" / "model" / "turn-classifier.bin"
+
+SEED = 20251123
+BUCKET_BITS = 16
+EPOCHS = 20
+LEARNING_RATE = 0.4
+L2 = 1e-4
+# A missed sensitive turn is the worst outcome, a false block costs one impression: sensitive
+# examples weigh more in the loss, and the threshold is then set for recall.
+SENSITIVE_POSITIVE_WEIGHT = 2.0
+SENSITIVE_MIN_RECALL = 0.97
+
+MAGIC = b"SNTC"
+FORMAT_VERSION = 1
+HEADS = ("sensitive", "commercial")
+
+# Feature-kind prefix bytes: the first byte hashed for each feature, so a word and a character
+# n-gram with the same letters land in different buckets.
+KIND_CHAR_GRAM = 0x01
+KIND_WORD = 0x02
+KIND_WORD_PAIR = 0x03
+BOUNDARY = 0x20  # word-boundary marker inside character n-grams, and the joiner of a word pair
+
+FNV_OFFSET = 0x811C9DC5
+FNV_PRIME = 0x01000193
+
+
+# --- normalisation: the core's normalize(), for the training text only -----------------------
+
+_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+
+
+def normalize(text: str) -> str:
+    kept = "".join(c for c in text if not any(lo <= ord(c) <= hi for lo, hi in _IGNORABLE))
+    return " ".join(unicodedata.normalize("NFKC", kept).lower().split())
+
+
+# --- features: must match crates/sidenote-core/src/classifier.rs ------------------------------
+
+def _fnv(h: int, data: bytes) -> int:
+    for b in data:
+        h = ((h ^ b) * FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def _is_separator(c: str) -> bool:
+    return c.isascii() and (c in " \t\n\r\x0c" or (not c.isalnum() and c.isprintable()))
+
+
+def words(normalized: str) -> list[str]:
+    """Maximal runs of characters that are neither ASCII white space nor ASCII punctuation."""
+    out, cur = [], []
+    for c in normalized:
+        if _is_separator(c):
+            if cur:
+                out.append("".join(cur))
+                cur = []
+        else:
+            cur.append(c)
+    if cur:
+        out.append("".join(cur))
+    return out
+
+
+def features(normalized: str, mask: int) -> list[int]:
+    """Bucket of every feature, repeats included, in emission order."""
+    out = []
+    ws = words(normalized)
+    for w in ws:
+        # Character n-grams over boundary + word + boundary: 1-grams only of non-ASCII characters
+        # (a Hangul syllable carries meaning, a Latin letter does not), 4-grams only when all
+        # ASCII (a Hangul 4-gram is nearly a whole word: the word feature has it). So Hangul
+        # gets 1-3, Latin 2-4.
+        units = [None] + list(w) + [None]
+        for start in range(len(units) - 1):
+            h = _fnv(FNV_OFFSET, bytes([KIND_CHAR_GRAM]))
+            ascii_only = True
+            for n in range(1, 5):
+                if start + n > len(units):
+                    break
+                u = units[start + n - 1]
+                if u is None:
+                    h = _fnv(h, bytes([BOUNDARY]))
+                else:
+                    h = _fnv(h, u.encode("utf-8"))
+                    ascii_only = ascii_only and u.isascii()
+                if (n == 1 and not ascii_only) or n in (2, 3) or (n == 4 and ascii_only):
+                    out.append(h & mask)
+        out.append(_fnv(FNV_OFFSET, bytes([KIND_WORD]) + w.encode("utf-8")) & mask)
+    for a, b in zip(ws, ws[1:]):
+        data = bytes([KIND_WORD_PAIR]) + a.encode("utf-8") + bytes([BOUNDARY]) + b.encode("utf-8")
+        out.append(_fnv(FNV_OFFSET, data) & mask)
+    return out
+
+
+def sparse(buckets: list[int]) -> list[tuple[int, float]]:
+    """Counts scaled by 1/sqrt(feature count), so long and short turns score on one scale."""
+    if not buckets:
+        return []
+    counts: dict[int, int] = {}
+    for b in buckets:
+        counts[b] = counts.get(b, 0) + 1
+    norm = 1.0 / math.sqrt(len(buckets))
+    return sorted((b, c * norm) for b, c in counts.items())
+
+
+# --- f32 arithmetic, as Rust's f32 and TypeScript's Math.fround do it ------------------------
+
+def f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def quantised_logit(bias: float, scale: float, weights: list[int], buckets: list[int], head: int) -> float:
+    """The score the Rust core computes, bit for bit: i32 sum of the i8 weights of every
+    feature, then f32 (sum * (1/sqrt(n))) * scale + bias."""
+    if not buckets:
+        return bias
+    total = sum(weights[2 * b + head] for b in buckets)
+    inv_norm = f32(1.0 / f32(math.sqrt(len(buckets))))
+    return f32(bias + f32(scale * f32(f32(total) * inv_norm)))
+
+
+# --- training ---------------------------------------------------------------------------------
+
+def load(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def train(rows: list[dict], mask: int) -> tuple[list[list[float]], list[float]]:
+    """Per-example SGD with AdaGrad step sizes and L2, in a seeded order; both heads share the
+    pass over the features."""
+    n_buckets = mask + 1
+    weights = [[0.0] * n_buckets for _ in HEADS]
+    grad_sq = [[1e-8] * n_buckets for _ in HEADS]
+    bias = [0.0 for _ in HEADS]
+    bias_sq = [1e-8 for _ in HEADS]
+    examples = [(sparse(features(normalize(r["text"]), mask)), (r["sensitive"], r["commercial"])) for r in rows]
+    rng = random.Random(SEED)
+    order = list(range(len(examples)))
+    for _ in range(EPOCHS):
+        rng.shuffle(order)
+        for i in order:
+            x, labels = examples[i]
+            for head, label in enumerate(labels):
+                w, g2 = weights[head], grad_sq[head]
+                z = bias[head] + sum(w[b] * v for b, v in x)
+                err = sigmoid(z) - label
+                if head == 0 and label == 1:
+                    err *= SENSITIVE_POSITIVE_WEIGHT
+                for b, v in x:
+                    g = err * v + L2 * w[b]
+                    g2[b] += g * g
+                    w[b] -= LEARNING_RATE * g / math.sqrt(g2[b])
+                bias_sq[head] += err * err
+                bias[head] -= LEARNING_RATE * err / math.sqrt(bias_sq[head])
+    return weights, bias
+
+
+def quantise(weights: list[list[float]]) -> tuple[list[int], list[float]]:
+    """i8 weights with one f32 scale per head, interleaved [sensitive, commercial] per bucket so
+    one feature reads one cache line."""
+    scales = [f32(max(max(abs(v) for v in w), 1e-9) / 127.0) for w in weights]
+    n_buckets = len(weights[0])
+    out = [0] * (2 * n_buckets)
+    for head, w in enumerate(weights):
+        for b in range(n_buckets):
+            out[2 * b + head] = max(-127, min(127, round(w[b] / scales[head])))
+    return out, scales
+
+
+# --- thresholds and figures -------------------------------------------------------------------
+
+def between(hi: float, lo: float) -> float:
+    """A threshold halfway between two adjacent scores: a margin on both sides."""
+    return f32((hi + lo) / 2.0)
+
+
+def sensitive_threshold(scored: list[tuple[float, dict]]) -> float:
+    """The highest threshold that keeps recall >= SENSITIVE_MIN_RECALL in each language."""
+    candidates = []
+    for lang in ("ko", "en"):
+        positives = sorted((s for s, r in scored if r["lang"] == lang and r["sensitive"]), reverse=True)
+        must_keep = math.ceil(SENSITIVE_MIN_RECALL * len(positives))
+        candidates.append(positives[must_keep - 1])
+    cut = min(candidates)
+    below = [s for s, _ in scored if s < cut]
+    return between(cut, max(below)) if below else cut
+
+
+def commercial_threshold(scored: list[tuple[float, dict]]) -> float:
+    """The threshold with the best F1 (precision and recall weighed alike)."""
+    ranked = sorted(set(s for s, _ in scored), reverse=True)
+    best, best_f1 = ranked[0], -1.0
+    for i, cut in enumerate(ranked):
+        tp = sum(1 for s, r in scored if s >= cut and r["commercial"])
+        fp = sum(1 for s, r in scored if s >= cut and not r["commercial"])
+        fn = sum(1 for s, r in scored if s < cut and r["commercial"])
+        f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+        if f1 > best_f1:
+            best_f1 = f1
+            best = between(cut, ranked[i + 1]) if i + 1 < len(ranked) else cut
+    return best
+
+
+def figures(rows: list[dict], scores: list[tuple[float, float]], thresholds: list[float]) -> dict:
+    out = {}
+    for lang in ("ko", "en", "all"):
+        sel = [(s, r) for s, r in zip(scores, rows) if lang == "all" or r["lang"] == lang]
+        lang_fig = {"n": len(sel)}
+        for head, name in enumerate(HEADS):
+            tp = sum(1 for s, r in sel if s[head] >= thresholds[head] and r[name])
+            fp = sum(1 for s, r in sel if s[head] >= thresholds[head] and not r[name])
+            fn = sum(1 for s, r in sel if s[head] < thresholds[head] and r[name])
+            tn = len(sel) - tp - fp - fn
+            fig = {
+                "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+                "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+                "false_positive_rate": round(fp / (fp + tn), 3) if fp + tn else None,
+                "accuracy": round((tp + tn) / len(sel), 3),
+                "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+            }
+            if name == "sensitive":
+                commercial_only = [(s, r) for s, r in sel if r["commercial"] and not r["sensitive"]]
+                blocked = sum(1 for s, _ in commercial_only if s[0] >= thresholds[0])
+                fig["false_blocks_on_commercial"] = f"{blocked}/{len(commercial_only)}"
+            lang_fig[name] = fig
+        out[lang] = lang_fig
+    return out
+
+
+def operating_points(rows: list[dict], scores: list[tuple[float, float]]) -> list[dict]:
+    """What other sensitive thresholds would give on the validation set: the recall/false-block
+    trade-off behind the chosen one."""
+    out = []
+    for probability in (0.05, 0.1, 0.2, 0.3, 0.5, 0.7):
+        cut = math.log(probability / (1 - probability))
+        positives = [s[0] >= cut for s, r in zip(scores, rows) if r["sensitive"]]
+        negatives = [s[0] >= cut for s, r in zip(scores, rows) if not r["sensitive"]]
+        commercial = [s[0] >= cut for s, r in zip(scores, rows) if r["commercial"] and not r["sensitive"]]
+        out.append({
+            "probability": probability,
+            "recall": round(sum(positives) / len(positives), 3),
+            "false_positive_rate": round(sum(negatives) / len(negatives), 3),
+            "false_blocks_on_commercial": f"{sum(commercial)}/{len(commercial)}",
+        })
+    return out
+
+
+def encode(weights: list[int], biases: list[float], scales: list[float], thresholds: list[float]) -> bytes:
+    body = struct.pack(f"<{len(weights)}b", *weights)
+    header = MAGIC + struct.pack("<HHI", FORMAT_VERSION, len(HEADS), BUCKET_BITS)
+    for head in range(len(HEADS)):
+        header += struct.pack("<fff", biases[head], scales[head], thresholds[head])
+    header += struct.pack("<I", _fnv(FNV_OFFSET, body))
+    return header + body
+
+
+def dev_overlap(limit: float = 0.5) -> int:
+    """The data must not copy the relevance benchmark: flags any turn whose character trigrams
+    (spaces ignored) have a Jaccard similarity above `limit` with a turn of eval/relevance/dev.jsonl.
+    The held-out split is never read."""
+    def grams(text: str) -> set[str]:
+        t = "".join(normalize(text).split())
+        return {t[i:i + 3] for i in range(len(t) - 2)}
+
+    dev = [grams(json.loads(line)["message"]) for line in (REPO / "eval" / "relevance" / "dev.jsonl").open(encoding="utf-8")]
+    found = 0
+    for split in ("train", "validation"):
+        for row in load(HERE / "data" / f"{split}.jsonl"):
+            g = grams(row["text"])
+            close = max((len(g & d) / len(g | d) for d in dev if g and d), default=0.0)
+            if close > limit:
+                found += 1
+                print(f"{split}: {close:.2f} {row['text']}")
+    print(f"{found} turns above {limit}", file=sys.stderr)
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail if the written .bin would differ from the one on disk")
+    parser.add_argument("--errors", action="store_true", help="print the validation turns each head gets wrong")
+    parser.add_argument("--dev-overlap", action="store_true", help="list training or validation turns too close to a relevance-benchmark dev turn, then stop")
+    args = parser.parse_args()
+    if args.dev_overlap:
+        return dev_overlap()
+
+    mask = (1 << BUCKET_BITS) - 1
+    train_rows = load(HERE / "data" / "train.jsonl")
+    validation_rows = load(HERE / "data" / "validation.jsonl")
+    weights, bias = train(train_rows, mask)
+    qweights, scales = quantise(weights)
+    biases = [f32(b) for b in bias]
+
+    def score_all(rows):
+        out = []
+        for r in rows:
+            buckets = features(normalize(r["text"]), mask)
+            out.append(tuple(quantised_logit(biases[h], scales[h], qweights, buckets, h) for h in range(len(HEADS))))
+        return out
+
+    validation_scores = score_all(validation_rows)
+    thresholds = [
+        sensitive_threshold([(s[0], r) for s, r in zip(validation_scores, validation_rows)]),
+        commercial_threshold([(s[1], r) for s, r in zip(validation_scores, validation_rows)]),
+    ]
+    report = {
+        "train": figures(train_rows, score_all(train_rows), thresholds),
+        "validation": figures(validation_rows, validation_scores, thresholds),
+        "thresholds": {
+            name: {"logit": thresholds[h], "probability": round(sigmoid(thresholds[h]), 4)}
+            for h, name in enumerate(HEADS)
+        },
+        "sensitive_operating_points": operating_points(validation_rows, validation_scores),
+        "rows": {"train": len(train_rows), "validation": len(validation_rows)},
+    }
+    print(json.dumps(report, indent=1))
+    if args.errors:
+        for h, name in enumerate(HEADS):
+            for s, r in sorted(zip(validation_scores, validation_rows), key=lambda p: p[0][h]):
+                if (s[h] >= thresholds[h]) != bool(r[name]):
+                    print(f"{name} want={r[name]} logit={s[h]:+.2f} {r['text']}", file=sys.stderr)
+
+    blob = encode(qweights, biases, scales, thresholds)
+    if args.check:
+        if not WEIGHTS_PATH.exists() or WEIGHTS_PATH.read_bytes() != blob:
+            print(f"{WEIGHTS_PATH} is not what train.py writes", file=sys.stderr)
+            return 1
+        return 0
+    WEIGHTS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    WEIGHTS_PATH.write_bytes(blob)
+    print(f"wrote {WEIGHTS_PATH.relative_to(REPO)} ({len(blob)} bytes)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
