@@ -358,7 +358,8 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    const gates = evaluateGates(envelope, digest, match.sensitiveTopicIds.length > 0 || saysMinorAge(envelope.message));
+    const sensitive = match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message);
+    const gates = evaluateGates(envelope, digest, sensitive);
     if (gates.length > 0) return noFill(gates);
     // Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and
     // CI their handling of each reason code without touching live numbers.

@@ -4,6 +4,7 @@
 // the benchmarks compare the Rust core against. The service never uses it to serve.
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../native/offer-index.js';
 import { FuzzyMatcher } from './fuzzy-matcher.js';
+import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
@@ -332,9 +333,14 @@ export class ReferenceMatcher {
   }
 
   match(q: MatchQuery, pacing: (campaignId: string) => number = () => 1000): MatchResult {
+    const normalized = q.message !== undefined && q.message !== null ? normalize(q.message) : null;
+    const limits = turnClassifierThresholds();
+    const scores = normalized === null ? null : turnScores(normalized);
+    const modelSensitive = scores !== null && scores.sensitive >= limits.sensitive;
+    const modelCommercial = scores !== null && scores.commercial >= limits.commercial;
     const reading =
-      q.message !== undefined && q.message !== null
-        ? this.read(normalize(q.message))
+      normalized !== null
+        ? this.read(normalized)
         : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
     let dropped = 0;
     let asked: number[] = [];
@@ -373,13 +379,22 @@ export class ReferenceMatcher {
     const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);
     // A cue counts for the topics of its clause or of the clauses before it.
     const qualifies = (clause: number) => counted.length === 0 || counted.some((t) => t.clause <= clause);
-    const messageIntent = reading.notCommercial ? 'low' : reading.purchase.some(qualifies) ? 'purchase' : reading.compare.some(qualifies) ? 'compare' : 'none';
+    const messageIntent = reading.notCommercial
+      ? 'low'
+      : reading.purchase.some(qualifies)
+        ? 'purchase'
+        : reading.compare.some(qualifies)
+          ? 'compare'
+          : modelCommercial && counted.length > 0
+            ? 'purchase' // a request without a cue word, read as one by the classifier
+            : 'none';
     const digestIntent = q.intentType ?? 'unknown';
     const effective =
       messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
     const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, implied, excluded, effective, pacing);
     return {
       sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
+      modelSensitive,
       messageIntent,
       signalCategoryIds: [...asked, ...implied].map((c) => this.categoryIds[c]).sort(cmp),
       signalEntityIds: entities.map((e) => this.entityIds[e]).sort(cmp),

@@ -37,6 +37,8 @@ export interface MatchCandidate {
 /** What the core found in one turn (crates/sidenote-core/src/index.rs `MatchResult`). */
 export interface MatchResult {
   sensitiveTopicIds: string[];
+  /** The learned classifier reads the turn as a sensitive moment (models/turn-classifier/). */
+  modelSensitive: boolean;
   /** `low`: the message says it is not a shopping turn (translation, fiction, code). */
   messageIntent: 'purchase' | 'compare' | 'none' | 'low';
   signalCategoryIds: string[];
@@ -107,6 +109,7 @@ let addon: ReturnType<typeof loadAddon> | undefined;
 interface CompactMatch {
   g: number;
   s: number[];
+  m: boolean;
   i: MatchResult['messageIntent'];
   c: number[];
   e: number[];
@@ -166,6 +169,7 @@ export class LiveOfferIndex {
     const names = (ids: string[], positions: number[]) => positions.map((p) => ids[p]);
     return {
       sensitiveTopicIds: names(t.sensitive_topics, m.s),
+      modelSensitive: m.m,
       messageIntent: m.i,
       signalCategoryIds: names(t.categories, m.c),
       signalEntityIds: names(t.entities, m.e),

@@ -1,6 +1,7 @@
 //! The offer snapshot index: taxonomy, text matcher, offers, and postings from category and
 //! entity ids to offers. Matching is a read-only walk over it; see docs/matching.md.
 use crate::document::{IndexDocument, OfferDoc};
+use crate::classifier::TurnClassifier;
 use crate::normalize::normalize;
 use crate::reading::{self, Topic};
 use crate::text_match::{TextHit, TextMatcher};
@@ -139,6 +140,8 @@ pub struct Candidate {
 #[serde(rename_all = "camelCase")]
 pub struct MatchResult {
     pub sensitive_topic_ids: Vec<String>,
+    /// The learned classifier reads the turn as a sensitive moment (no topic id to name).
+    pub model_sensitive: bool,
     pub message_intent: MessageIntent,
     pub signal_category_ids: Vec<String>,
     pub signal_entity_ids: Vec<String>,
@@ -151,6 +154,7 @@ impl MatchResult {
     pub fn empty() -> Self {
         MatchResult {
             sensitive_topic_ids: Vec::new(),
+            model_sensitive: false,
             message_intent: MessageIntent::None,
             signal_category_ids: Vec::new(),
             signal_entity_ids: Vec::new(),
@@ -168,6 +172,8 @@ impl MatchResult {
 pub struct IndexedMatch {
     #[serde(rename = "s")]
     pub sensitive_topics: Vec<u32>,
+    #[serde(rename = "m")]
+    pub model_sensitive: bool,
     #[serde(rename = "i")]
     pub message_intent: MessageIntent,
     #[serde(rename = "c")]
@@ -553,6 +559,7 @@ impl OfferIndex {
         let names = |ids: &[Box<str>], list: &[u32]| -> Vec<String> { list.iter().map(|&i| ids[i as usize].to_string()).collect() };
         MatchResult {
             sensitive_topic_ids: names(&self.sensitive_ids, &m.sensitive_topics),
+            model_sensitive: m.model_sensitive,
             message_intent: m.message_intent,
             signal_category_ids: names(&self.category_ids, &m.signal_categories),
             signal_entity_ids: names(&self.entity_ids, &m.signal_entities),
@@ -599,8 +606,15 @@ impl OfferIndex {
     /// Matches one turn: what the message says (read clause by clause), digest ids, intent,
     /// then the top-K eligible offers.
     pub fn find_indexed(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> IndexedMatch {
-        // 1. What the message says.
-        let reading = q.message.map(|m| reading::read(&self.matcher, &normalize(m))).unwrap_or_default();
+        // 1. What the message says: its words read clause by clause, and the learned classifier's
+        //    reading of the whole turn (models/turn-classifier/).
+        let normalized = q.message.map(normalize);
+        let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m)).unwrap_or_default();
+        let model = TurnClassifier::embedded();
+        let (sensitive_at, commercial_at) = model.thresholds();
+        let scores = normalized.as_deref().map(|m| model.scores(m));
+        let model_sensitive = scores.is_some_and(|s| s.sensitive >= sensitive_at);
+        let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let mut sensitive = reading.sensitive.clone();
         // 2. Digest ids: allowlisted ones count, the rest are dropped and counted.
         let mut dropped = 0u32;
@@ -675,6 +689,10 @@ impl OfferIndex {
             MessageIntent::Purchase
         } else if reading.compare_clauses.iter().any(qualifies) {
             MessageIntent::Compare
+        } else if model_commercial && !counted.is_empty() {
+            // A request with no cue word ("flights to Tokyo for next weekend"), read as one by
+            // the classifier, about a topic the message names.
+            MessageIntent::Purchase
         } else {
             MessageIntent::None
         };
@@ -698,6 +716,7 @@ impl OfferIndex {
         signal_categories.extend_from_slice(&implied);
         IndexedMatch {
             sensitive_topics: by_id(&self.sensitive_ids, sensitive),
+            model_sensitive,
             message_intent,
             signal_categories: by_id(&self.category_ids, signal_categories),
             signal_entities: by_id(&self.entity_ids, entities),
