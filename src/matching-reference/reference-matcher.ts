@@ -336,7 +336,9 @@ export class ReferenceMatcher {
     const normalized = q.message !== undefined && q.message !== null ? normalize(q.message) : null;
     const limits = turnClassifierThresholds();
     const scores = normalized === null ? null : turnScores(normalized);
-    const modelSensitive = scores !== null && scores.sensitive >= limits.sensitive;
+    // The sensitive head counts from three words (MODEL_MIN_WORDS in index.rs).
+    const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
+    const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;
     const modelCommercial = scores !== null && scores.commercial >= limits.commercial;
     const reading =
       normalized !== null

@@ -65,6 +65,11 @@ impl BuildHasher for BuildU32Hasher {
 /// from turning one decide into a full scan.
 pub const MAX_POSTING_SCAN: usize = 512;
 
+/// The classifier's sensitive head counts only on turns of at least this many words: over a
+/// handful of n-grams a linear model is noise, and it scored greetings ("안녕하세요", "test")
+/// as sensitive. Short sensitive turns ("살기 싫어", "죽고싶다") are the word lists' to catch.
+pub const MODEL_MIN_WORDS: usize = 3;
+
 /// Match points by how an offer's targeting met the turn's evidence; they add up: an entity
 /// named plus the category asked for (160) beats either alone. A category the turn asked for
 /// counts fully; one only implied by a named entity (a place implies travel) counts weakly, so
@@ -613,7 +618,8 @@ impl OfferIndex {
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
         let scores = normalized.as_deref().map(|m| model.scores(m));
-        let model_sensitive = scores.is_some_and(|s| s.sensitive >= sensitive_at);
+        let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().count());
+        let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let mut sensitive = reading.sensitive.clone();
         // 2. Digest ids: allowlisted ones count, the rest are dropped and counted.
