@@ -77,7 +77,15 @@ export class CatalogRuntime {
 
 const NO_ALIASES = { ko: [], en: [] };
 // A taxonomy stored before a cue list existed reads as having none.
-const NO_CUES = { purchase: NO_ALIASES, compare: NO_ALIASES, negation: NO_ALIASES, after_sales: NO_ALIASES, not_commercial: NO_ALIASES, clause_break: NO_ALIASES };
+const NO_CUES = {
+  purchase: NO_ALIASES,
+  compare: NO_ALIASES,
+  negation: NO_ALIASES,
+  negation_before: NO_ALIASES,
+  after_sales: NO_ALIASES,
+  not_commercial: NO_ALIASES,
+  clause_break: NO_ALIASES,
+};
 
 /** The document the native core builds its index from: taxonomy plus every live snapshot with
  *  its campaign's eligibility and scoring inputs flattened in. */

@@ -80,6 +80,9 @@ export const Taxonomy = z
         purchase: Aliases.default({ ko: [], en: [] }).describe('Buying or booking: buy, price, 최저가, 예매, 사려고 …'),
         compare: Aliases.default({ ko: [], en: [] }).describe('Choosing: vs, which is better, 비교, 뭐가 나아 …'),
         negation: Aliases.default({ ko: [], en: [] }).describe('Not buying: already have, don\'t need, 이미 있, 필요 없 … (voids its clause).'),
+        negation_before: Aliases.default({ ko: [], en: [] }).describe(
+          'Not this but something else: 말고, 대신 … (voids the clause before it and ends it: "비행기 말고 숙소").',
+        ),
         after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
         not_commercial: Aliases.default({ ko: [], en: [] }).describe('Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).'),
         clause_break: Aliases.default({ ko: [], en: [] }).describe('Words that end a clause like a full stop: but, however, 하지만, 근데 …'),
@@ -88,6 +91,7 @@ export const Taxonomy = z
         purchase: { ko: [], en: [] },
         compare: { ko: [], en: [] },
         negation: { ko: [], en: [] },
+        negation_before: { ko: [], en: [] },
         after_sales: { ko: [], en: [] },
         not_commercial: { ko: [], en: [] },
         clause_break: { ko: [], en: [] },

@@ -15,7 +15,7 @@ const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나�
 
 type Hit =
   | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
-  | { kind: 'purchase' | 'compare' | 'negation' | 'afterSales' | 'notCommercial' | 'clauseBreak' };
+  | { kind: 'purchase' | 'compare' | 'negation' | 'negationBefore' | 'afterSales' | 'notCommercial' | 'clauseBreak' };
 type CharClass = 'hangul' | 'word' | 'other';
 /** A boundary-valid hit: character positions in the normalised message. */
 interface Span {
@@ -128,6 +128,11 @@ export class ReferenceMatcher {
     const add = (alias: string, hit: Hit) => {
       const text = normalize(alias);
       if (!text) return;
+      addText(text, hit);
+      // Korean spacing is loose: a Hangul alias of several words also matches written together.
+      if (text.includes(' ') && Array.from(text).every((c) => c === ' ' || isHangulSyllable(c))) addText(text.replaceAll(' ', ''), hit);
+    };
+    const addText = (text: string, hit: Hit) => {
       const list = this.aliases.get(text) ?? [];
       if (!list.some((h) => h.kind === hit.kind && ('index' in h ? h.index === (hit as { index: number }).index : true))) list.push(hit);
       this.aliases.set(text, list);
@@ -148,6 +153,7 @@ export class ReferenceMatcher {
     all(cues.purchase).forEach((a) => add(a, { kind: 'purchase' }));
     all(cues.compare).forEach((a) => add(a, { kind: 'compare' }));
     all(cues.negation).forEach((a) => add(a, { kind: 'negation' }));
+    all(cues.negation_before).forEach((a) => add(a, { kind: 'negationBefore' }));
     all(cues.after_sales).forEach((a) => add(a, { kind: 'afterSales' }));
     all(cues.not_commercial).forEach((a) => add(a, { kind: 'notCommercial' }));
     all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
@@ -208,7 +214,9 @@ export class ReferenceMatcher {
         // Cues and sensitive topics are stems any Hangul may continue ("사고 싶어").
         const stem = targets.some((h) => !['category', 'entity', 'weakCategory', 'weakEntity'].includes(h.kind));
         // A compound head may follow Hangul; a particle or another alias may follow Hangul.
-        const leftOk = before === 'other' || before !== first || (first === 'hangul' && syllables >= 2);
+        // A compound head follows two or more syllables (강릉호텔), not one (전기차, 해파리).
+        const compoundHead = first === 'hangul' && syllables >= 2 && i >= 2 && isHangulSyllable(chars[i - 1]) && isHangulSyllable(chars[i - 2]);
+        const leftOk = before === 'other' || before !== first || compoundHead;
         const rightOk =
           after === 'other' ||
           after !== last ||
@@ -295,7 +303,7 @@ export class ReferenceMatcher {
     const st = ReferenceMatcher.structure(chars);
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
-    for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak') && !inside(st.code, s)) clauseEnds.push(s.start);
+    for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak' || h.kind === 'negationBefore') && !inside(st.code, s)) clauseEnds.push(s.start);
     const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;
     const inIdentifier = (s: Span) =>
       ('.$#@/\\'.includes(chars[s.start - 1] ?? 'x') && isWordChar(chars[s.start - 2])) ||
@@ -313,6 +321,7 @@ export class ReferenceMatcher {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
         else if (inCode || h.kind === 'clauseBreak') continue;
         else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
+        else if (h.kind === 'negationBefore') voided.add(Math.max(0, clause - 1)); // the clause it ends
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
         else if (h.kind === 'purchase') quoted || reading.purchase.push(clause);
         else if (h.kind === 'compare') quoted || reading.compare.push(clause);

@@ -60,6 +60,7 @@ export interface IndexDocument {
       purchase: IndexAliases;
       compare: IndexAliases;
       negation?: IndexAliases;
+      negation_before?: IndexAliases;
       after_sales?: IndexAliases;
       not_commercial?: IndexAliases;
       clause_break?: IndexAliases;

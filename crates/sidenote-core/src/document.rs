@@ -70,6 +70,9 @@ pub struct IntentCues {
     /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
     #[serde(default)]
     pub not_commercial: Aliases,
+    /// "말고", "대신": the clause before is what the user does not want ("비행기 말고 숙소").
+    #[serde(default)]
+    pub negation_before: Aliases,
     /// "but", "하지만": a clause ends here as at a full stop.
     #[serde(default)]
     pub clause_break: Aliases,

@@ -401,6 +401,7 @@ impl OfferIndex {
         aliases.extend(t.intent_cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
         let cues = &t.intent_cues;
         aliases.extend(cues.negation.iter().map(|a| (a.as_str(), TextHit::Negation)));
+        aliases.extend(cues.negation_before.iter().map(|a| (a.as_str(), TextHit::NegationBefore)));
         aliases.extend(cues.after_sales.iter().map(|a| (a.as_str(), TextHit::AfterSales)));
         aliases.extend(cues.not_commercial.iter().map(|a| (a.as_str(), TextHit::NotCommercial)));
         aliases.extend(cues.clause_break.iter().map(|a| (a.as_str(), TextHit::ClauseBreak)));

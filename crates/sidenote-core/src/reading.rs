@@ -7,8 +7,9 @@
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
 //! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break …) or a clause-break cue
 //!   ("but", "하지만"). A negation ("already have", "필요 없") or after-sales cue ("refund",
-//!   "환불") voids the topics and cues of its clause; a negative context ("model train",
-//!   "파인애플") voids its category's or entity's hits in its clause.
+//!   "환불") voids the topics and cues of its clause, a negation-before cue ("말고") those of the
+//!   clause it ends; a negative context ("model train", "파인애플") voids its category's or
+//!   entity's hits in its clause.
 //! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
 //!   not a shopping turn.
 //! - Sensitive topics count everywhere, in code and quotations too: recall first.
@@ -153,7 +154,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let st = structure(text);
     let mut clause_ends = st.clause_ends.clone();
     for span in &spans {
-        if matcher.targets(span.pattern).contains(&TextHit::ClauseBreak) && !inside(&st.code, span) {
+        let targets = matcher.targets(span.pattern);
+        if (targets.contains(&TextHit::ClauseBreak) || targets.contains(&TextHit::NegationBefore)) && !inside(&st.code, span) {
             clause_ends.push(span.start);
         }
     }
@@ -175,6 +177,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
                 _ if in_code => {}
                 TextHit::Negation | TextHit::AfterSales => voided_clauses.push(clause),
+                // The span starts the next clause: the one it ends is the one before.
+                TextHit::NegationBefore => voided_clauses.push(clause.saturating_sub(1)),
                 TextHit::NotCommercial => reading.not_commercial = true,
                 TextHit::ClauseBreak => {}
                 TextHit::PurchaseCue | TextHit::CompareCue if inside(&st.quotes, span) => {}

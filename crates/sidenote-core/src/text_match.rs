@@ -7,8 +7,10 @@
 //! class of its first character, nor followed by one of the class of its last character, so
 //! "cat" is not found in "category" nor "flight" in "flight_id". Korean writes words together,
 //! so two exceptions hold for Hangul:
-//! - a compound head: an alias of two or more syllables may follow Hangul (블루투스**스피커**,
-//!   사무용**노트북**, 강릉**호텔**);
+//! - a compound head: an alias of two or more syllables may follow two or more Hangul
+//!   syllables (블루투스**스피커**, 사무용**노트북**, 강릉**호텔**), not one: a single syllable
+//!   before is more often the start of another word (전**기차** is an electric car, 해**파리** a
+//!   jellyfish, 초**파리** a fruit fly);
 //! - a particle or ending: a category or entity alias ending in Hangul may be followed by Hangul
 //!   when what follows starts with a particle, a copula or a 하다-ending (제주도**에서**,
 //!   아이폰**을**, 예약**하려고**) or with another alias (노트북**추천**), and not when the word
@@ -40,6 +42,8 @@ pub enum TextHit {
     PurchaseCue,
     CompareCue,
     Negation,
+    /// Voids the clause before it, and ends it ("비행기 말고 숙소").
+    NegationBefore,
     AfterSales,
     NotCommercial,
     ClauseBreak,
@@ -86,6 +90,10 @@ fn class_of(c: char) -> CharClass {
     }
 }
 
+fn is_syllable(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
 fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0xAC00..=0xD7A3 | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
 }
@@ -124,13 +132,18 @@ impl TextMatcher {
             if text.is_empty() {
                 continue;
             }
-            let id = *by_text.entry(text.clone()).or_insert_with(|| {
-                patterns.push(text);
-                targets.push(Vec::new());
-                patterns.len() - 1
-            });
-            if !targets[id].contains(&hit) {
-                targets[id].push(hit);
+            // Korean spacing is loose: a Hangul alias of several words is also found written
+            // together ("협업 툴" in "협업툴").
+            let joined = (text.contains(' ') && text.chars().all(|c| c == ' ' || is_syllable(c))).then(|| text.replace(' ', ""));
+            for text in std::iter::once(text).chain(joined) {
+                let id = *by_text.entry(text.clone()).or_insert_with(|| {
+                    patterns.push(text);
+                    targets.push(Vec::new());
+                    patterns.len() - 1
+                });
+                if !targets[id].contains(&hit) {
+                    targets[id].push(hit);
+                }
             }
         }
         let edges = patterns
@@ -185,7 +198,8 @@ impl TextMatcher {
             let after = normalized[end..].chars().next();
             let before_class = before.map_or(CharClass::Other, class_of);
             let after_class = after.map_or(CharClass::Other, class_of);
-            let left_ok = before_class == CharClass::Other || before_class != first || (first == CharClass::Hangul && syllables >= 2);
+            let compound_head = first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
+            let left_ok = before_class == CharClass::Other || before_class != first || compound_head;
             let right_ok = after_class == CharClass::Other
                 || after_class != last
                 || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || raw.iter().any(|r| r.0 == end)));

@@ -107,7 +107,7 @@ proptest! {
         particle in proptest::string::string_regex(&format!("[{HANGUL_CONTINUATIONS}][가-힣]{{0,2}}")).expect("regex"),
         other in "[가-힣]{1,3}",
         before in "[ ,.!?]{0,2}",
-        compound in "[가-힣]{0,2}",
+        compound in "(|[가-힣]{2,3})",
     ) {
         let m = TextMatcher::build([("제주도", TextHit::Entity(7))].into_iter()).expect("builds");
         let text = format!("{before}{compound}제주도{particle} 여행");
