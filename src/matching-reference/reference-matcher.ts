@@ -344,7 +344,8 @@ export class ReferenceMatcher {
   match(q: MatchQuery, pacing: (campaignId: string) => number = () => 1000): MatchResult {
     const normalized = q.message !== undefined && q.message !== null ? normalize(q.message) : null;
     const limits = turnClassifierThresholds();
-    const scores = normalized === null ? null : turnScores(normalized);
+    // The model reads the first 512 characters (MODEL_MAX_CHARS in index.rs).
+    const scores = normalized === null ? null : turnScores(Array.from(normalized).slice(0, 512).join(''));
     // The sensitive head counts from three words (MODEL_MIN_WORDS in index.rs).
     const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
     const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;

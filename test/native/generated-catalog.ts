@@ -171,7 +171,8 @@ export function generateQuery(doc: IndexDocument, rng: Rng): MatchQuery {
   const ids = (list: { id: string }[], max: number) =>
     Array.from({ length: rng.int(max + 1) }, () => (rng.chance(0.85) ? rng.pick(list).id : `unknown.${rng.int(1000)}`));
   return {
-    message: rng.chance(0.9) ? generateMessage(doc, rng) : undefined,
+    // Now and then a long paste, past the classifier's 512 characters.
+    message: rng.chance(0.9) ? (rng.chance(0.02) ? generateMessage(doc, rng).repeat(60) : generateMessage(doc, rng)) : undefined,
     language: rng.chance(0.5) ? 'ko' : 'en',
     country: rng.chance(0.8) ? rng.pick(['KR', 'US', 'jp', 'DE']) : undefined,
     categoryIds: rng.chance(0.4) ? ids(t.categories, 3) : undefined,
