@@ -7,6 +7,7 @@ import { FuzzyMatcher } from './fuzzy-matcher.js';
 import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
+export const MAX_IMPLIED_SCAN = 16;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
 const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
@@ -234,8 +235,10 @@ export class ReferenceMatcher {
     const byteAt = [0];
     for (const c of chars) byteAt.push(byteAt[byteAt.length - 1] + Buffer.byteLength(c));
     const charAt = new Map(byteAt.map((b, i) => [b, i]));
+    // The first 256 characters, cut back to a space (typo_window in text_match.rs).
+    const window = chars.length > 256 ? Math.max(chars.lastIndexOf(' ', 255), chars.lastIndexOf('\n', 255), 0) : chars.length;
     const typos = this.fuzzy.find(
-      chars.join(''),
+      chars.slice(0, window).join(''),
       spans.map((s) => [byteAt[s.start], byteAt[s.end]] as const),
     );
     for (const [start, end, pattern] of typos) {
@@ -344,8 +347,8 @@ export class ReferenceMatcher {
   match(q: MatchQuery, pacing: (campaignId: string) => number = () => 1000): MatchResult {
     const normalized = q.message !== undefined && q.message !== null ? normalize(q.message) : null;
     const limits = turnClassifierThresholds();
-    // The model reads the first 512 characters (MODEL_MAX_CHARS in index.rs).
-    const scores = normalized === null ? null : turnScores(Array.from(normalized).slice(0, 512).join(''));
+    // The model reads the first 256 characters (MODEL_MAX_CHARS in index.rs).
+    const scores = normalized === null ? null : turnScores(Array.from(normalized).slice(0, 256).join(''));
     // The sensitive head counts from three words (MODEL_MIN_WORDS in index.rs).
     const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
     const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;
@@ -472,12 +475,15 @@ export class ReferenceMatcher {
     // Every offer in the first MAX_POSTING_SCAN entries of a list the turn's evidence reaches,
     // scored on all its evidence: what the core's early-stopping walk must equal.
     const reached = new Set<number>();
-    const visit = (list: number[]) => list.slice(0, MAX_POSTING_SCAN).forEach((oi) => eligible(this.offers[oi]) && reached.add(oi));
-    for (const e of entities) visit(this.entityPostings[e]);
-    for (const signals of [asked, implied]) {
-      for (const c of signals) visit(this.categoryPostings[c]);
-      for (const c of signals) for (const a of this.ancestors[c]) visit(this.categoryPostings[a]);
-      for (const c of signals) for (const d of this.descendants[c]) visit(this.categoryPostings[d]);
+    const visit = (list: number[], limit: number) => list.slice(0, limit).forEach((oi) => eligible(this.offers[oi]) && reached.add(oi));
+    for (const e of entities) visit(this.entityPostings[e], MAX_POSTING_SCAN);
+    for (const [signals, limit] of [
+      [asked, MAX_POSTING_SCAN],
+      [implied, MAX_IMPLIED_SCAN],
+    ] as const) {
+      for (const c of signals) visit(this.categoryPostings[c], limit);
+      for (const c of signals) for (const a of this.ancestors[c]) visit(this.categoryPostings[a], limit);
+      for (const c of signals) for (const d of this.descendants[c]) visit(this.categoryPostings[d], limit);
     }
     const scored = [...reached].map((oi) => {
       const o = this.offers[oi];

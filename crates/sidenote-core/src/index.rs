@@ -65,6 +65,12 @@ impl BuildHasher for BuildU32Hasher {
 /// from turning one decide into a full scan.
 pub const MAX_POSTING_SCAN: usize = 512;
 
+/// Most entries read from a list reached only through a category a named entity implies: those
+/// offers are fallbacks beside the entity's own, and when the turn names, say, one product,
+/// most of such a list targets other products and is not eligible: every entry read is a cache
+/// miss on a large catalog (at 1M offers, 64 entries a list cost a short turn ~5 µs).
+pub const MAX_IMPLIED_SCAN: usize = 16;
+
 /// The classifier's sensitive head counts only on turns of at least this many words: over a
 /// handful of n-grams a linear model is noise, and it scored greetings ("안녕하세요", "test")
 /// as sensitive. Short sensitive turns ("살기 싫어", "죽고싶다") are the word lists' to catch.
@@ -73,7 +79,7 @@ pub const MODEL_MIN_WORDS: usize = 3;
 /// The classifier reads at most this many characters of a turn: it costs about 15 ns a character
 /// (n-grams of every length at every position), so a 4,000-character paste would add 60 µs to a
 /// decide. A chat turn is shorter; beyond this the word lists, which read everything, decide.
-pub const MODEL_MAX_CHARS: usize = 512;
+pub const MODEL_MAX_CHARS: usize = 256;
 
 /// Match points by how an offer's targeting met the turn's evidence; they add up: an entity
 /// named plus the category asked for (160) beats either alone. A category the turn asked for
@@ -772,11 +778,15 @@ impl OfferIndex {
     /// hotel when the turn asks about Tokyo, a Galaxy Book when it asks about a MacBook (not
     /// AirPods when it names an iPhone: earbuds to go with a phone are another category).
     fn names_another(&self, o: &Offer, entities: &[u32]) -> bool {
+        if entities.is_empty() {
+            return false;
+        }
         let shares_category = |a: u32, b: u32| self.entity_categories[a as usize].iter().any(|&x| self.entity_categories[b as usize].iter().any(|&y| self.related(x, y)));
+        // Cheapest tests first: this runs for every posting entry a turn reads.
         o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
-            entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
-                && !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.contains(&mine))
+            !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
+                && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
         })
     }
 
@@ -826,8 +836,8 @@ impl OfferIndex {
         let mut top: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(q.top_k + 1);
         let mut entity_cut = false;
         let mut category_cut_points = 0u64;
-        let mut visit = |list: &[u32], bound_points: u64, bound_boost: u64| {
-            for &oi in list.iter().take(MAX_POSTING_SCAN) {
+        let mut visit = |list: &[u32], limit: usize, bound_points: u64, bound_boost: u64| {
+            for &oi in list.iter().take(limit) {
                 let o = &self.offers[oi as usize];
                 if top.len() == q.top_k {
                     let worst = top.peek().map(|w| (w.score, w.key));
@@ -857,19 +867,19 @@ impl OfferIndex {
         };
         for &e in ev.entities {
             let list = &self.entity_postings[e as usize];
-            visit(list, POINTS_ENTITY + category_max, entity_boost);
+            visit(list, MAX_POSTING_SCAN, POINTS_ENTITY + category_max, entity_boost);
             entity_cut |= list.len() > MAX_POSTING_SCAN;
         }
         let category_lists = [
-            (ev.asked, POINTS_CATEGORY, POINTS_OFFER_BROADER, POINTS_OFFER_NARROWER),
-            (ev.implied, POINTS_IMPLIED_CATEGORY, POINTS_IMPLIED_BROADER, POINTS_IMPLIED_NARROWER),
+            (ev.asked, MAX_POSTING_SCAN, POINTS_CATEGORY, POINTS_OFFER_BROADER, POINTS_OFFER_NARROWER),
+            (ev.implied, MAX_IMPLIED_SCAN, POINTS_IMPLIED_CATEGORY, POINTS_IMPLIED_BROADER, POINTS_IMPLIED_NARROWER),
         ];
-        for (signals, exact, broader, narrower) in category_lists {
+        for (signals, limit, exact, broader, narrower) in category_lists {
             let mut walk = |c: u32, points: u64| {
                 let list = &self.category_postings[c as usize];
                 let (extra, boost) = if entity_cut { (POINTS_ENTITY, entity_boost) } else { (0, 1000) };
-                visit(list, points.max(category_cut_points) + extra, boost);
-                if list.len() > MAX_POSTING_SCAN {
+                visit(list, limit, points.max(category_cut_points) + extra, boost);
+                if list.len() > limit {
                     category_cut_points = category_cut_points.max(points);
                 }
             };

@@ -59,16 +59,27 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Code, quotations and sentence ends, in one walk over the characters.
+/// Whether a byte can start one of the characters `structure` acts on: backtick, quotation
+/// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。` and `！？`. Every other
+/// byte is skipped without decoding: the walk costs a byte compare where most text is.
+fn is_structural(b: u8) -> bool {
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+}
+
+/// Code, quotations and sentence ends, in one walk over the bytes.
 fn structure(text: &str) -> Structure {
     let mut st = Structure::default();
     let bytes = text.as_bytes();
     let mut code_open: Option<(usize, bool)> = None; // (start, fenced)
     let mut quote_open: Option<(usize, char)> = None; // (start, closing character)
-    let mut prev: Option<char> = None;
-    let mut iter = text.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let next = iter.peek().map(|&(_, n)| n);
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_structural(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        // A structural byte is ASCII or a lead byte: a character starts here.
+        let c = text[i..].chars().next().expect("a character starts at a structural byte");
         if c == '`' {
             let run = bytes[i..].iter().take_while(|&&b| b == b'`').count();
             let fence = run >= 3;
@@ -83,33 +94,32 @@ fn structure(text: &str) -> Structure {
                 }
                 Some(_) => {}
             }
-            for _ in 1..run {
-                iter.next();
-            }
-            prev = Some('`');
+            i += run;
             continue;
         }
+        let end = i + c.len_utf8();
         if code_open.is_some() {
-            prev = Some(c);
+            i = end;
             continue;
         }
+        let next = text[end..].chars().next();
         match quote_open {
             Some((start, close)) => {
                 let closes = c == close && (close != '\'' || !next.is_some_and(is_word)) && (close != '’' || !next.is_some_and(is_word));
                 if closes {
-                    st.quotes.push((start, i + c.len_utf8()));
+                    st.quotes.push((start, end));
                     quote_open = None;
                 }
             }
             None => {
-                let after_word = prev.is_some_and(is_word);
                 let close = match c {
                     '"' => Some('"'),
                     '“' => Some('”'),
                     '「' => Some('」'),
                     '『' => Some('』'),
                     '«' => Some('»'),
-                    '\'' if !after_word && next.is_some_and(is_word) => Some('\''),
+                    // Only here is a neighbour's class asked: it is a Unicode table lookup.
+                    '\'' if !text[..i].chars().next_back().is_some_and(is_word) && next.is_some_and(is_word) => Some('\''),
                     '‘' => Some('’'),
                     _ => None,
                 };
@@ -124,9 +134,9 @@ fn structure(text: &str) -> Structure {
             _ => false,
         };
         if ends_sentence {
-            st.clause_ends.push(i + c.len_utf8());
+            st.clause_ends.push(end);
         }
-        prev = Some(c);
+        i = end;
     }
     if let Some((start, _)) = code_open {
         st.code.push((start, text.len()));

@@ -105,6 +105,18 @@ pub fn typo_safe(alias: &str) -> bool {
     alias.split(' ').all(|w| w.chars().count() >= 4 || w.chars().any(|c| c.is_ascii_digit()))
 }
 
+/// Typos are looked for in the first `TYPO_WINDOW_CHARS` characters, cut back to a space: each
+/// unmatched word costs a few lookups in a table that, for a large taxonomy, misses the cache,
+/// and a long paste holds hundreds of them. A chat turn's request is at its start.
+pub const TYPO_WINDOW_CHARS: usize = 256;
+
+pub fn typo_window(normalized: &str) -> &str {
+    match normalized.char_indices().nth(TYPO_WINDOW_CHARS) {
+        None => normalized,
+        Some((cut, _)) => &normalized[..normalized[..cut].rfind([' ', '\n']).unwrap_or(0)],
+    }
+}
+
 /// Total alias bytes up to which the matcher is a full DFA. A DFA walks a message at about a
 /// byte per nanosecond, two to three times the contiguous NFA, but its table grows with states
 /// times byte classes: at this size it stays in the tens of megabytes. Larger taxonomies use the
@@ -191,6 +203,11 @@ impl TextMatcher {
     pub fn find_spans(&self, normalized: &str) -> Vec<Span> {
         let Some(ac) = &self.automaton else { return Vec::new() };
         let raw: Vec<(usize, usize, usize)> = ac.find_overlapping_iter(normalized).map(|m| (m.start(), m.end(), m.pattern().as_usize())).collect();
+        // Where some alias starts, by byte offset: "is another alias glued on here" is a lookup.
+        let mut starts = vec![false; normalized.len() + 1];
+        for r in &raw {
+            starts[r.0] = true;
+        }
         let mut valid: Vec<(usize, usize, usize)> = Vec::with_capacity(raw.len());
         for &(start, end, pid) in &raw {
             let (first, last, syllables, stem) = self.edges[pid];
@@ -202,7 +219,7 @@ impl TextMatcher {
             let left_ok = before_class == CharClass::Other || before_class != first || compound_head;
             let right_ok = after_class == CharClass::Other
                 || after_class != last
-                || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || raw.iter().any(|r| r.0 == end)));
+                || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]));
             if left_ok && right_ok {
                 valid.push((start, end, pid));
             }
@@ -219,7 +236,7 @@ impl TextMatcher {
             spans.push(Span { start, end, pattern: pid as u32 });
         }
         let covered: Vec<(usize, usize)> = spans.iter().map(|s| (s.start, s.end)).collect();
-        let typos = self.fuzzy.find(normalized, &covered);
+        let typos = self.fuzzy.find(typo_window(normalized), &covered);
         if !typos.is_empty() {
             spans.extend(typos.into_iter().map(|(start, end, pattern)| Span { start, end, pattern }));
             spans.sort_unstable_by_key(|s| (s.start, s.pattern));
