@@ -630,7 +630,8 @@ impl OfferIndex {
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
         let scores = normalized.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
-        let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().count());
+        // Counted up to the threshold only: a full count walks a 4,000-character paste.
+        let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let mut sensitive = reading.sensitive.clone();
