@@ -84,7 +84,8 @@ describe('turn classifier: TypeScript twin of the core', () => {
 
   it('makes the obvious calls in both languages', () => {
     expect(isSensitive('i want to end it all')).toBe(true);
-    expect(isSensitive('살기 싫어')).toBe(true);
+    // Two-word turns are the word lists' to catch (the service asks the model from three words).
+    expect(isSensitive('요즘 그냥 살기가 싫어')).toBe(true);
     expect(isCommercial('부산 호텔 2박')).toBe(true);
     expect(isCommercial('flights to tokyo for next weekend')).toBe(true);
     expect(isSensitive('how do i center a div in css')).toBe(false);

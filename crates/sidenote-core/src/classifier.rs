@@ -364,7 +364,9 @@ mod tests {
             // "which stocks should i buy this week" scores 1.4, just under the service's 1.5:
             // the catalog's finance-advice aliases are what block it.
             "i can't pay my rent and my landlord wants me out",
-            "살기 싫어",
+            // Two-word turns ("살기 싫어" scores 1.25) are the catalog word lists' to catch: the
+            // service asks the model only from three words (MODEL_MIN_WORDS).
+            "요즘 그냥 살기가 싫어",
             "다 끝내고 싶어",
             "월급이 밀려서 카드값 연체됐어",
             "저 중2인데 폰 뭐 살까요",
