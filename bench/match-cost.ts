@@ -7,31 +7,16 @@
 //
 // Run it on two builds (two worktrees, each after `npm run build:native`) to compare them; it
 // prints the mean and p99 per body length and over all bodies.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LiveOfferIndex, type MatchQuery } from '../src/native/offer-index.js';
-import { buildIndexDocument } from '../src/catalog/catalog-runtime.js';
-import { Catalog } from '../src/catalog/catalog-schema.js';
+import { demoIndexDocument } from '../test/native/generated-catalog.js';
 import { bodiesForDecide } from './decide-bodies.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3000' } } });
 const rounds = Number(values.rounds);
 
-const catalog = Catalog.parse(JSON.parse(readFileSync('catalog/demo.json', 'utf8')));
-const doc = buildIndexDocument({
-  version: 1,
-  taxonomy: catalog.taxonomy,
-  offers: catalog.offers.map((o, i) => ({
-    snapshot_id: `snp_demo${i}`,
-    campaign_id: o.campaign_id,
-    content: { offer: o, advertiser_id: catalog.campaigns.find((c) => c.id === o.campaign_id)!.advertiser_id, advertiser_name: 'x' },
-  })),
-  campaigns: catalog.campaigns,
-  advertisers: catalog.advertisers.map((a) => ({ ...a, status: a.status })),
-  networks: [],
-});
 const index = new LiveOfferIndex();
-index.loadSync(JSON.stringify(doc));
+index.loadSync(JSON.stringify(demoIndexDocument()));
 
 type Body = { message?: string; locale?: string; country?: string; session?: { digest?: Record<string, unknown> } };
 const queries: MatchQuery[] = (bodiesForDecide() as Body[]).map((b) => {

@@ -107,6 +107,7 @@ export class ReferenceMatcher {
   private readonly offers: Offer[];
   /** Normalised aliases in pattern order, and the typo matcher over them. */
   private readonly patterns: string[];
+  private readonly patternOf: Map<string, number>;
   private readonly fuzzy: FuzzyMatcher;
   private readonly categoryPostings: number[][];
   private readonly entityPostings: number[][];
@@ -160,6 +161,7 @@ export class ReferenceMatcher {
     all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
     this.entityKinds = t.entities.map((e) => e.kind ?? '');
     this.patterns = [...this.aliases.keys()];
+    this.patternOf = new Map(this.patterns.map((p, i) => [p, i]));
     // Not an alias with a short word without a digit ("or the" is one edit from "of the").
     const typoSafe = (alias: string) => alias.split(' ').every((w) => Array.from(w).length >= 4 || /[0-9]/.test(w));
     this.fuzzy = new FuzzyMatcher(this.patterns.flatMap((p, i) => (typoSafe(p) ? [[p, i] as const] : [])));
@@ -223,7 +225,7 @@ export class ReferenceMatcher {
           after !== last ||
           (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
         if (leftOk && rightOk) {
-          spans.push({ start: i, end: i + len, pattern: this.patterns.indexOf(candidate), hits: targets });
+          spans.push({ start: i, end: i + len, pattern: this.patternOf.get(candidate)!, hits: targets });
           taken = len;
           break;
         }

@@ -1,12 +1,9 @@
 // The Rust core and the plain TypeScript reference give identical answers: same signals, same
 // candidates, same scores, same order, on generated catalogs and on the demo catalog.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
 import { ReferenceMatcher } from '../../src/matching-reference/reference-matcher.js';
-import { buildIndexDocument } from '../../src/catalog/catalog-runtime.js';
-import { Catalog } from '../../src/catalog/catalog-schema.js';
-import { generateDocument, generateMessage, generateQuery, Rng } from './generated-catalog.js';
+import { demoIndexDocument, generateDocument, generateMessage, generateQuery, Rng } from './generated-catalog.js';
 
 describe('Rust core vs TypeScript reference', () => {
   it('agrees on 10,000 generated queries over generated catalogs', () => {
@@ -39,19 +36,7 @@ describe('Rust core vs TypeScript reference', () => {
   });
 
   it('agrees on the demo catalog with natural messages', () => {
-    const catalog = Catalog.parse(JSON.parse(readFileSync('catalog/demo.json', 'utf8')));
-    const doc = buildIndexDocument({
-      version: 1,
-      taxonomy: catalog.taxonomy,
-      offers: catalog.offers.map((o, i) => ({
-        snapshot_id: `snp_demo${i}`,
-        campaign_id: o.campaign_id,
-        content: { offer: o, advertiser_id: catalog.campaigns.find((c) => c.id === o.campaign_id)!.advertiser_id, advertiser_name: 'x' },
-      })),
-      campaigns: catalog.campaigns,
-      advertisers: catalog.advertisers.map((a) => ({ ...a, status: a.status })),
-      networks: [],
-    });
+    const doc = demoIndexDocument();
     const native = new LiveOfferIndex();
     native.loadSync(JSON.stringify(doc));
     const reference = new ReferenceMatcher(doc);

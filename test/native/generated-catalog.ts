@@ -1,5 +1,28 @@
-// A seeded generator of index documents and queries for the differential and boundary tests.
+// A seeded generator of index documents and queries for the differential and boundary tests,
+// and the demo catalog as an index document.
+import { readFileSync } from 'node:fs';
 import type { IndexDocument, MatchQuery } from '../../src/native/offer-index.js';
+import { buildIndexDocument } from '../../src/catalog/catalog-runtime.js';
+import { Catalog } from '../../src/catalog/catalog-schema.js';
+import { DEMO_CATALOG_PATH } from '../../src/catalog/demo-catalog.js';
+
+/** catalog/demo.json as the index document the service would build from it (every offer live,
+ *  snapshot ids `snp_demo<i>`), without a database. */
+export function demoIndexDocument(): IndexDocument {
+  const catalog = Catalog.parse(JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')));
+  return buildIndexDocument({
+    version: 1,
+    taxonomy: catalog.taxonomy,
+    offers: catalog.offers.map((o, i) => ({
+      snapshot_id: `snp_demo${i}`,
+      campaign_id: o.campaign_id,
+      content: { offer: o, advertiser_id: catalog.campaigns.find((c) => c.id === o.campaign_id)!.advertiser_id, advertiser_name: 'x' },
+    })),
+    campaigns: catalog.campaigns,
+    advertisers: catalog.advertisers.map((a) => ({ ...a, status: a.status })),
+    networks: [],
+  });
+}
 
 export class Rng {
   private s: number;

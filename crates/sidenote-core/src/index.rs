@@ -259,8 +259,6 @@ pub struct OfferIndex {
     entity_categories: Vec<Box<[u32]>>,
     /// Per entity: its kind, interned (brand, product, place …).
     entity_kinds: Vec<u8>,
-    /// 0..n: category i's own position, so a category reads as a one-element list.
-    category_ids_pos: Vec<u32>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -428,7 +426,6 @@ impl OfferIndex {
             entity_by_id,
             entity_categories,
             entity_kinds,
-            category_ids_pos: (0..t.categories.len() as u32).collect(),
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -615,6 +612,14 @@ impl OfferIndex {
         }
     }
 
+    /// Whether a topic's category (a category is its own; an entity has its categories) meets `f`.
+    fn any_category_of(&self, topic: Topic, f: impl Fn(u32) -> bool) -> bool {
+        match topic {
+            Topic::Category(c) => f(c),
+            Topic::Entity(e) => self.entity_categories[e as usize].iter().any(|&c| f(c)),
+        }
+    }
+
     /// Whether two categories are the same or one is an ancestor of the other.
     fn related(&self, a: u32, b: u32) -> bool {
         a == b || self.ancestors[a as usize].contains(&b) || self.ancestors[b as usize].contains(&a)
@@ -667,17 +672,11 @@ impl OfferIndex {
             }
         }
         // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
-        let topic_categories = |topic: Topic| -> &[u32] {
-            match topic {
-                Topic::Category(c) => std::slice::from_ref(&self.category_ids_pos[c as usize]),
-                Topic::Entity(e) => &self.entity_categories[e as usize],
-            }
-        };
         let strong: Vec<u32> = asked.iter().copied().chain(entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied())).collect();
         let weak: Vec<Topic> = reading.topics.iter().filter(|t| t.weak).map(|t| t.topic).collect();
         let confirmed = |topic: Topic| {
-            topic_categories(topic).iter().any(|&c| {
-                strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && topic_categories(w).iter().any(|&o| self.related(c, o)))
+            self.any_category_of(topic, |c| {
+                strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
             })
         };
         let counted: Vec<(Topic, u32)> = reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause)).collect();

@@ -161,8 +161,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     if spans.is_empty() {
         return reading;
     }
-    let st = structure(text);
-    let mut clause_ends = st.clause_ends.clone();
+    let mut st = structure(text);
+    let mut clause_ends = std::mem::take(&mut st.clause_ends);
     for span in &spans {
         let targets = matcher.targets(span.pattern);
         if (targets.contains(&TextHit::ClauseBreak) || targets.contains(&TextHit::NegationBefore)) && !inside(&st.code, span) {
