@@ -85,6 +85,8 @@ const NO_CUES = {
   after_sales: NO_ALIASES,
   not_commercial: NO_ALIASES,
   clause_break: NO_ALIASES,
+  purpose: NO_ALIASES,
+  purpose_before: NO_ALIASES,
 };
 
 /** The document the native core builds its index from: taxonomy plus every live snapshot with

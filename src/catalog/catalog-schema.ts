@@ -86,6 +86,12 @@ export const Taxonomy = z
         after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
         not_commercial: Aliases.default({ ko: [], en: [] }).describe('Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).'),
         clause_break: Aliases.default({ ko: [], en: [] }).describe('Words that end a clause like a full stop: but, however, 하지만, 근데 …'),
+        purpose: Aliases.default({ ko: [], en: [] }).describe(
+          'What follows in the clause is what the thing is for, not the thing: for, during … ("a VPN for hotel wifi": the hotel is dropped when the clause names something of another top-level category).',
+        ),
+        purpose_before: Aliases.default({ ko: [], en: [] }).describe(
+          'What comes before in the clause is what the thing is for: 에서 쓸, 가서 쓸 … ("비행기에서 쓸 헤드폰": the flight is dropped when the clause names something of another top-level category).',
+        ),
       })
       .default({
         purchase: { ko: [], en: [] },
@@ -95,6 +101,8 @@ export const Taxonomy = z
         after_sales: { ko: [], en: [] },
         not_commercial: { ko: [], en: [] },
         clause_break: { ko: [], en: [] },
+        purpose: { ko: [], en: [] },
+        purpose_before: { ko: [], en: [] },
       })
       .describe('How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).'),
   })

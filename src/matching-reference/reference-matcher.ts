@@ -16,7 +16,7 @@ const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나�
 
 type Hit =
   | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
-  | { kind: 'purchase' | 'compare' | 'negation' | 'negationBefore' | 'afterSales' | 'notCommercial' | 'clauseBreak' };
+  | { kind: 'purchase' | 'compare' | 'negation' | 'negationBefore' | 'afterSales' | 'notCommercial' | 'clauseBreak' | 'purpose' | 'purposeBefore' };
 type CharClass = 'hangul' | 'word' | 'other';
 /** A boundary-valid hit: character positions in the normalised message. */
 interface Span {
@@ -26,7 +26,7 @@ interface Span {
   pattern: number;
   hits: Hit[];
 }
-type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number };
+type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean };
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
  *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
@@ -159,6 +159,8 @@ export class ReferenceMatcher {
     all(cues.after_sales).forEach((a) => add(a, { kind: 'afterSales' }));
     all(cues.not_commercial).forEach((a) => add(a, { kind: 'notCommercial' }));
     all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
+    all(cues.purpose).forEach((a) => add(a, { kind: 'purpose' }));
+    all(cues.purpose_before).forEach((a) => add(a, { kind: 'purposeBefore' }));
     this.entityKinds = t.entities.map((e) => e.kind ?? '');
     this.patterns = [...this.aliases.keys()];
     this.patternOf = new Map(this.patterns.map((p, i) => [p, i]));
@@ -316,6 +318,11 @@ export class ReferenceMatcher {
       (chars[s.end] === '.' && isWordChar(chars[s.end + 1]));
     const voided = new Set<number>();
     const negative: string[] = [];
+    // Per clause: where the earliest "for" ends (topics after it are a purpose) and where the
+    // latest "에서 쓸" starts (topics before it are).
+    const purposeFrom = new Map<number, number>();
+    const purposeUntil = new Map<number, number>();
+    const topicSpans: Span[] = [];
     reading.notCommercial = st.fencedCode;
     for (const s of spans) {
       const inCode = inside(st.code, s);
@@ -330,12 +337,22 @@ export class ReferenceMatcher {
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
         else if (h.kind === 'purchase') quoted || reading.purchase.push(clause);
         else if (h.kind === 'compare') quoted || reading.compare.push(clause);
+        else if (h.kind === 'purpose') quoted || purposeFrom.has(clause) || purposeFrom.set(clause, s.end);
+        else if (h.kind === 'purposeBefore') quoted || purposeUntil.set(clause, s.start);
         else if (h.kind === 'notCategory' || h.kind === 'notEntity') negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
         else if (identifier) continue;
-        else if (h.kind === 'category' || h.kind === 'weakCategory') reading.topics.push({ kind: 'category', index: h.index, weak: h.kind === 'weakCategory', clause });
-        else if (h.kind === 'entity' || h.kind === 'weakEntity') reading.topics.push({ kind: 'entity', index: h.index, weak: h.kind === 'weakEntity', clause });
+        else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
+          const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
+          reading.topics.push({ kind, index: h.index, weak: h.kind === 'weakCategory' || h.kind === 'weakEntity', clause, purpose: false });
+          topicSpans.push(s);
+        }
       }
     }
+    reading.topics.forEach((t, i) => {
+      const from = purposeFrom.get(t.clause);
+      const until = purposeUntil.get(t.clause);
+      t.purpose = (from !== undefined && topicSpans[i].start >= from) || (until !== undefined && topicSpans[i].end <= until);
+    });
     reading.topics = reading.topics.filter((t) => !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
     reading.purchase = reading.purchase.filter((c) => !voided.has(c));
     reading.compare = reading.compare.filter((c) => !voided.has(c));
@@ -378,10 +395,9 @@ export class ReferenceMatcher {
       if (e === undefined) dropped++;
       else excluded.push(e);
     }
-    for (const t of reading.topics) if (!t.weak) (t.kind === 'category' ? asked : entities).push(t.index);
-    const strong = [...asked, ...entities.flatMap((e) => this.entityCategories[e])];
-    // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
     const categoriesOf = (t: Topic) => (t.kind === 'category' ? [t.index] : this.entityCategories[t.index]);
+    const strong = [...asked, ...entities.flatMap((e) => this.entityCategories[e]), ...reading.topics.filter((t) => !t.weak).flatMap(categoriesOf)];
+    // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
     const weak = reading.topics.filter((t) => t.weak);
     const confirmed = (t: Topic) =>
       categoriesOf(t).some(
@@ -389,7 +405,17 @@ export class ReferenceMatcher {
           strong.some((s) => this.related(c, s)) ||
           weak.some((w) => (w.kind !== t.kind || w.index !== t.index) && categoriesOf(w).some((o) => this.related(c, o))),
       );
-    const counted = reading.topics.filter((t) => !t.weak || confirmed(t));
+    // A topic in a purpose phrase ("a VPN for hotel wifi") is dropped when its clause names,
+    // outside the phrase, something under another top-level category.
+    const root = (c: number) => this.ancestors[c].at(-1) ?? c;
+    const candidatesCounted = reading.topics.filter((t) => !t.weak || confirmed(t));
+    const heads = candidatesCounted.filter((t) => !t.purpose).flatMap((t) => categoriesOf(t).map((c) => ({ clause: t.clause, root: root(c) })));
+    const counted = candidatesCounted.filter(
+      (t) =>
+        !t.purpose ||
+        !heads.some((h) => h.clause === t.clause) ||
+        heads.some((h) => h.clause === t.clause && categoriesOf(t).some((c) => root(c) === h.root)),
+    );
     for (const t of counted) (t.kind === 'category' ? asked : entities).push(t.index);
     entities = [...new Set(entities)].sort((a, b) => a - b);
     asked = [...new Set(asked)].sort((a, b) => a - b);

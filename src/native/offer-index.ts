@@ -64,6 +64,8 @@ export interface IndexDocument {
       after_sales?: IndexAliases;
       not_commercial?: IndexAliases;
       clause_break?: IndexAliases;
+      purpose?: IndexAliases;
+      purpose_before?: IndexAliases;
     };
   };
   offers: {

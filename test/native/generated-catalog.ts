@@ -128,6 +128,8 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
         after_sales: { ko: ['환불'], en: ['refund'] },
         not_commercial: { ko: ['번역'], en: ['translate'] },
         clause_break: { ko: ['하지만'], en: ['however'] },
+        purpose: { ko: [], en: ['for', 'during'] },
+        purpose_before: { ko: ['에서 쓸', '가서 쓸'], en: [] },
       },
     },
     offers: docOffers,
@@ -169,6 +171,8 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       alias = rng.pick([...t.intent_cues.purchase.ko, ...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko, ...t.intent_cues.compare.en]);
     } else if (r < 0.7) {
       const cues = Object.values(t.intent_cues).flatMap((a) => [...a.ko, ...a.en]);
+      // Purpose phrases often, so clauses with a head and a purpose are common.
+      if (rng.chance(0.4)) cues.splice(0, cues.length, ...[t.intent_cues.purpose, t.intent_cues.purpose_before].flatMap((a) => [...(a?.ko ?? []), ...(a?.en ?? [])]));
       const tamed = [...t.categories, ...t.entities].flatMap((x) => [...(x.weak_aliases?.ko ?? []), ...(x.weak_aliases?.en ?? []), ...(x.negative_contexts?.ko ?? []), ...(x.negative_contexts?.en ?? [])]);
       alias = rng.pick([...cues, ...tamed]);
     } else if (r < 0.75) {

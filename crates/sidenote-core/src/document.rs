@@ -76,6 +76,14 @@ pub struct IntentCues {
     /// "but", "하지만": a clause ends here as at a full stop.
     #[serde(default)]
     pub clause_break: Aliases,
+    /// "for", "during": what follows in the clause is what the thing is for ("a VPN for hotel
+    /// wifi"), not what is asked.
+    #[serde(default)]
+    pub purpose: Aliases,
+    /// "에서 쓸", "가서 쓸": what comes before in the clause is what the thing is for ("비행기에서
+    /// 쓸 헤드폰").
+    #[serde(default)]
+    pub purpose_before: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -414,6 +414,8 @@ impl OfferIndex {
         aliases.extend(cues.after_sales.iter().map(|a| (a.as_str(), TextHit::AfterSales)));
         aliases.extend(cues.not_commercial.iter().map(|a| (a.as_str(), TextHit::NotCommercial)));
         aliases.extend(cues.clause_break.iter().map(|a| (a.as_str(), TextHit::ClauseBreak)));
+        aliases.extend(cues.purpose.iter().map(|a| (a.as_str(), TextHit::Purpose)));
+        aliases.extend(cues.purpose_before.iter().map(|a| (a.as_str(), TextHit::PurposeBefore)));
         let alias_count = aliases.len();
         let matcher = TextMatcher::build(aliases.into_iter())?;
 
@@ -620,6 +622,11 @@ impl OfferIndex {
         }
     }
 
+    /// The top-level category above a category (or the category itself).
+    fn root(&self, c: u32) -> u32 {
+        self.ancestors[c as usize].last().copied().unwrap_or(c)
+    }
+
     /// Whether two categories are the same or one is an ancestor of the other.
     fn related(&self, a: u32, b: u32) -> bool {
         a == b || self.ancestors[a as usize].contains(&b) || self.ancestors[b as usize].contains(&a)
@@ -665,21 +672,37 @@ impl OfferIndex {
         }
         // 3. Message topics: strong ones count; a weak one only beside a related strong signal
         //    (a category or an entity's category, from the message or the digest).
+        // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
+        let mut strong: Vec<u32> = asked.iter().copied().chain(entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied())).collect();
         for t in reading.topics.iter().filter(|t| !t.weak) {
             match t.topic {
-                Topic::Category(c) => asked.push(c),
-                Topic::Entity(e) => entities.push(e),
+                Topic::Category(c) => strong.push(c),
+                Topic::Entity(e) => strong.extend_from_slice(&self.entity_categories[e as usize]),
             }
         }
-        // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
-        let strong: Vec<u32> = asked.iter().copied().chain(entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied())).collect();
         let weak: Vec<Topic> = reading.topics.iter().filter(|t| t.weak).map(|t| t.topic).collect();
         let confirmed = |topic: Topic| {
             self.any_category_of(topic, |c| {
                 strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
             })
         };
-        let counted: Vec<(Topic, u32)> = reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause)).collect();
+        let mut counted: Vec<(Topic, u32, bool)> = reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause, t.purpose)).collect();
+        // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
+        // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
+        // something under another top-level category; beside one of its own kind ("a hotel for
+        // my trip to Tokyo") or alone it still counts.
+        let mut heads: Vec<(u32, u32)> = Vec::new(); // (clause, top-level category)
+        for &(topic, clause, purpose) in &counted {
+            match topic {
+                _ if purpose => {}
+                Topic::Category(c) => heads.push((clause, self.root(c))),
+                Topic::Entity(e) => heads.extend(self.entity_categories[e as usize].iter().map(|&c| (clause, self.root(c)))),
+            }
+        }
+        counted.retain(|&(topic, clause, purpose)| {
+            !purpose || !heads.iter().any(|&(c, _)| c == clause) || heads.iter().any(|&(c, root)| c == clause && self.any_category_of(topic, |o| self.root(o) == root))
+        });
+        let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         for &(topic, _) in &counted {
             match topic {
                 Topic::Category(c) => asked.push(c),

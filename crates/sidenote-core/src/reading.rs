@@ -10,6 +10,9 @@
 //!   "환불") voids the topics and cues of its clause, a negation-before cue ("말고") those of the
 //!   clause it ends; a negative context ("model train", "파인애플") voids its category's or
 //!   entity's hits in its clause.
+//! - A purpose cue marks the topics of its clause that say what the thing is for: those after
+//!   "for" / "during" ("a VPN for hotel wifi"), those before "에서 쓸" / "가서 쓸" ("비행기에서 쓸
+//!   헤드폰"). The index drops them when the clause names something of another kind.
 //! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
 //!   not a shopping turn.
 //! - Sensitive topics count everywhere, in code and quotations too: recall first.
@@ -28,6 +31,8 @@ pub struct TopicHit {
     /// From a weak alias: counts only beside a related strong signal.
     pub weak: bool,
     pub clause: u32,
+    /// In a purpose phrase: what the thing asked about is for, not the thing.
+    pub purpose: bool,
 }
 
 #[derive(Debug, Default)]
@@ -177,6 +182,11 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let mut topics: Vec<TopicHit> = Vec::new();
     let mut purchase: Vec<u32> = Vec::new();
     let mut compare: Vec<u32> = Vec::new();
+    // Per clause with a purpose cue: the earliest "for" (what follows it is the purpose) and
+    // the latest "에서 쓸" (what precedes it is).
+    let mut purpose_from: Vec<(u32, usize)> = Vec::new();
+    let mut purpose_until: Vec<(u32, usize)> = Vec::new();
+    let mut starts: Vec<(usize, usize)> = Vec::new(); // per topic hit: its byte span
     reading.not_commercial = st.fenced_code;
     for span in &spans {
         let in_code = inside(&st.code, span);
@@ -191,18 +201,38 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 TextHit::NegationBefore => voided_clauses.push(clause.saturating_sub(1)),
                 TextHit::NotCommercial => reading.not_commercial = true,
                 TextHit::ClauseBreak => {}
-                TextHit::PurchaseCue | TextHit::CompareCue if inside(&st.quotes, span) => {}
+                TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore if inside(&st.quotes, span) => {}
+                TextHit::Purpose => {
+                    if !purpose_from.iter().any(|&(c, _)| c == clause) {
+                        purpose_from.push((clause, span.end));
+                    }
+                }
+                TextHit::PurposeBefore => match purpose_until.iter_mut().find(|(c, _)| *c == clause) {
+                    Some(last) => last.1 = span.start,
+                    None => purpose_until.push((clause, span.start)),
+                },
                 TextHit::PurchaseCue => purchase.push(clause),
                 TextHit::CompareCue => compare.push(clause),
                 TextHit::NotCategory(c) => negative.push((Topic::Category(c), clause)),
                 TextHit::NotEntity(e) => negative.push((Topic::Entity(e), clause)),
                 _ if identifier => {}
-                TextHit::Category(c) => topics.push(TopicHit { topic: Topic::Category(c), weak: false, clause }),
-                TextHit::Entity(e) => topics.push(TopicHit { topic: Topic::Entity(e), weak: false, clause }),
-                TextHit::WeakCategory(c) => topics.push(TopicHit { topic: Topic::Category(c), weak: true, clause }),
-                TextHit::WeakEntity(e) => topics.push(TopicHit { topic: Topic::Entity(e), weak: true, clause }),
+                TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_) => {
+                    let (topic, weak) = match hit {
+                        TextHit::Category(c) => (Topic::Category(c), false),
+                        TextHit::Entity(e) => (Topic::Entity(e), false),
+                        TextHit::WeakCategory(c) => (Topic::Category(c), true),
+                        TextHit::WeakEntity(e) => (Topic::Entity(e), true),
+                        _ => unreachable!("a topic hit"),
+                    };
+                    topics.push(TopicHit { topic, weak, clause, purpose: false });
+                    starts.push((span.start, span.end));
+                }
             }
         }
+    }
+    for (t, &(start, end)) in topics.iter_mut().zip(&starts) {
+        t.purpose = purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from)
+            || purpose_until.iter().any(|&(c, until)| c == t.clause && end <= until);
     }
     topics.retain(|t| !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause)));
     purchase.retain(|c| !voided_clauses.contains(c));
@@ -234,6 +264,10 @@ mod tests {
             ("translate", TextHit::NotCommercial),
             ("but", TextHit::ClauseBreak),
             ("suicide", TextHit::Sensitive(0)),
+            ("for", TextHit::Purpose),
+            ("에서 쓸", TextHit::PurposeBefore),
+            ("노트북", TextHit::Category(0)),
+            ("비행기", TextHit::Category(2)),
         ];
         TextMatcher::build(aliases.into_iter()).unwrap()
     }
@@ -294,5 +328,19 @@ mod tests {
         let r = read_text("a model train. train to tokyo");
         assert_eq!(topics(&r), vec![(Topic::Category(3), 1), (Topic::Entity(0), 1)]);
         assert!(r.topics[0].weak);
+    }
+
+    #[test]
+    fn purpose_cues_mark_what_the_thing_is_for() {
+        let purpose = |text: &str| read_text(text).topics.iter().map(|t| (t.topic, t.purpose)).collect::<Vec<_>>();
+        // After "for", within its clause only.
+        assert_eq!(
+            purpose("a laptop for a hotel. a flight"),
+            vec![(Topic::Category(0), false), (Topic::Category(1), true), (Topic::Category(2), false)]
+        );
+        // Before "에서 쓸": the earlier topics are the purpose, the head after it is not.
+        assert_eq!(purpose("비행기에서 쓸 노트북"), vec![(Topic::Category(2), true), (Topic::Category(0), false)]);
+        // A quoted "for" is not meant.
+        assert_eq!(purpose("laptop 'for' hotel"), vec![(Topic::Category(0), false), (Topic::Category(1), false)]);
     }
 }

@@ -47,6 +47,10 @@ pub enum TextHit {
     AfterSales,
     NotCommercial,
     ClauseBreak,
+    /// What follows in its clause is what the thing is for ("for", "during").
+    Purpose,
+    /// What comes before in its clause is what the thing is for ("에서 쓸", "가서 쓸").
+    PurposeBefore,
 }
 
 /// One boundary-valid hit: byte span in the normalised message and the pattern it matched.

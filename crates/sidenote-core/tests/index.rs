@@ -207,3 +207,29 @@ fn generated_catalog_builds_and_answers() {
     }
     assert!(served > 100, "served {served}");
 }
+
+#[test]
+fn a_purpose_of_another_kind_is_not_what_is_asked() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel", "trip"] } },
+                { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } },
+                { "id": "software", "parent_id": null, "aliases": { "en": ["vpn"] } }
+            ],
+            "entities": [{ "id": "place.tokyo", "kind": "place", "aliases": { "en": ["tokyo"] }, "category_ids": ["travel"] }],
+            "intent_cues": { "purchase": { "en": ["buy"] }, "purpose": { "en": ["for"] } }
+        },
+        "offers": [offer("a_vpn", &["software"], &[]), offer("b_tokyo_hotel", &["travel.hotels"], &["place.tokyo"])]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // The hotel and Tokyo are what the VPN is for: only the VPN is asked.
+    let r = index.find(&query("buy a vpn for hotel wifi in tokyo"), &|_| 1000);
+    assert_eq!(r.signal_category_ids, vec!["software"]);
+    assert!(r.signal_entity_ids.is_empty());
+    assert_eq!(ids(&index, &query("buy a vpn for hotel wifi in tokyo")), vec!["a_vpn"]);
+    // Beside something of its own kind a purpose still counts: a hotel for a trip to Tokyo.
+    assert_eq!(ids(&index, &query("buy a hotel for my trip to tokyo")), vec!["b_tokyo_hotel"]);
+    // Alone, it is all the turn names, and it counts.
+    assert_eq!(ids(&index, &query("buy something for tokyo")), vec!["b_tokyo_hotel"]);
+}
