@@ -11,6 +11,8 @@ import { CatalogRepository } from '../../src/catalog/catalog-repository.js';
 import { readDemoCatalog } from '../../src/catalog/demo-catalog.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
 import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-catalog-schema.js';
+import { LiveOfferIndex } from '../../src/native/offer-index.js';
+import { demoIndexDocument } from '../native/generated-catalog.js';
 
 const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
 const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));
@@ -169,7 +171,7 @@ describe('catalog/demo.json', () => {
 
   it('covers every sensitive topic and both intent cue kinds in both languages', () => {
     const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
-    expect(topics).toEqual(['adult', 'finance-advice', 'financial-distress', 'gambling', 'health', 'minors', 'politics', 'self-harm']);
+    expect(topics).toEqual(['adult', 'finance-advice', 'financial-distress', 'gambling', 'grief', 'health', 'legal-trouble', 'minors', 'politics', 'self-harm', 'violence-abuse']);
     for (const t of demo.taxonomy.sensitive_topics) {
       expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
       expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);
@@ -206,6 +208,41 @@ describe('catalog/demo.json', () => {
       expect(c.budget.daily_micros, c.id).toBeLessThanOrEqual(c.budget.total_micros);
       if (c.starts_at && c.ends_at) expect(Date.parse(c.starts_at), c.id).toBeLessThan(Date.parse(c.ends_at));
     }
+  });
+});
+
+describe('the demo catalog on the native core', () => {
+  const index = new LiveOfferIndex();
+  index.loadSync(JSON.stringify(demoIndexDocument()));
+  const read = (language: 'ko' | 'en', message: string) =>
+    index.match({ message, language, country: language === 'ko' ? 'KR' : 'US', kind: 'sponsored', nowMs: Date.parse('2026-11-23T03:00:00Z'), topK: 3 });
+
+  // Each asks for something the catalog sells with a purchase cue, and each was served before
+  // the sensitive lists covered grief, violence, legal trouble, job loss and illness: neither
+  // the lists nor the classifier read them then.
+  it('names a sensitive topic beside grief, violence, legal trouble, job loss and illness', () => {
+    const turns: ['ko' | 'en', string, string][] = [
+      ['ko', '할머니 빈소 가야 해서 부산 KTX 예매하려고', 'grief'],
+      ['ko', '이혼 소송 중인데 제주도 호텔 최저가 알려줘', 'legal-trouble'],
+      ['ko', '코로나 확진이라 제주 항공권 새로 끊으려고', 'health'],
+      ['en', 'my ex assaulted me, I need a cheap hotel in Tokyo tonight', 'violence-abuse'],
+      ['en', 'got a DUI last week, should I buy a new laptop for work?', 'legal-trouble'],
+      ['en', 'just got laid off, which cheap laptop should I buy', 'financial-distress'],
+    ];
+    for (const [language, message, topic] of turns) {
+      const r = read(language, message);
+      expect({ message, topics: r.sensitiveTopicIds }).toEqual({ message, topics: [topic] });
+      expect(r.messageIntent).toBe('purchase');
+    }
+  });
+
+  // A purpose of another kind is not what is asked: the VPN, not the hotel in Tokyo.
+  it('serves what the thing is, not what it is for', () => {
+    const categories = (language: 'ko' | 'en', message: string) => read(language, message).signalCategoryIds;
+    expect(categories('en', 'VPN for hotel wifi in Tokyo')).toEqual(['software.security']);
+    expect(categories('ko', '호텔 와이파이에서 쓸 VPN 추천')).toEqual(['software.security']);
+    expect(categories('ko', '비행기에서 쓸 노이즈캔슬링 헤드폰 추천')).toEqual(['electronics.audio']);
+    expect(categories('en', 'looking for a hotel for my trip to Tokyo')).toEqual(['travel', 'travel.hotels']);
   });
 });
 
