@@ -236,6 +236,16 @@ describe('the demo catalog on the native core', () => {
     }
   });
 
+  // Explaining, summarising, rewriting and naming are writing tasks, not shopping, whatever the
+  // text is about.
+  it('reads a writing task or an explanation about a product as not commercial', () => {
+    expect(read('ko', '항공권 가격은 왜 자꾸 바뀌어? 원리를 설명해줘').messageIntent).toBe('low');
+    expect(read('ko', '노트북 리뷰 블로그 글 제목 추천해줘').messageIntent).toBe('low');
+    expect(read('en', 'rewrite this so it sounds friendlier: "the hotel price was too high"').messageIntent).toBe('low');
+    expect(read('en', 'write a slogan for our new wireless earbuds').messageIntent).toBe('low');
+    expect(read('en', 'cheapest flights to Tokyo in December').messageIntent).toBe('purchase');
+  });
+
   // A purpose of another kind is not what is asked: the VPN, not the hotel in Tokyo.
   it('serves what the thing is, not what it is for', () => {
     const categories = (language: 'ko' | 'en', message: string) => read(language, message).signalCategoryIds;
