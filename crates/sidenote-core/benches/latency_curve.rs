@@ -37,9 +37,15 @@ fn chat_message(doc: &sidenote_core::IndexDocument, lang: &str, len: usize, seed
         list[0].clone()
     };
     let (opening, filler) = if lang == "ko" {
-        (format!("{}랑 {} 중에 뭐가 나아? 최저가도 알려줘.", pick(1), pick(2)), "이번 주말에 가족이랑 어디 갈지 고민 중인데 날씨도 좋고 맛있는 것도 먹고 싶어. ")
+        (
+            format!("{}랑 {} 중에 뭐가 나아? 최저가도 알려줘.", pick(1), pick(2)),
+            "이번 주말에 가족이랑 어디 갈지 고민 중인데 날씨도 좋고 맛있는 것도 먹고 싶어. ",
+        )
     } else {
-        (format!("Should I get the {} or the {}? Cheapest price please.", pick(1), pick(2)), "We are planning a long weekend and want something relaxing with good food nearby. ")
+        (
+            format!("Should I get the {} or the {}? Cheapest price please.", pick(1), pick(2)),
+            "We are planning a long weekend and want something relaxing with good food nearby. ",
+        )
     };
     let mut out = opening;
     while out.chars().count() < len {
@@ -88,7 +94,11 @@ fn main() {
         drop(doc);
         let rss_index = rss_mib();
         let stats = index.stats();
-        eprintln!("{offers} offers, {entities} entities, {} aliases: built in {build_s:.2} s, index ~{} MiB, RSS {rss_index:.0} MiB", stats.aliases, stats.memory_bytes >> 20);
+        eprintln!(
+            "{offers} offers, {entities} entities, {} aliases: built in {build_s:.2} s, index ~{} MiB, RSS {rss_index:.0} MiB",
+            stats.aliases,
+            stats.memory_bytes >> 20
+        );
         builds.push((offers, entities, stats.aliases, build_s, stats.memory_bytes as f64 / 1048576.0, rss_index, rss_index - rss_start));
         for (style, lang, len, msgs) in &messages {
             let mut times = Vec::with_capacity(calls);
@@ -111,8 +121,22 @@ fn main() {
             }
             let mean_ns = times.iter().sum::<u64>() / times.len() as u64;
             times.sort_unstable();
-            let row = Row { style, offers, lang, len: *len, p50_ns: percentile(&times, 0.5), p99_ns: percentile(&times, 0.99), max_ns: *times.last().unwrap_or(&0), mean_ns };
-            eprintln!("  {style} {lang} {len:>4} chars: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs", row.p50_ns as f64 / 1e3, row.p99_ns as f64 / 1e3, row.max_ns as f64 / 1e3);
+            let row = Row {
+                style,
+                offers,
+                lang,
+                len: *len,
+                p50_ns: percentile(&times, 0.5),
+                p99_ns: percentile(&times, 0.99),
+                max_ns: *times.last().unwrap_or(&0),
+                mean_ns,
+            };
+            eprintln!(
+                "  {style} {lang} {len:>4} chars: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs",
+                row.p50_ns as f64 / 1e3,
+                row.p99_ns as f64 / 1e3,
+                row.max_ns as f64 / 1e3
+            );
             rows.push(row);
         }
         drop(index);
@@ -126,19 +150,40 @@ fn main() {
     }
     let _ = writeln!(md, "\n| offers | message | p50 µs | p99 µs | max µs | mean µs |\n|---|---|---|---|---|---|");
     for r in &rows {
-        let _ = writeln!(md, "| {} | {} {} {} chars | {} | {} | {} | {} |", r.offers, r.style, r.lang, r.len, us(r.p50_ns), us(r.p99_ns), us(r.max_ns), us(r.mean_ns));
+        let _ = writeln!(
+            md,
+            "| {} | {} {} {} chars | {} | {} | {} | {} |",
+            r.offers,
+            r.style,
+            r.lang,
+            r.len,
+            us(r.p50_ns),
+            us(r.p99_ns),
+            us(r.max_ns),
+            us(r.mean_ns)
+        );
     }
     let json_rows: Vec<String> = rows
         .iter()
-        .map(|r| format!(r#"{{"style":"{}","offers":{},"lang":"{}","chars":{},"p50_ns":{},"p99_ns":{},"max_ns":{},"mean_ns":{}}}"#, r.style, r.offers, r.lang, r.len, r.p50_ns, r.p99_ns, r.max_ns, r.mean_ns))
+        .map(|r| {
+            format!(
+                r#"{{"style":"{}","offers":{},"lang":"{}","chars":{},"p50_ns":{},"p99_ns":{},"max_ns":{},"mean_ns":{}}}"#,
+                r.style, r.offers, r.lang, r.len, r.p50_ns, r.p99_ns, r.max_ns, r.mean_ns
+            )
+        })
         .collect();
     let json_builds: Vec<String> = builds
         .iter()
-        .map(|(o, e, a, b, est, rss, _)| format!(r#"{{"offers":{o},"entities":{e},"aliases":{a},"build_s":{b:.3},"index_estimate_mib":{est:.1},"process_rss_mib":{rss:.1}}}"#))
+        .map(|(o, e, a, b, est, rss, _)| {
+            format!(r#"{{"offers":{o},"entities":{e},"aliases":{a},"build_s":{b:.3},"index_estimate_mib":{est:.1},"process_rss_mib":{rss:.1}}}"#)
+        })
         .collect();
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/out");
     let _ = std::fs::create_dir_all(&out);
-    let _ = std::fs::write(out.join("core-latency.json"), format!(r#"{{"calls_per_cell":{calls},"builds":[{}],"latency":[{}]}}"#, json_builds.join(","), json_rows.join(",")));
+    let _ = std::fs::write(
+        out.join("core-latency.json"),
+        format!(r#"{{"calls_per_cell":{calls},"builds":[{}],"latency":[{}]}}"#, json_builds.join(","), json_rows.join(",")),
+    );
     let _ = std::fs::write(out.join("core-latency.md"), &md);
     println!("\n{md}");
 }

@@ -32,7 +32,8 @@ fn main() {
     let mut times = Vec::new();
     for (i, lang) in ["en", "ko"].iter().cycle().take(2000).enumerate() {
         let m: String = format!("where can i buy {} {} cheapest", "zebo mipo", i);
-        let q = MatchQuery { message: Some(&m), language: lang, country: Some("KR"), kind: Some(OfferKind::Sponsored), now_ms: 0, top_k: 8, ..Default::default() };
+        let q =
+            MatchQuery { message: Some(&m), language: lang, country: Some("KR"), kind: Some(OfferKind::Sponsored), now_ms: 0, top_k: 8, ..Default::default() };
         let t = Instant::now();
         std::hint::black_box(index.find(&q, &|_| 1000));
         times.push(t.elapsed().as_nanos());

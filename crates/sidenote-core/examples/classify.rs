@@ -56,11 +56,7 @@ fn bench(model: &TurnClassifier) {
             sink += std::hint::black_box(model.scores(std::hint::black_box(text))).commercial;
         }
         let micros = start.elapsed().as_secs_f64() * 1e6 / f64::from(calls);
-        println!(
-            "{:>4} chars  {micros:.2} µs/call  {}…",
-            text.chars().count(),
-            text.chars().take(32).collect::<String>()
-        );
+        println!("{:>4} chars  {micros:.2} µs/call  {}…", text.chars().count(), text.chars().take(32).collect::<String>());
     }
     println!("(checksum {sink})");
 }

@@ -33,11 +33,7 @@ fn main() {
     std::io::stdin().read_to_string(&mut raw).expect("stdin");
     let input: Input = serde_json::from_str(&raw).expect("input json");
     let matcher = FuzzyMatcher::new(input.aliases.iter().map(|(a, id)| (a.as_str(), *id)));
-    let hits: Vec<Vec<(usize, usize, u32)>> = input
-        .messages
-        .iter()
-        .map(|m| matcher.find(&m.text, &m.covered))
-        .collect();
+    let hits: Vec<Vec<(usize, usize, u32)>> = input.messages.iter().map(|m| matcher.find(&m.text, &m.covered)).collect();
     println!("{}", serde_json::to_string(&hits).expect("json"));
 }
 
@@ -112,14 +108,9 @@ const VOCABULARY: &[&str] = &[
     "suitcase",
 ];
 
-const SYLLABLES: &[&str] = &[
-    "zen", "tra", "ko", "rav", "lum", "bri", "sto", "vex", "mar", "quo", "pel", "dri", "nax",
-    "sol", "vi", "ter", "ga", "mon", "lix", "cor",
-];
-const MODEL_WORDS: &[&str] = &[
-    "pro", "air", "max", "mini", "ultra", "plus", "lite", "one", "studio", "book", "pad", "buds",
-    "watch", "cam", "go",
-];
+const SYLLABLES: &[&str] =
+    &["zen", "tra", "ko", "rav", "lum", "bri", "sto", "vex", "mar", "quo", "pel", "dri", "nax", "sol", "vi", "ter", "ga", "mon", "lix", "cor"];
+const MODEL_WORDS: &[&str] = &["pro", "air", "max", "mini", "ultra", "plus", "lite", "one", "studio", "book", "pad", "buds", "watch", "cam", "go"];
 
 struct Rng(u64);
 impl Rng {
@@ -138,9 +129,7 @@ fn catalog(n: usize) -> Vec<String> {
     let mut seen: HashSet<String> = VOCABULARY.iter().map(|s| s.to_string()).collect();
     let mut out: Vec<String> = VOCABULARY.iter().map(|s| s.to_string()).collect();
     while out.len() < n {
-        let brand: String = (0..2 + rng.below(2))
-            .map(|_| SYLLABLES[rng.below(SYLLABLES.len())])
-            .collect();
+        let brand: String = (0..2 + rng.below(2)).map(|_| SYLLABLES[rng.below(SYLLABLES.len())]).collect();
         let alias = match rng.below(10) {
             0..=4 => brand,
             5..=8 => format!("{brand} {}", MODEL_WORDS[rng.below(MODEL_WORDS.len())]),
@@ -158,52 +147,25 @@ fn bench() {
     let messages: Vec<String> = MESSAGES.iter().map(|m| normalize(m)).collect();
     // Every token unknown: no common word to skip, every word and pair fully looked up.
     let mut rng = Rng(42);
-    let unknown: String = (0..34)
-        .map(|_| {
-            (0..2)
-                .map(|_| SYLLABLES[rng.below(SYLLABLES.len())])
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let unknown: String = (0..34).map(|_| (0..2).map(|_| SYLLABLES[rng.below(SYLLABLES.len())]).collect::<String>()).collect::<Vec<_>>().join(" ");
     for size in [2_000, 50_000] {
         let aliases = catalog(size);
         let rss_before = resident_mib();
         let started = Instant::now();
-        let matcher = FuzzyMatcher::new(
-            aliases
-                .iter()
-                .enumerate()
-                .map(|(i, a)| (a.as_str(), i as u32)),
-        );
+        let matcher = FuzzyMatcher::new(aliases.iter().enumerate().map(|(i, a)| (a.as_str(), i as u32)));
         let build_ms = started.elapsed().as_secs_f64() * 1e3;
         let grown = resident_mib() - rss_before;
-        println!(
-            "{size} aliases ({} eligible): built in {build_ms:.1} ms, ~{grown:.1} MiB resident",
-            matcher.eligible_count()
-        );
+        println!("{size} aliases ({} eligible): built in {build_ms:.1} ms, ~{grown:.1} MiB resident", matcher.eligible_count());
         let iterations = 20_000;
         let mut total = 0.0;
         for m in &messages {
             let per = time(&matcher, m, iterations);
             total += per;
-            let hits: Vec<&str> = matcher
-                .find(m, &[])
-                .iter()
-                .map(|&(_, _, id)| aliases[id as usize].as_str())
-                .collect();
+            let hits: Vec<&str> = matcher.find(m, &[]).iter().map(|&(_, _, id)| aliases[id as usize].as_str()).collect();
             println!("  {:>3} chars {per:>6.2} µs  {hits:?}", m.chars().count());
         }
-        println!(
-            "  mean {:.2} µs per call over {} messages",
-            total / messages.len() as f64,
-            messages.len()
-        );
-        println!(
-            "  {:>3} chars {:>6.2} µs  (every token unknown)",
-            unknown.len(),
-            time(&matcher, &unknown, iterations)
-        );
+        println!("  mean {:.2} µs per call over {} messages", total / messages.len() as f64, messages.len());
+        println!("  {:>3} chars {:>6.2} µs  (every token unknown)", unknown.len(), time(&matcher, &unknown, iterations));
     }
 }
 
@@ -221,10 +183,6 @@ fn time(matcher: &FuzzyMatcher, message: &str, iterations: usize) -> f64 {
 /// Resident memory of this process (Linux), to size the index.
 fn resident_mib() -> f64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: f64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0.0);
+    let pages: f64 = statm.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0.0);
     pages * 4096.0 / (1024.0 * 1024.0)
 }

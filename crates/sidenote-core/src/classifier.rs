@@ -77,10 +77,7 @@ impl std::fmt::Display for ModelError {
         match self {
             Self::TooShort => write!(f, "turn classifier weights: shorter than the header"),
             Self::BadMagic => write!(f, "turn classifier weights: not an SNTC file"),
-            Self::UnsupportedVersion(v) => write!(
-                f,
-                "turn classifier weights: format version {v} is not supported"
-            ),
+            Self::UnsupportedVersion(v) => write!(f, "turn classifier weights: format version {v} is not supported"),
             Self::BadHeadCount(n) => {
                 write!(f, "turn classifier weights: {n} heads, expected {HEADS}")
             }
@@ -88,10 +85,7 @@ impl std::fmt::Display for ModelError {
                 write!(f, "turn classifier weights: bucket_bits {b} out of range")
             }
             Self::WrongLength { expected, actual } => {
-                write!(
-                    f,
-                    "turn classifier weights: {actual} bytes, expected {expected}"
-                )
+                write!(f, "turn classifier weights: {actual} bytes, expected {expected}")
             }
             Self::ChecksumMismatch => write!(f, "turn classifier weights: checksum mismatch"),
         }
@@ -159,33 +153,18 @@ impl TurnClassifier {
         }
         let head = |i: usize| {
             let at = 12 + i * 12;
-            Head {
-                bias: read_f32(bytes, at),
-                scale: read_f32(bytes, at + 4),
-                threshold: read_f32(bytes, at + 8),
-            }
+            Head { bias: read_f32(bytes, at), scale: read_f32(bytes, at + 4), threshold: read_f32(bytes, at + 8) }
         };
         let buckets = 1usize << bucket_bits;
         let body = &bytes[HEADER_LEN..];
         if body.len() != buckets * HEADS {
-            return Err(ModelError::WrongLength {
-                expected: HEADER_LEN + buckets * HEADS,
-                actual: bytes.len(),
-            });
+            return Err(ModelError::WrongLength { expected: HEADER_LEN + buckets * HEADS, actual: bytes.len() });
         }
         if fnv(FNV_OFFSET, body) != read_u32(bytes, HEADER_LEN - 4) {
             return Err(ModelError::ChecksumMismatch);
         }
-        let weights = body
-            .chunks_exact(HEADS)
-            .map(|p| [p[0] as i8, p[1] as i8])
-            .collect();
-        Ok(Self {
-            mask: (1u32 << bucket_bits) - 1,
-            sensitive: head(0),
-            commercial: head(1),
-            weights,
-        })
+        let weights = body.chunks_exact(HEADS).map(|p| [p[0] as i8, p[1] as i8]).collect();
+        Ok(Self { mask: (1u32 << bucket_bits) - 1, sensitive: head(0), commercial: head(1), weights })
     }
 
     /// Both heads' logits for a turn already passed through [`crate::normalize`].
@@ -199,18 +178,12 @@ impl TurnClassifier {
             count += 1;
         });
         if count == 0 {
-            return TurnScores {
-                sensitive: self.sensitive.bias,
-                commercial: self.commercial.bias,
-            };
+            return TurnScores { sensitive: self.sensitive.bias, commercial: self.commercial.bias };
         }
         // Counts over sqrt(n): a long turn and a short one land on one scale.
         let inv_norm = 1.0 / (count as f32).sqrt();
         let logit = |head: &Head, sum: i32| head.bias + head.scale * (sum as f32 * inv_norm);
-        TurnScores {
-            sensitive: logit(&self.sensitive, sums[0]),
-            commercial: logit(&self.commercial, sums[1]),
-        }
+        TurnScores { sensitive: logit(&self.sensitive, sums[0]), commercial: logit(&self.commercial, sums[1]) }
     }
 
     /// Whether no ad may be shown beside this turn (recall-first threshold from the weights file).
@@ -254,9 +227,7 @@ impl TurnClassifier {
 fn char_grams(first: Option<char>, rest: &str, mask: u32, emit: &mut impl FnMut(u32)) {
     let mut hash = fnv(FNV_OFFSET, &[KIND_CHAR_GRAM]);
     let mut ascii_only = true;
-    let units = std::iter::once(first)
-        .chain(rest.chars().map(Some))
-        .chain(std::iter::once(None));
+    let units = std::iter::once(first).chain(rest.chars().map(Some)).chain(std::iter::once(None));
     for (n, unit) in (1..=4).zip(units) {
         match unit {
             Some(c) => {
@@ -300,33 +271,18 @@ mod tests {
     #[test]
     fn refuses_damaged_files() {
         let good = EMBEDDED_BYTES;
-        assert_eq!(
-            TurnClassifier::from_bytes(&good[..10]).err(),
-            Some(ModelError::TooShort)
-        );
+        assert_eq!(TurnClassifier::from_bytes(&good[..10]).err(), Some(ModelError::TooShort));
         let mut bad = good.to_vec();
         bad[0] = b'X';
-        assert_eq!(
-            TurnClassifier::from_bytes(&bad).err(),
-            Some(ModelError::BadMagic)
-        );
+        assert_eq!(TurnClassifier::from_bytes(&bad).err(), Some(ModelError::BadMagic));
         let mut bad = good.to_vec();
         bad[4] = 9;
-        assert_eq!(
-            TurnClassifier::from_bytes(&bad).err(),
-            Some(ModelError::UnsupportedVersion(9))
-        );
+        assert_eq!(TurnClassifier::from_bytes(&bad).err(), Some(ModelError::UnsupportedVersion(9)));
         let mut bad = good.to_vec();
         let last = bad.len() - 1;
         bad[last] = bad[last].wrapping_add(1);
-        assert_eq!(
-            TurnClassifier::from_bytes(&bad).err(),
-            Some(ModelError::ChecksumMismatch)
-        );
-        assert!(matches!(
-            TurnClassifier::from_bytes(&good[..good.len() - 2]).err(),
-            Some(ModelError::WrongLength { .. })
-        ));
+        assert_eq!(TurnClassifier::from_bytes(&bad).err(), Some(ModelError::ChecksumMismatch));
+        assert!(matches!(TurnClassifier::from_bytes(&good[..good.len() - 2]).err(), Some(ModelError::WrongLength { .. })));
     }
 
     #[test]
@@ -377,12 +333,8 @@ mod tests {
 
     #[test]
     fn obvious_commercial_turns() {
-        for text in [
-            "flights to Tokyo for next weekend",
-            "best noise cancelling headphones under 200",
-            "부산 호텔 2박",
-            "가성비 노트북 추천해줘",
-        ] {
+        for text in ["flights to Tokyo for next weekend", "best noise cancelling headphones under 200", "부산 호텔 2박", "가성비 노트북 추천해줘"]
+        {
             assert!(commercial(text), "{text}");
             assert!(!sensitive(text), "{text}");
         }
@@ -390,12 +342,8 @@ mod tests {
 
     #[test]
     fn obvious_plain_turns() {
-        for text in [
-            "how do I center a div in css",
-            "what's the capital of australia",
-            "김치볶음밥 레시피 알려줘",
-            "에어팟 초기화 어떻게 해",
-        ] {
+        for text in ["how do I center a div in css", "what's the capital of australia", "김치볶음밥 레시피 알려줘", "에어팟 초기화 어떻게 해"]
+        {
             assert!(!commercial(text), "{text}");
             assert!(!sensitive(text), "{text}");
         }

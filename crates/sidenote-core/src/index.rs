@@ -1,7 +1,7 @@
 //! The offer snapshot index: taxonomy, text matcher, offers, and postings from category and
 //! entity ids to offers. Matching is a read-only walk over it; see docs/matching.md.
-use crate::document::{IndexDocument, OfferDoc};
 use crate::classifier::TurnClassifier;
+use crate::document::{IndexDocument, OfferDoc};
 use crate::normalize::normalize;
 use crate::reading::{self, Topic};
 use crate::text_match::{TextHit, TextMatcher};
@@ -198,11 +198,14 @@ pub struct IndexedMatch {
     pub signal_entities: Vec<u32>,
     #[serde(rename = "d")]
     pub dropped_digest_ids: u32,
-    /// Per candidate, best first: (offer, score, matched categories, matched entities,
-    /// implied categories).
+    /// Per candidate, best first.
     #[serde(rename = "k")]
-    pub candidates: Vec<(u32, u64, Vec<u32>, Vec<u32>, Vec<u32>)>,
+    pub candidates: Vec<RankedOffer>,
 }
+
+/// One ranked offer: (offer, score, matched categories, matched entities, implied categories).
+/// A tuple, not a struct, because it crosses N-API as a compact JSON array.
+pub type RankedOffer = (u32, u64, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// The ids behind the positions of an [`IndexedMatch`].
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -545,7 +548,9 @@ impl OfferIndex {
         let per_offer: usize = self
             .offers
             .iter()
-            .map(|o| std::mem::size_of::<Offer>() + o.snapshot_id.len() + o.offer_id.len() + 4 * (o.categories.len() + o.entities.len()) + 2 * o.countries.len())
+            .map(|o| {
+                std::mem::size_of::<Offer>() + o.snapshot_id.len() + o.offer_id.len() + 4 * (o.categories.len() + o.entities.len()) + 2 * o.countries.len()
+            })
             .sum();
         let postings: usize = self.category_postings.iter().chain(self.entity_postings.iter()).map(|p| p.len() * 4 + 16).sum();
         IndexStats {
@@ -686,7 +691,8 @@ impl OfferIndex {
                 strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
             })
         };
-        let mut counted: Vec<(Topic, u32, bool)> = reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause, t.purpose)).collect();
+        let mut counted: Vec<(Topic, u32, bool)> =
+            reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause, t.purpose)).collect();
         // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for
@@ -700,7 +706,9 @@ impl OfferIndex {
             }
         }
         counted.retain(|&(topic, clause, purpose)| {
-            !purpose || !heads.iter().any(|&(c, _)| c == clause) || heads.iter().any(|&(c, root)| c == clause && self.any_category_of(topic, |o| self.root(o) == root))
+            !purpose
+                || !heads.iter().any(|&(c, _)| c == clause)
+                || heads.iter().any(|&(c, root)| c == clause && self.any_category_of(topic, |o| self.root(o) == root))
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         for &(topic, _) in &counted {
@@ -804,7 +812,8 @@ impl OfferIndex {
         if entities.is_empty() {
             return false;
         }
-        let shares_category = |a: u32, b: u32| self.entity_categories[a as usize].iter().any(|&x| self.entity_categories[b as usize].iter().any(|&y| self.related(x, y)));
+        let shares_category =
+            |a: u32, b: u32| self.entity_categories[a as usize].iter().any(|&x| self.entity_categories[b as usize].iter().any(|&y| self.related(x, y)));
         // Cheapest tests first: this runs for every posting entry a turn reads.
         o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
@@ -820,7 +829,7 @@ impl OfferIndex {
         !asked.is_empty() && !o.categories.is_empty() && !o.categories.iter().any(|&c| asked.iter().any(|&s| self.related(c, s)))
     }
 
-    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32) -> Vec<(u32, u64, Vec<u32>, Vec<u32>, Vec<u32>)> {
+    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32) -> Vec<RankedOffer> {
         let language = self.languages.iter().position(|l| **l == *q.language);
         let Some(language) = language else { return Vec::new() };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
@@ -829,11 +838,11 @@ impl OfferIndex {
         let eligible = |o: &Offer| -> bool {
             o.active
                 && o.language as usize == language
-                && q.kind.map_or(true, |k| k == o.kind)
-                && o.starts_at_ms.map_or(true, |s| s <= q.now_ms)
-                && o.ends_at_ms.map_or(true, |e| q.now_ms < e)
+                && q.kind.is_none_or(|k| k == o.kind)
+                && o.starts_at_ms.is_none_or(|s| s <= q.now_ms)
+                && o.ends_at_ms.is_none_or(|e| q.now_ms < e)
                 && (o.countries.is_empty() || country.is_some_and(|c| o.countries.contains(&c)))
-                && (o.buckets == 0 || bucket_bit.map_or(true, |b| o.buckets & b != 0))
+                && (o.buckets == 0 || bucket_bit.is_none_or(|b| o.buckets & b != 0))
                 && !o.entities.iter().any(|e| excluded.contains(e))
                 && !o.advertiser_entity.is_some_and(|e| excluded.contains(&e))
                 && !self.names_another(o, ev.entities)

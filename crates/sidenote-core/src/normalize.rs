@@ -59,11 +59,7 @@ pub fn normalize(text: &str) -> String {
     while !rest.is_empty() {
         // The fast prefix, minus its last character when slow characters follow it.
         let fast_len = rest.find(|c: char| !is_fast(c)).unwrap_or(rest.len());
-        let fast_end = if fast_len == rest.len() {
-            fast_len
-        } else {
-            rest[..fast_len].char_indices().next_back().map_or(0, |(i, _)| i)
-        };
+        let fast_end = if fast_len == rest.len() { fast_len } else { rest[..fast_len].char_indices().next_back().map_or(0, |(i, _)| i) };
         out.push_fast(&rest[..fast_end]);
         rest = &rest[fast_end..];
         if rest.is_empty() {
@@ -221,7 +217,19 @@ mod ignorable_tests {
             ("variation selectors supplement", range(0xE0100, 0xE01EF)),
             ("tag characters", range(0xE0000, 0xE007F)),
             ("bidi controls", [vec!['\u{061C}', '\u{200E}', '\u{200F}'], range(0x202A, 0x202E), range(0x2066, 0x2069)].concat()),
-            ("other default-ignorables", [range(0x17B4, 0x17B5), vec!['\u{2065}'], range(0xFFF0, 0xFFF8), range(0x1BCA0, 0x1BCA3), range(0x1D173, 0x1D17A), range(0xE0080, 0xE00FF), range(0xE01F0, 0xE0FFF)].concat()),
+            (
+                "other default-ignorables",
+                [
+                    range(0x17B4, 0x17B5),
+                    vec!['\u{2065}'],
+                    range(0xFFF0, 0xFFF8),
+                    range(0x1BCA0, 0x1BCA3),
+                    range(0x1D173, 0x1D17A),
+                    range(0xE0080, 0xE00FF),
+                    range(0xE01F0, 0xE0FFF),
+                ]
+                .concat(),
+            ),
         ]
     }
 

@@ -134,7 +134,7 @@ fn structure(text: &str) -> Structure {
             }
         }
         let ends_sentence = match c {
-            '.' => !next.is_some_and(|n| !n.is_whitespace()),
+            '.' => next.is_none_or(char::is_whitespace),
             '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' => true,
             _ => false,
         };
@@ -231,8 +231,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         }
     }
     for (t, &(start, end)) in topics.iter_mut().zip(&starts) {
-        t.purpose = purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from)
-            || purpose_until.iter().any(|&(c, until)| c == t.clause && end <= until);
+        t.purpose =
+            purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from) || purpose_until.iter().any(|&(c, until)| c == t.clause && end <= until);
     }
     topics.retain(|t| !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause)));
     purchase.retain(|c| !voided_clauses.contains(c));
@@ -269,7 +269,7 @@ mod tests {
             ("노트북", TextHit::Category(0)),
             ("비행기", TextHit::Category(2)),
         ];
-        TextMatcher::build(aliases.into_iter()).unwrap()
+        TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
 
     fn read_text(text: &str) -> Reading {
@@ -334,10 +334,7 @@ mod tests {
     fn purpose_cues_mark_what_the_thing_is_for() {
         let purpose = |text: &str| read_text(text).topics.iter().map(|t| (t.topic, t.purpose)).collect::<Vec<_>>();
         // After "for", within its clause only.
-        assert_eq!(
-            purpose("a laptop for a hotel. a flight"),
-            vec![(Topic::Category(0), false), (Topic::Category(1), true), (Topic::Category(2), false)]
-        );
+        assert_eq!(purpose("a laptop for a hotel. a flight"), vec![(Topic::Category(0), false), (Topic::Category(1), true), (Topic::Category(2), false)]);
         // Before "에서 쓸": the earlier topics are the purpose, the head after it is not.
         assert_eq!(purpose("비행기에서 쓸 노트북"), vec![(Topic::Category(2), true), (Topic::Category(0), false)]);
         // A quoted "for" is not meant.

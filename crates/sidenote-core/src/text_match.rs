@@ -219,7 +219,8 @@ impl TextMatcher {
             let after = normalized[end..].chars().next();
             let before_class = before.map_or(CharClass::Other, class_of);
             let after_class = after.map_or(CharClass::Other, class_of);
-            let compound_head = first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
+            let compound_head =
+                first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
             let left_ok = before_class == CharClass::Other || before_class != first || compound_head;
             let right_ok = after_class == CharClass::Other
                 || after_class != last
@@ -317,7 +318,12 @@ mod tests {
 
     #[test]
     fn leftmost_longest_among_valid_hits() {
-        let m = matcher(&[("new york", TextHit::Entity(0)), ("new york times", TextHit::Entity(1)), ("iphone", TextHit::Entity(2)), ("iphone 16", TextHit::Entity(3))]);
+        let m = matcher(&[
+            ("new york", TextHit::Entity(0)),
+            ("new york times", TextHit::Entity(1)),
+            ("iphone", TextHit::Entity(2)),
+            ("iphone 16", TextHit::Entity(3)),
+        ]);
         assert_eq!(find(&m, "read the new york times"), vec![TextHit::Entity(1)]);
         // The longer alias fails its boundary, the shorter one still counts.
         assert_eq!(find(&m, "iphone 16s"), vec![TextHit::Entity(2)]);

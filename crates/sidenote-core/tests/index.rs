@@ -102,7 +102,9 @@ fn invisible_characters_inside_any_alias_kind_still_hit() {
     for c in (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| is_default_ignorable(c)) {
         let s = |w: &str| split(w, c);
         // Sensitive topics, in Korean and English, next to a request that would otherwise serve.
-        for (language, message) in [("ko", format!("호텔 최저가, 요즘 {} 생각뿐", s("자살"))), ("en", format!("cheapest hotel, thinking about {}", s("suicide")))] {
+        for (language, message) in
+            [("ko", format!("호텔 최저가, 요즘 {} 생각뿐", s("자살"))), ("en", format!("cheapest hotel, thinking about {}", s("suicide")))]
+        {
             let r = find(language, &message);
             assert_eq!(r.sensitive_topic_ids, vec!["self-harm"], "U+{:04X} {language}", c as u32);
         }
@@ -196,7 +198,18 @@ fn generated_catalog_builds_and_answers() {
     let mut served = 0;
     for i in 0..200 {
         let m = generate::message(&d, if i % 2 == 0 { "ko" } else { "en" }, 200, i);
-        let r = index.find(&MatchQuery { message: Some(&m), language: if i % 2 == 0 { "ko" } else { "en" }, country: Some("KR"), kind: Some(OfferKind::Sponsored), now_ms: 0, top_k: 8, ..Default::default() }, &|_| 1000);
+        let r = index.find(
+            &MatchQuery {
+                message: Some(&m),
+                language: if i % 2 == 0 { "ko" } else { "en" },
+                country: Some("KR"),
+                kind: Some(OfferKind::Sponsored),
+                now_ms: 0,
+                top_k: 8,
+                ..Default::default()
+            },
+            &|_| 1000,
+        );
         assert!(r.candidates.len() <= 8);
         if !r.candidates.is_empty() {
             served += 1;

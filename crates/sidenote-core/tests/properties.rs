@@ -24,7 +24,11 @@ fn normalize_by_definition(text: &str) -> String {
             out.push(c);
         }
     }
-    if is_nfkc_quick(out.chars()) == IsNormalized::Yes { out } else { out.nfkc().collect() }
+    if is_nfkc_quick(out.chars()) == IsNormalized::Yes {
+        out
+    } else {
+        out.nfkc().collect()
+    }
 }
 
 /// Default_Ignorable_Code_Point as regex-syntax's Unicode tables have it: not the core's table.
@@ -113,7 +117,7 @@ proptest! {
         let text = format!("{before}{compound}제주도{particle} 여행");
         prop_assert_eq!(m.find(&normalize(&text)), vec![TextHit::Entity(7)]);
         let continued = format!("{before}제주도{other} 여행");
-        let takes = HANGUL_CONTINUATIONS.contains(other.chars().next().unwrap()) || other.starts_with("제주도");
+        let takes = HANGUL_CONTINUATIONS.contains(other.chars().next().expect("a word follows")) || other.starts_with("제주도");
         prop_assert_eq!(m.find(&normalize(&continued)).is_empty(), !takes);
     }
 

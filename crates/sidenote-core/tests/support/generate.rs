@@ -34,7 +34,12 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
     let mut rng = Rng::new(seed);
     let mut categories = Vec::new();
     for r in 0..8 {
-        categories.push(CategoryDoc { id: format!("c{r}"), parent_id: None, aliases: Aliases { ko: vec![format!("분류{}", word(&mut rng, &SYLLABLES, 2))], en: vec![format!("topic{r}")] }, ..Default::default() });
+        categories.push(CategoryDoc {
+            id: format!("c{r}"),
+            parent_id: None,
+            aliases: Aliases { ko: vec![format!("분류{}", word(&mut rng, &SYLLABLES, 2))], en: vec![format!("topic{r}")] },
+            ..Default::default()
+        });
         for k in 0..4 {
             categories.push(CategoryDoc {
                 id: format!("c{r}.{k}"),
@@ -93,7 +98,11 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
 pub fn message(doc: &IndexDocument, lang: &str, len: usize, seed: u64) -> String {
     let mut rng = Rng::new(seed + 7);
     let mut out = String::new();
-    let filler: &[&str] = if lang == "ko" { &["오늘", "그리고", "정말", "좋은", "어디서", "알려줘", "여행", "가격이"] } else { &["the", "and", "really", "good", "where", "tell", "me", "price"] };
+    let filler: &[&str] = if lang == "ko" {
+        &["오늘", "그리고", "정말", "좋은", "어디서", "알려줘", "여행", "가격이"]
+    } else {
+        &["the", "and", "really", "good", "where", "tell", "me", "price"]
+    };
     while out.chars().count() < len {
         if rng.below(12) == 0 {
             let e = &doc.taxonomy.entities[rng.below(doc.taxonomy.entities.len())];
