@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { isDeepStrictEqual } from 'node:util';
 import { LiveOfferIndex, type MatchQuery } from '../src/native/offer-index.js';
-import { ReferenceMatcher } from '../src/matching-reference/reference-matcher.js';
-import { generateDocument, Rng } from '../test/native/generated-catalog.js';
+import { ReferenceMatcher } from '../testkit/matching-reference/reference-matcher.js';
+import { generateDocument, Rng } from '../testkit/generated-catalog.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);

@@ -9,7 +9,7 @@
 // prints the mean and p99 per body length and over all bodies.
 import { parseArgs } from 'node:util';
 import { LiveOfferIndex, type MatchQuery } from '../src/native/offer-index.js';
-import { demoIndexDocument } from '../test/native/generated-catalog.js';
+import { demoIndexDocument } from '../testkit/generated-catalog.js';
 import { bodiesForDecide } from './decide-bodies.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3000' } } });

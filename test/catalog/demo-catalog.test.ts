@@ -12,7 +12,7 @@ import { readDemoCatalog } from '../../src/catalog/demo-catalog.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
 import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-catalog-schema.js';
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
-import { demoIndexDocument } from '../native/generated-catalog.js';
+import { demoIndexDocument } from '../../testkit/generated-catalog.js';
 
 const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
 const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));

@@ -2,8 +2,8 @@
 // candidates, same scores, same order, on generated catalogs and on the demo catalog.
 import { describe, expect, it } from 'vitest';
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
-import { ReferenceMatcher } from '../../src/matching-reference/reference-matcher.js';
-import { demoIndexDocument, generateDocument, generateMessage, generateQuery, Rng } from './generated-catalog.js';
+import { ReferenceMatcher } from '../../testkit/matching-reference/reference-matcher.js';
+import { demoIndexDocument, generateDocument, generateMessage, generateQuery, Rng } from '../../testkit/generated-catalog.js';
 
 describe('Rust core vs TypeScript reference', () => {
   it('agrees on 10,000 generated queries over generated catalogs', () => {

@@ -2,7 +2,7 @@
 // event loop and swaps in atomically while matching goes on.
 import { describe, expect, it } from 'vitest';
 import { IndexBuildError, LiveOfferIndex } from '../../src/native/offer-index.js';
-import { generateDocument, generateQuery, Rng } from './generated-catalog.js';
+import { generateDocument, generateQuery, Rng } from '../../testkit/generated-catalog.js';
 
 describe('LiveOfferIndex', () => {
   it('is empty and not ready before its first load', () => {

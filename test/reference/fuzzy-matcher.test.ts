@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FuzzyMatcher, loadCommonWords, singleEdit, type ByteSpan, type FuzzyHit } from '../../src/matching-reference/fuzzy-matcher.js';
-import { normalize } from '../../src/matching-reference/reference-matcher.js';
+import { FuzzyMatcher, loadCommonWords, singleEdit, type ByteSpan, type FuzzyHit } from '../../testkit/matching-reference/fuzzy-matcher.js';
+import { normalize } from '../../testkit/matching-reference/reference-matcher.js';
 
 const CATALOG = [
   'laptop',

@@ -5,7 +5,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isCommercial, isSensitive, turnScores } from '../../src/matching-reference/turn-classifier.js';
+import { isCommercial, isSensitive, turnScores } from '../../testkit/matching-reference/turn-classifier.js';
 
 interface RustRow {
   normalized: string;

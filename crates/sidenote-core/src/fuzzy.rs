@@ -1,7 +1,7 @@
 //! Typo-tolerant matching of Latin-script aliases: "labtop" → "laptop", "iphnoe" → "iphone",
 //! "lap top" → "laptop", "airpodspro" → "airpods pro", for the words the exact Aho-Corasick pass
 //! ([`crate::TextMatcher`]) did not find. [`FuzzyMatcher`] states the rules;
-//! `src/matching-reference/fuzzy-matcher.ts` is its plain TypeScript twin and oracle.
+//! `testkit/matching-reference/fuzzy-matcher.ts` is its plain TypeScript twin and oracle.
 //!
 //! How: a deletion-neighbourhood index (SymSpell). Every eligible alias, and every alias with one
 //! byte deleted, is keyed by a polynomial hash; a candidate looks up its own hash and the hashes

@@ -18,7 +18,7 @@ const BOUNDARY = 0x20;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-// From src/matching-reference/ and from dist/matching-reference/ alike, the repo root is ../../.
+// From testkit/matching-reference/ the repo root is ../../.
 const WEIGHTS_URL = new URL('../../crates/sidenote-core/src/model/turn-classifier.bin', import.meta.url);
 
 interface Head {

@@ -2,7 +2,7 @@
 // scoring and tie-break as crates/sidenote-core, written for clarity rather than speed. It is
 // a test oracle (the differential test asserts both give identical results) and the baseline
 // the benchmarks compare the Rust core against. The service never uses it to serve.
-import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../native/offer-index.js';
+import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../../src/native/offer-index.js';
 import { FuzzyMatcher } from './fuzzy-matcher.js';
 import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 

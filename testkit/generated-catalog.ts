@@ -1,10 +1,10 @@
 // A seeded generator of index documents and queries for the differential and boundary tests,
 // and the demo catalog as an index document.
 import { readFileSync } from 'node:fs';
-import type { IndexDocument, MatchQuery } from '../../src/native/offer-index.js';
-import { buildIndexDocument } from '../../src/catalog/catalog-runtime.js';
-import { Catalog } from '../../src/catalog/catalog-schema.js';
-import { DEMO_CATALOG_PATH } from '../../src/catalog/demo-catalog.js';
+import type { IndexDocument, MatchQuery } from '../src/native/offer-index.js';
+import { buildIndexDocument } from '../src/catalog/catalog-runtime.js';
+import { Catalog } from '../src/catalog/catalog-schema.js';
+import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
 
 /** catalog/demo.json as the index document the service would build from it (every offer live,
  *  snapshot ids `snp_demo<i>`), without a database. */
