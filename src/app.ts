@@ -2,7 +2,7 @@
 // nothing below reads process.env. Resources are created here unless the caller passes them
 // in (tests share one database between two app instances that way), and are closed in order
 // when the app closes: stop taking requests, flush pending writes, then close stores.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { publicBaseUrl, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -82,6 +82,12 @@ declare module 'fastify' {
   }
 }
 
+/** The request's one log line: what was asked (method and route pattern), the answer and how
+ *  long it took. No address, no URL, no body. */
+async function logRequestCompleted(request: FastifyRequest, reply: FastifyReply) {
+  request.log.info({ method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
+}
+
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const baseUrl = publicBaseUrl(config);
   const app = Fastify({
@@ -89,8 +95,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       level: config.logLevel,
       // Bodies are never logged; these paths are redacted as a second line of defence.
       redact: { paths: ['req.headers.authorization', 'req.body', 'body', 'message', 'req.headers.cookie'], censor: '[redacted]' },
+      // A request is logged by its route pattern, never its raw URL (tokens, query strings) nor
+      // the client's address: addresses are kept only as keyed hashes (docs/privacy.md).
+      serializers: { req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url }) },
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
+    // One line per request, written when it completes (logRequestCompleted), not two.
+    disableRequestLogging: true,
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: config.bodyLimitBytes,
     // Requests end with their handler's budget; the socket-level guard is for slow clients.
@@ -107,6 +118,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clientErrorHandler: clientError,
   });
   installErrorHandler(app);
+  app.addHook('onResponse', logRequestCompleted);
   // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
   app.removeContentTypeParser('text/plain');
 
@@ -228,7 +240,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   await registerOpenApi(app, baseUrl);
   // Before the routes, so its timing hook applies to every one of them.
   await app.register(metricsRoutes);
-  await registerRateLimit(app, counters, config.decideTimeBudgetMs);
+  await registerRateLimit(app, counters, config.decideTimeBudgetMs, app.services.links.deriveKey('rate-limit-address'));
   await app.register(healthRoutes);
   // With no ADMIN_KEY the admin API does not exist: its routes are never registered.
   if (config.adminKey) await app.register(adminApi, { prefix: '/admin', adminKey: config.adminKey, routeMethods });

@@ -13,8 +13,10 @@
 // The error passed back is always CounterStoreUnavailable (fixed message, statusCode 503), so even
 // without skipOnError it could not become a 500 that carries driver text.
 //
-// Keys: counterKeys.rateLimit(scope, clientKey); the client key (an IP by default) is hashed and
-// the scope is the route's method and URL pattern (never the request's URL).
+// Keys: counterKeys.rateLimit(scope, clientKey); the client key is already a keyed hash of the
+// address (src/http/rate-limit.ts: an unkeyed hash of an IPv4 address is reversed by trying all
+// of them), hashed again here, and the scope is the route's method and URL pattern (never the
+// request's URL).
 import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { CounterStoreUnavailable, type CounterStore } from './counter-store.js';
 import { counterKeys } from './keys.js';

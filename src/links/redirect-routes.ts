@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { RATE_LIMITED, errorResponse } from '../http/error-responses.js';
-import { normalizeIP } from '@fastify/rate-limit';
+import { clientIdentity } from '../http/rate-limit.js';
 import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
@@ -34,6 +34,7 @@ export async function redirectRoutes(app: FastifyInstance) {
   const { links, catalogRuntime, clicks, counters } = app.services;
   // Client IPs are stored only as a keyed, truncated hash.
   const ipKey = links.deriveKey('click-ip');
+  const limitKey = links.deriveKey('rate-limit-address');
 
   app.route({
     method: ['GET', 'HEAD'],
@@ -74,7 +75,7 @@ export async function redirectRoutes(app: FastifyInstance) {
       rateLimit: {
         max: app.services.config.clickRateLimitPerMinute,
         timeWindow: 60_000,
-        keyGenerator: (request: FastifyRequest) => normalizeIP(request.ip, 64),
+        keyGenerator: (request: FastifyRequest) => clientIdentity(limitKey, request.ip, 64),
       },
     },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {

@@ -14,8 +14,15 @@ import net from 'node:net';
 import { promisify } from 'node:util';
 import { ADMIN, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
+import { keyHash } from '../../src/counters/keys.js';
 
 const RUN = `PRIVMARK${randomBytes(5).toString('hex')}`; // every marker of this run starts with it
+// Every request comes from this address (TEST-NET-2, so it appears nowhere by chance): it may be
+// stored only as a keyed hash, never as it is.
+const CLIENT = `198.51.100.${1 + (randomBytes(1)[0] % 254)}`;
+// An unkeyed hash of an IPv4 address is reversed by trying all 2^32 of them: it is as good as the
+// address, and must not be stored either.
+const CLIENT_UNKEYED = keyHash(CLIENT);
 const DECIDES = Number(process.env.PRIVACY_DECIDES ?? 2400);
 const PG_LOG = '/var/log/postgresql/postgresql-15-main.log';
 const COUNTER_PREFIX = `sn:t:privacy:${randomBytes(4).toString('hex')}:`;
@@ -44,7 +51,7 @@ const variants: Array<(m: string) => unknown> = [
   (m) => [m],
 ];
 
-describe(`markers in messages appear nowhere (${stores})`, () => {
+describe(`markers in messages, and the client's address, appear nowhere (${stores})`, () => {
   let t: TestApp & { testDb: { url?: string } };
   let key: string;
   const bodies: string[] = [];
@@ -75,7 +82,7 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
     if (usingRealPostgres) pgLogStart = await stat(PG_LOG).then((s) => s.size, () => -1);
 
     const send = async (payload: string, contentType = 'application/json', url = '/v1/offers/decide') => {
-      const res = await t.app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': contentType }, payload });
+      const res = await t.app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': contentType }, payload, remoteAddress: CLIENT });
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       bodies.push(`${JSON.stringify(res.headers)} ${res.body}`);
     };
@@ -117,6 +124,7 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
   it('is in no log line (trace level)', () => {
     expect(t.logs.lines.length).toBeGreaterThan(DECIDES);
     expect(t.logs.text).not.toContain(RUN);
+    expect(t.logs.text).not.toContain(CLIENT);
   });
 
   it('is in no /metrics series', async () => {
@@ -133,15 +141,19 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
       : await dumpDatabase(t.db);
     expect(dump).toMatch(/decisions/);
     expect(dump).not.toContain(RUN);
+    expect(dump).not.toContain(CLIENT);
   });
 
   it.runIf(usingRealRedis)('is in no Redis key, value, slow-log entry or command sent (real Redis only)', async () => {
     const dump = await dumpRedis(process.env.REDIS_URL!, COUNTER_PREFIX);
     expect(dump.length).toBeGreaterThan(0);
     expect(dump).not.toContain(RUN);
+    expect(dump).not.toContain(CLIENT);
+    expect(dump).not.toContain(CLIENT_UNKEYED);
     const commands = monitored.join('');
     expect(commands.split('\n').filter((l) => l.includes(COUNTER_PREFIX)).length).toBeGreaterThan(DECIDES / 3); // MONITOR saw the app's commands
     expect(commands).not.toContain(RUN);
+    expect(commands).not.toContain(CLIENT);
   });
 
   it.runIf(!usingRealRedis)('is in no entry of the in-process counter store (embedded only)', () => {
@@ -149,6 +161,8 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
     const entries = (t.counters as MemoryCounterStore).dump();
     expect(entries.length).toBeGreaterThan(0);
     expect(JSON.stringify(entries)).not.toContain(RUN);
+    expect(JSON.stringify(entries)).not.toContain(CLIENT);
+    expect(JSON.stringify(entries)).not.toContain(CLIENT_UNKEYED);
   });
 
   it.runIf(usingRealPostgres)('is in no line the Postgres server logged meanwhile (real Postgres only)', async () => {
@@ -159,6 +173,7 @@ describe(`markers in messages appear nowhere (${stores})`, () => {
       const buf = Buffer.alloc(Math.max(0, size - pgLogStart));
       await file.read(buf, 0, buf.length, pgLogStart);
       expect(buf.toString('utf8')).not.toContain(RUN);
+      expect(buf.toString('utf8')).not.toContain(CLIENT);
     } finally {
       await file.close();
     }
