@@ -8,18 +8,12 @@
 // command, a server still starting) the CLI waits a few seconds, then refuses with exit 1
 // without ever opening the database. With DATABASE_URL nothing is locked: Postgres is shared.
 //
-//   sidenote app create <name> [--json]         create an app; prints its keys and secret once
-//   sidenote app list [--json]
-//   sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]
-//   sidenote key revoke <key_id>
-//   sidenote secret rotate <app_id> [--json]    new conversion secret; at most two stay active
-//   sidenote catalog import <file.json>         validate and import; prints what changed
-//   sidenote catalog export [file.json]
-//   sidenote migrate
-//
-// Exit codes: 0 done, 1 refused or failed (unknown id, invalid catalog, directory held by a
-// process that does not answer, a server running during `migrate`), 2 usage.
+// Arguments are read by node:util's parseArgs (strict: an unknown flag is a usage error); the
+// commands and their help are the COMMANDS table below. Help never opens a database.
 import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { loadConfig, ConfigError, type Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
@@ -30,15 +24,34 @@ import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { AdminIdParam, CreateAppBody } from '../admin/admin-schemas.js';
 import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './admin-channel-client.js';
 
-const USAGE = `usage:
-  sidenote app create <name> [--json]
-  sidenote app list [--json]
-  sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]
-  sidenote key revoke <key_id>
-  sidenote secret rotate <app_id> [--json]
-  sidenote catalog import <file.json>
-  sidenote catalog export [file.json]
-  sidenote migrate`;
+/** Every command: how it is called and what it does (its `--help`). */
+const COMMANDS: Record<string, { usage: string; about: string }> = {
+  'app create': { usage: 'sidenote app create <name> [--json]', about: 'Create an app. Prints its live and test serving keys and its conversion secret, once.' },
+  'app list': { usage: 'sidenote app list [--json]', about: 'List apps with their keys (hints only) and active conversion secrets.' },
+  'key create': {
+    usage: 'sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]',
+    about: 'Create a key for an app (default: a live serving key). Prints it once.',
+  },
+  'key revoke': { usage: 'sidenote key revoke <key_id>', about: 'Revoke a key; requests with it are refused from now on.' },
+  'secret rotate': { usage: 'sidenote secret rotate <app_id> [--json]', about: 'Create a new conversion secret; at most two stay active, the oldest is retired.' },
+  'catalog import': { usage: 'sidenote catalog import <file.json> [--json]', about: 'Validate a catalog file and import it; prints what changed, or every problem with its JSON path.' },
+  'catalog export': { usage: 'sidenote catalog export [file.json]', about: 'Write the current catalog as JSON to the file, or to stdout.' },
+  migrate: { usage: 'sidenote migrate', about: 'Apply database migrations (the server also applies them when it starts).' },
+};
+
+const EXIT_CODES = 'exit codes: 0 done, 1 refused or failed (unknown id, invalid catalog, a held directory whose owner does not answer), 2 usage error';
+const ENVIRONMENT = 'environment: DATABASE_URL (Postgres; else the embedded database in SIDENOTE_DATA_DIR, default .data/)';
+
+/** Help for everything, a group ("key") or one command ("key create"). */
+function help(group?: string, command?: string): string {
+  const name = [group, command].filter(Boolean).join(' ');
+  const one = COMMANDS[name];
+  if (one) return `usage: ${one.usage}\n\n${one.about}\n\n${EXIT_CODES}\n`;
+  const listed = Object.entries(COMMANDS).filter(([n]) => !group || n === group || n.startsWith(`${group} `));
+  const shown = listed.length > 0 ? listed : Object.entries(COMMANDS);
+  const width = Math.max(...shown.map(([, c]) => c.usage.length));
+  return ['usage:', ...shown.map(([, c]) => `  ${c.usage.padEnd(width)}  ${c.about}`), '', 'Run `sidenote <command> --help` for one command.', ENVIRONMENT, EXIT_CODES, ''].join('\n');
+}
 
 class UsageError extends Error {}
 /** Not done, and why: exit 1. */
@@ -148,13 +161,29 @@ async function withOperations<T>(config: Config, fn: (ops: Operations) => Promis
 }
 
 export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  const json = argv.includes('--json');
-  const flag = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const args = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.match(/^--(kind|mode)$/));
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { json: { type: 'boolean' }, kind: { type: 'string' }, mode: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${help()}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const json = values.json === true;
+  const flag = (name: 'kind' | 'mode') => values[name];
+  const args = positionals;
+  if (args[0] === 'help') args.shift();
   const [group, command, arg] = args;
+  // Help asked for, or nothing asked at all: usage on stdout, exit 0, no database opened.
+  if (values.help || argv[0] === 'help' || args.length === 0) {
+    out(help(group, command));
+    return 0;
+  }
   const print = (value: unknown, human: string) => out(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
   // Ids the admin API would refuse as malformed are ids no app or key has: the same answer on both paths.
   const knownShape = (id: string, what: 'app' | 'key') => {
@@ -253,7 +282,7 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n${USAGE}\n`);
+      process.stderr.write(`${err.message}\n${help(group, command)}`);
       return 2;
     }
     if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError || err instanceof Refused) {
@@ -265,6 +294,8 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('sidenote.mjs')) {
+// Run directly (`tsx src/cli/sidenote-cli.ts …`). bin/sidenote.mjs calls runCli itself, so a
+// symlinked or npx-installed `sidenote` does not depend on the name it was started by.
+if (process.argv[1] && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url) {
   process.exitCode = await runCli(process.argv.slice(2));
 }

@@ -1,7 +1,7 @@
 // The operator CLI end to end, on its own database (PGlite directory or a fresh Postgres database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -76,10 +76,40 @@ describe(`sidenote CLI (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     expect(rejected.stderr).toContain('campaigns[0].bid_micros');
   }, 120_000);
 
+  it('prints help for every way of asking, with exit 0 and without opening a database', async () => {
+    // A database that cannot be reached: any attempt to open it would fail the command.
+    const saved = env;
+    env = { ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    try {
+      for (const args of [['--help'], ['-h'], ['help'], [], ['key', '--help'], ['help', 'catalog'], ['catalog', 'import', '--help']]) {
+        const r = await cli(...args);
+        expect({ args, code: r.code }).toEqual({ args, code: 0 });
+        expect(r.stdout).toContain('usage:');
+        expect(r.stdout).toContain('exit codes:');
+      }
+      const one = await cli('key', 'create', '--help');
+      expect(one.stdout).toContain('sidenote key create <app_id>');
+      expect(one.stdout).not.toContain('catalog import');
+    } finally {
+      env = saved;
+    }
+  }, 60_000);
+
+  // npx and `npm link` start the CLI through a symlink named `sidenote`, not `sidenote.mjs`.
+  it('runs when started through a symlink of another name', async () => {
+    const link = path.join(dir, 'sidenote');
+    await symlink(BIN, link);
+    const r = await run(process.execPath, [link, '--help'], { env, timeout: 60_000 });
+    expect(r.stdout).toContain('usage:');
+  }, 60_000);
+
   it('explains usage errors', async () => {
     const r = await cli('frobnicate');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('usage:');
+    const flag = await cli('app', 'list', '--frob');
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("Unknown option '--frob'");
     expect((await cli('key', 'revoke', 'key_nothere')).code).toBe(1);
   }, 60_000);
 });
