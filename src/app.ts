@@ -2,7 +2,7 @@
 // nothing below reads process.env. Resources are created here unless the caller passes them
 // in (tests share one database between two app instances that way), and are closed in order
 // when the app closes: stop taking requests, flush pending writes, then close stores.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { publicBaseUrl, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -101,7 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     // One line per request, written when it completes (logRequestCompleted), not two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: config.bodyLimitBytes,
     // Requests end with their handler's budget; the socket-level guard is for slow clients.
