@@ -60,9 +60,16 @@ interface Result extends Measured {
 }
 
 /** Forks a server on a free port and waits until `readyPath` answers 200. */
+const BENCH_METRICS_TOKEN = 'metrics-token-for-the-benchmark-0123';
+
 async function start(nodeArgs: string[], env: Record<string, string>, readyPath: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // Metrics on an ephemeral listener of their own; /metrics on the API port with the bench token.
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: '0', METRICS_TOKEN: BENCH_METRICS_TOKEN },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   let exited = false;
   child.on('exit', () => (exited = true));
   for (let i = 0; i < 1200 && !exited; i++) {
@@ -138,7 +145,7 @@ async function api(base: string, method: string, urlPath: string, body: unknown,
 
 /** Decide outcomes by reason code, read from the service's own /metrics. */
 async function outcomes(base: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } })).text();
   const counts: Record<string, number> = {};
   for (const m of text.matchAll(/^sidenote_decide_outcomes_total\{kind="offer",reason_code="([A-Z_]+)"\} (\d+)/gm)) counts[m[1]] = Number(m[2]);
   return counts;

@@ -71,6 +71,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     env: {
       ...process.env,
       ...db.env,
+      METRICS_PORT: '0',
       PORT: String(port),
       HOST: '127.0.0.1',
       ADMIN_KEY,

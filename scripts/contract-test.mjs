@@ -65,7 +65,7 @@ async function createRunDatabase() {
 function startServer(env) {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/server.js')], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let startup = '';

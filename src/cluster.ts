@@ -5,6 +5,9 @@
 // REDIS_URL, so rate limits, caps and budgets are shared rather than per worker).
 import cluster from 'node:cluster';
 import os from 'node:os';
+import { AggregatorRegistry } from 'prom-client';
+import { loadConfig } from './config/config.js';
+import { startMetricsListener } from './observability/metrics-routes.js';
 
 const workers = Number(process.env.CLUSTER_WORKERS ?? os.availableParallelism());
 
@@ -34,6 +37,17 @@ if (cluster.isPrimary) {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // One scrape for the whole cluster: counters summed, gauges per worker (prom-client's
+  // aggregator asks every worker over IPC). Workers open no metrics listener of their own.
+  const config = loadConfig();
+  if (config.metricsPort !== 'off') {
+    const aggregator = new AggregatorRegistry();
+    const listener = await startMetricsListener(async () => ({ contentType: aggregator.contentType, body: await aggregator.clusterMetrics() }), {
+      host: config.metricsHost,
+      port: config.metricsPort,
+    });
+    console.log(`sidenote cluster: metrics of all workers at ${listener.url}`);
+  }
   console.log(`sidenote cluster: primary ${process.pid} running ${workers} workers`);
 } else {
   await import('./server.js');

@@ -3,6 +3,9 @@ import { loadConfig, ConfigError, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
 import type { FastifyInstance } from 'fastify';
+import cluster from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import { startMetricsListener, type MetricsListener } from './observability/metrics-routes.js';
 
 async function main() {
   let config: Config;
@@ -20,6 +23,21 @@ async function main() {
   // The embedded database belongs to this process: the CLI's commands come through here.
   let channel: LocalAdminChannel | undefined;
   if (!config.databaseUrl && config.dataDir !== 'memory') channel = await startLocalAdminChannel(app, config.dataDir);
+  // Prometheus scrapes its own listener; in a cluster the primary's serves every worker's series.
+  let metricsListener: MetricsListener | undefined;
+  const { registry } = app.services.metrics;
+  if (cluster.isWorker) {
+    // Answer the primary's scrape over IPC with this worker's registry. prom-client installs
+    // that answer when an AggregatorRegistry is constructed, in a worker too.
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  } else if (config.metricsPort !== 'off') {
+    metricsListener = await startMetricsListener(async () => ({ contentType: registry.contentType, body: await registry.metrics() }), {
+      host: config.metricsHost,
+      port: config.metricsPort,
+    });
+    app.log.info({ url: metricsListener.url }, 'metrics listening');
+  }
   if (!config.databaseUrl) await printDemoKey(app);
 
   let stopping = false;
@@ -36,6 +54,7 @@ async function main() {
     try {
       // First, so no admin command starts once the database is being closed.
       await channel?.close();
+      await metricsListener?.close();
       await app.close();
       process.exit(0);
     } catch (err) {

@@ -61,6 +61,12 @@ export const ConfigSchema = z.object({
   /** Time allowed for in-flight requests to finish on SIGTERM. */
   shutdownGraceMs: z.coerce.number().int().min(0).max(120_000).default(10_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where Prometheus scrapes `/metrics`: a listener of its own, off the public API port. `off`
+   *  disables it. In cluster mode the primary listens here and serves every worker's series. */
+  metricsPort: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(9464),
+  metricsHost: z.string().default('127.0.0.1'),
+  /** With it, `/metrics` also answers on the API port to `Authorization: Bearer <token>`. */
+  metricsToken: z.string().min(24).optional(),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
 });
@@ -97,6 +103,9 @@ export const ENV_VARS: Record<keyof Config, string> = {
   shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  metricsPort: 'METRICS_PORT',
+  metricsHost: 'METRICS_HOST',
+  metricsToken: 'METRICS_TOKEN',
 };
 
 export class ConfigError extends Error {}

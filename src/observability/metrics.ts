@@ -1,8 +1,11 @@
 // Prometheus metrics (prom-client). Labels are only ever route patterns, methods, status codes,
 // reason codes and writer names: never the message or any other user-controlled string.
+import { readFileSync } from 'node:fs';
 import client from 'prom-client';
 import type { CounterStore } from '../counters/counter-store.js';
 import { CounterStoreUnavailable } from '../counters/counter-store.js';
+
+const SIDENOTE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 export type FlushObserver = (size: number, ms: number, ok: boolean) => void;
 
@@ -55,21 +58,47 @@ export class Metrics {
     clicksLost: () => number;
     clicksPending: () => number;
   }) {
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'sidenote_' });
-    const gauge = (name: string, help: string, read: () => number) =>
+    // Unprefixed, as stock Node.js dashboards expect (process_cpu_seconds_total, nodejs_heap_…).
+    client.collectDefaultMetrics({ register: this.registry });
+    // Except three gauges prom-client names like counters, which `promtool check metrics` rejects.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      this.registry.removeSingleMetric(name);
+    }
+    // How a series of several cluster workers adds up in the primary's scrape (src/cluster.ts).
+    type Aggregate = 'sum' | 'max';
+    const gauge = (name: string, help: string, read: () => number, aggregator: Aggregate) =>
       new client.Gauge({
         name,
         help,
         registers: [this.registry],
+        aggregator,
         collect() {
           this.set(read());
         },
       });
-    gauge('sidenote_offer_index_offers', 'Offers in the live index.', gauges.indexOffers);
-    gauge('sidenote_offer_index_reload_seconds', 'Duration of the last index reload (read, build, swap).', gauges.indexReloadSeconds);
-    gauge('sidenote_catalog_version', 'Catalog version this instance serves.', gauges.catalogVersion);
-    gauge('sidenote_clicks_lost_total', 'Clicks dropped because the database stayed down longer than the retry buffer.', gauges.clicksLost);
-    gauge('sidenote_clicks_pending', 'Clicks waiting to be written.', gauges.clicksPending);
+    gauge('sidenote_offer_index_offers', 'Offers in the live index.', gauges.indexOffers, 'max');
+    gauge('sidenote_offer_index_reload_seconds', 'Duration of the last index reload (read, build, swap).', gauges.indexReloadSeconds, 'max');
+    gauge('sidenote_catalog_version', 'Catalog version this instance serves.', gauges.catalogVersion, 'max');
+    gauge('sidenote_clicks_pending', 'Clicks waiting to be written.', gauges.clicksPending, 'sum');
+    // A counter: it only grows. The click recorder keeps the count; the scrape catches up to it.
+    let lostSeen = 0;
+    new client.Counter({
+      name: 'sidenote_clicks_lost_total',
+      help: 'Clicks dropped because the database stayed down longer than the retry buffer.',
+      registers: [this.registry],
+      collect() {
+        const lost = gauges.clicksLost();
+        if (lost > lostSeen) this.inc(lost - lostSeen);
+        lostSeen = Math.max(lostSeen, lost);
+      },
+    });
+    new client.Gauge({
+      name: 'sidenote_build_info',
+      help: 'Always 1; the labels say which build this is.',
+      labelNames: ['version', 'node_version'] as const,
+      registers: [this.registry],
+      aggregator: 'max',
+    }).set({ version: SIDENOTE_VERSION, node_version: process.version }, 1);
   }
 
   flushObserver(writer: string): FlushObserver {

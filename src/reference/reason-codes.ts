@@ -57,6 +57,7 @@ export const REFERENCE: ReferenceEntry[] = [
   { code: 'unsupported_media_type', kind: 'error', status: 415, endpoints: ['(any endpoint)'], meaning: 'The body is not application/json.', retry: false, retry_after_seconds: null },
   { code: 'internal_error', kind: 'error', status: 500, endpoints: ['(any endpoint)'], meaning: 'A bug. Never expected; report it with the x-request-id header.', retry: true, retry_after_seconds: 5 },
   { code: 'invalid_admin_key', kind: 'error', status: 401, endpoints: ['(admin API)'], meaning: 'The admin key is missing or wrong.', retry: false, retry_after_seconds: null },
+  { code: 'invalid_metrics_token', kind: 'error', status: 401, endpoints: ['GET /metrics (API port, with METRICS_TOKEN set)'], meaning: 'The metrics token is missing or wrong.', retry: false, retry_after_seconds: null },
   { code: 'invalid_catalog', kind: 'error', status: 400, endpoints: ['PUT /admin/catalog'], meaning: 'The catalog failed validation; `problems` names each field.', retry: false, retry_after_seconds: null },
 ];
 

@@ -34,10 +34,11 @@ describe('cluster mode', () => {
   // Registered where real Postgres and Redis are configured (CI); the refusal above is what the
   // embedded run can prove.
   if (usingRealPostgres && process.env.REDIS_URL) {
-    it('serves from several workers on one port and drains them all on SIGTERM', async () => {
+    it('serves from several workers on one port, scrapes all of them in one /metrics, and drains them all on SIGTERM', async () => {
       testDb = await createTestDatabase();
       const port = 20000 + (process.pid % 20000);
-      const p = run({ DATABASE_URL: testDb.url, CLUSTER_WORKERS: '2', PORT: String(port), ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:` });
+      const metricsPort = port + 1;
+      const p = run({ DATABASE_URL: testDb.url, CLUSTER_WORKERS: '2', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:` });
       try {
         for (let i = 0; i < 200; i++) {
           const listening = (p.output().match(/Server listening at/g) ?? []).length;
@@ -59,6 +60,11 @@ describe('cluster mode', () => {
           statuses.push(res.status);
         }
         expect(statuses.every((s) => s === 200)).toBe(true);
+        // The primary's listener sums every worker's counters: all 20 decides, whichever served them.
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const decides = [...metrics.matchAll(/^sidenote_http_requests_total\{[^}]*route="\/v1\/offers\/decide"[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+        expect(decides).toBe(20);
+        expect(metrics).toMatch(/^sidenote_build_info\{/m);
       } finally {
         p.child.kill('SIGTERM');
       }

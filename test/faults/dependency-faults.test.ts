@@ -10,7 +10,7 @@
 // this suite runs where DATABASE_URL and REDIS_URL are set (CI) and is skipped embedded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startServer, type ServerProcess } from '../helpers/spawn-server.js';
+import { METRICS_AUTH, startServer, type ServerProcess } from '../helpers/spawn-server.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { ThrowawayPostgres, ThrowawayRedis } from '../helpers/throwaway-servers.js';
 import { HostTraffic, rssMb, servingEnvelope, type Tally } from '../helpers/host-traffic.js';
@@ -205,7 +205,7 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
       expect(server.child.exitCode).toBeNull();
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      const metrics = await (await fetch(`${server.url}/metrics`, { headers: METRICS_AUTH })).text();
       const fiveHundreds = metrics.split('\n').filter((l) => l.startsWith('sidenote_http_requests_total') && /status="5(?!03)\d\d"/.test(l));
       expect(fiveHundreds).toEqual([]);
       const warm = rss.slice(0, 6);

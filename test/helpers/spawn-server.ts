@@ -4,6 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
+export const TEST_METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
+/** The header a test sends to read /metrics on the API port. */
+export const METRICS_AUTH = { authorization: `Bearer ${TEST_METRICS_TOKEN}` };
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ServerProcess {
@@ -17,7 +21,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
     cwd: ROOT,
     // Own Redis key prefix: budgets and caps of other runs on a shared Redis do not leak in.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_KEY_PREFIX: `sn:spawn:${process.pid}:${Date.now()}:`, ...env },
+    // Metrics on an ephemeral port of their own, and on the API port with the test token.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', METRICS_TOKEN: TEST_METRICS_TOKEN, LOG_LEVEL: 'info', REDIS_KEY_PREFIX: `sn:spawn:${process.pid}:${Date.now()}:`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

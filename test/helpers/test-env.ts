@@ -1,6 +1,8 @@
 // Test environments. With DATABASE_URL / REDIS_URL set (CI) every test file gets its own fresh
 // Postgres database and its own Redis key prefix on the real servers; without them (a fresh
 // machine) it gets an in-memory PGlite and the in-process counter store. The suites are the same.
+import { TEST_METRICS_TOKEN } from './spawn-server.js';
+export { METRICS_AUTH } from './spawn-server.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Writable } from 'node:stream';
@@ -27,6 +29,7 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     logLevel: 'info',
     loadDemoCatalog: true,
     adminKey: 'admin-key-for-tests-0123456789',
+    metricsToken: TEST_METRICS_TOKEN,
     catalogPollMs: 200,
     // Production's 50 ms decide budget is about hosts' latency; on a loaded CI machine a cold
     // first decide can exceed it and fail open to TIMEOUT where a test needs a fill. Tests of the

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { promisify } from 'node:util';
-import { ADMIN, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, METRICS_AUTH, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
 import { keyHash } from '../../src/counters/keys.js';
 
@@ -128,7 +128,7 @@ describe(`markers in messages, and the client's address, appear nowhere (${store
   });
 
   it('is in no /metrics series', async () => {
-    const metrics = await t.app.inject('/metrics');
+    const metrics = await t.app.inject({ url: '/metrics', headers: METRICS_AUTH });
     expect(metrics.body).toContain('sidenote_decide_outcomes_total');
     expect(metrics.body).not.toContain(RUN);
   });

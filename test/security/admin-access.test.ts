@@ -4,7 +4,7 @@
 // exist at all. Each case also proves that no handler ran: no app, key or secret appeared, no
 // key was revoked, the catalog did not change and no report was read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 
 /** Every admin operation, with a body a handler would accept. `:app` and `:key` are filled in. */
@@ -79,7 +79,7 @@ async function world(t: TestApp): Promise<World> {
 
 /** Admin requests answered 2xx so far, from the service's own request metrics. */
 async function adminSuccesses(t: TestApp): Promise<number> {
-  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics', headers: METRICS_AUTH })).body;
   let n = 0;
   for (const m of text.matchAll(/^sidenote_http_requests_total\{([^}]*)\} (\d+)$/gm)) {
     if (/route="\/admin/.test(m[1]) && /status="2/.test(m[1])) n += Number(m[2]);
