@@ -36,7 +36,7 @@ export const NoFillSchema = z
   })
   .describe('No-fill (SPEC 2.3). A successful answer: do not render anything.');
 
-export { ErrorBodySchema } from '../http/error-responses.js';
+export { ErrorBodySchema } from '../http/error-body.js';
 
 export const AffiliateFillSchema = z
   .strictObject({

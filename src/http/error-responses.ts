@@ -1,21 +1,11 @@
 // The error responses every operation documents, built once: the error body schema (SPEC 2.8)
 // and the statuses that come from the framework or shared guards rather than from a handler
 // (auth, body size and type, rate limit, store outage). Routes add their own 400/404 on top.
-import { z } from 'zod';
+import { ErrorBodySchema } from './error-body.js';
 import { response, type Examples, type HeaderDoc } from './openapi.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 
-export const ErrorBodySchema = z
-  .looseObject({
-    ok: z.literal(false).describe('Always false on an error.'),
-    error: z.string().describe('Stable error name, e.g. `invalid_event`; see GET /v1/reference/reason-codes.'),
-    reason_codes: z.array(z.string()).optional().describe('On a 400 of decide or affiliate: `INVALID_ENVELOPE` or `FORBIDDEN_IDENTITY_FIELD`.'),
-    message: z.string().optional().describe('Fixed, human-readable detail in English. Never quotes the request.'),
-    issues: z.array(z.string()).optional().describe('INVALID_ENVELOPE: the failing field paths and rules, never their values.'),
-    paths: z.array(z.string()).optional().describe('FORBIDDEN_IDENTITY_FIELD: JSON paths of the forbidden keys, never their values.'),
-    problems: z.array(z.string()).optional().describe('invalid_catalog: what is wrong with the catalog, one line each.'),
-  })
-  .describe('Error body (SPEC 2.8).');
+export { ErrorBodySchema };
 
 /** One error example; named by its error string unless `name` is given, summary in English · Korean. */
 type ErrorExample = { error: string; summary: string; name?: string; extra?: Record<string, unknown> };
