@@ -30,6 +30,24 @@ if (!force && addons.length > 0 && addonMtime >= sourceMtime) {
   process.exit(0);
 }
 
+// A production install (`npm ci --omit=dev`, `npm prune --omit=dev`) has no @napi-rs/cli: it
+// runs on the addon `npm run build` made, and cannot make one.
+const napiCli = path.join(root, 'node_modules/@napi-rs/cli/dist/cli.js');
+if (!existsSync(napiCli)) {
+  if (addons.length > 0) process.exit(0);
+  console.error(
+    [
+      '',
+      'Sidenote\'s matching core is not built, and this install has no dev dependencies to build it with.',
+      'Build first, then drop the dev dependencies:',
+      '  npm ci && npm run build && npm prune --omit=dev',
+      '(README, "Production install").',
+      '',
+    ].join('\n'),
+  );
+  process.exit(1);
+}
+
 const cargo = spawnSync('cargo', ['--version'], { encoding: 'utf8' });
 if (cargo.error || cargo.status !== 0) {
   console.error(
@@ -50,7 +68,7 @@ try {
   execFileSync(
     process.execPath,
     [
-      path.join(root, 'node_modules/@napi-rs/cli/dist/cli.js'),
+      napiCli,
       'build',
       '--platform',
       '--release',

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# CI: the production install the README gives, on a fresh clone: `npm ci`, `npm run build`, drop
+# the dev dependencies, then `npm start` must serve without writing a byte inside the install
+# (a read-only filesystem or image layer). And a production install that skipped the build
+# refuses with the README's instructions instead of a stack trace.
+set -euo pipefail
+src=$(pwd)
+work=$(mktemp -d)
+trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Reuse the Rust build of the checkout: the clone compiles the same crates.
+export CARGO_TARGET_DIR="$src/target"
+
+git clone -q "$src" "$work/bare"
+(cd "$work/bare" && if npm ci --omit=dev --no-audit --no-fund >"$work/omit.log" 2>&1; then
+  echo "npm ci --omit=dev on an unbuilt clone should refuse"; exit 1
+fi)
+grep -q 'npm ci && npm run build && npm prune --omit=dev' "$work/omit.log"
+echo "an unbuilt production install refuses with the build instructions"
+
+git clone -q "$src" "$work/app"
+cd "$work/app"
+npm ci --no-audit --no-fund
+npm run build
+npm prune --omit=dev --no-audit --no-fund
+test ! -e node_modules/typescript && test ! -e node_modules/@napi-rs/cli && test ! -e node_modules/vitest
+touch "$work/marker"
+SIDENOTE_DATA_DIR="$work/data" PORT=3917 HOST=127.0.0.1 METRICS_PORT=off npm start >"$work/server.log" 2>&1 &
+server=$!
+for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3917/readyz >/dev/null && break; sleep 0.3; done
+curl -sf http://127.0.0.1:3917/readyz
+echo
+written=$(find . -newer "$work/marker" -type f -not -path './node_modules/.cache/*' | head -5)
+if [ -n "$written" ]; then echo "npm start wrote inside the install: $written"; exit 1; fi
+echo "production install: built, pruned, started read-only"
