@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
+import { finishDocument } from './openapi-document.js';
 
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
@@ -89,7 +90,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
       },
     },
     hideUntagged: false,
-    transformObject: (documentObject) => markOptionalBodies((documentObject as { openapiObject: Record<string, any> }).openapiObject) as never,
+    transformObject: (documentObject) => finishDocument(markOptionalBodies((documentObject as { openapiObject: Record<string, any> }).openapiObject)) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The same document, browsable. Its assets ship inside the package: no CDN, works offline.

@@ -1,6 +1,7 @@
 // The service shell through HTTP: health, readiness, OpenAPI, admin API, and key revocation
 // seen by a second instance sharing the same database and counters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineComponents } from '../helpers/openapi.js';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import type { TestDatabase } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
@@ -37,7 +38,7 @@ describe(`service shell (${stores})`, () => {
   it('publishes an OpenAPI document generated from the schemas', async () => {
     const res = await a.app.inject('/openapi.json');
     expect(res.statusCode).toBe(200);
-    const doc = res.json();
+    const doc = inlineComponents(res.json());
     expect(doc.openapi).toBe('3.1.0');
     const decide = doc.paths['/v1/offers/decide'].post;
     const body = decide.requestBody.content['application/json'].schema;

@@ -3,6 +3,7 @@
 // and lists the errors it can answer with. Schemathesis (npm run test:contract) then checks the
 // running service against this same document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineComponents } from '../helpers/openapi.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 
 type Json = Record<string, any>;
@@ -21,7 +22,8 @@ describe('OpenAPI document', () => {
   let operations: Operation[];
   beforeAll(async () => {
     t = await createTestApp();
-    doc = (await t.app.inject('/openapi.json')).json();
+    // Read with the component schemas in place, as the operations use them.
+    doc = inlineComponents((await t.app.inject('/openapi.json')).json());
     operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
       METHODS.filter((m) => item[m]).map((m) => ({ id: `${m.toUpperCase()} ${path}`, op: item[m] })),
     );

@@ -1,0 +1,124 @@
+// What the published /openapi.json adds to what @fastify/swagger builds from the route schemas,
+// so that generated clients get good names and types: an operationId per operation, the public
+// shapes as named components referenced where they are used, `security: []` on public
+// operations, and booleans whose value the spec fixes as `type: boolean` + `const` (an
+// `enum: [true]` breaks some generators). Checked by Redocly in CI.
+import { z } from 'zod';
+import { Envelope } from '../decide/envelope.js';
+import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
+import { ErrorBodySchema } from './error-body.js';
+import { ImpressionEventRequest, ImpressionEventResponse } from '../events/event-schemas.js';
+import { ConversionRequest, ConversionResponse } from '../conversions/conversion-schemas.js';
+import { ClickIntentRequest, ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
+import { DecisionExplanationSchema, DecisionMetadataSchema } from '../decisions/decision-schemas.js';
+
+/** Every operation's id: what a generated client names its method. */
+export const OPERATION_IDS: Record<string, string> = {
+  'GET /healthz': 'getLiveness',
+  'GET /readyz': 'getReadiness',
+  'GET /admin/reports': 'getReports',
+  'POST /admin/apps': 'createApp',
+  'GET /admin/apps': 'listApps',
+  'POST /admin/apps/{id}/keys': 'createKey',
+  'POST /admin/keys/{id}/revoke': 'revokeKey',
+  'POST /admin/apps/{id}/conversion-secrets': 'rotateConversionSecret',
+  'GET /admin/catalog': 'exportCatalog',
+  'PUT /admin/catalog': 'importCatalog',
+  'POST /v1/offers/decide': 'decide',
+  'POST /v1/offers/affiliate': 'decideAffiliate',
+  'POST /v1/events/rendered': 'recordRendered',
+  'POST /v1/events/qualified-impression': 'recordQualifiedImpression',
+  'POST /v1/events/impression': 'recordImpression',
+  'POST /v1/events/conversion': 'recordConversion',
+  'GET /r/{token}': 'followTrackedLink',
+  'HEAD /r/{token}': 'checkTrackedLink',
+  'GET /v1/decisions/{id}': 'getDecision',
+  'GET /v1/decisions/{id}/explanation': 'getDecisionExplanation',
+  'POST /v1/events/click-intent': 'recordClickIntent',
+  'GET /v1/reference/reason-codes': 'listReasonCodes',
+  'GET /dashboard': 'getDashboard',
+};
+
+/** The public shapes, by the name generated clients give them. */
+const COMPONENTS: Record<string, z.ZodType> = {
+  Envelope,
+  ServedOffer: ServedOfferSchema,
+  NoFill: NoFillSchema,
+  AffiliateFill: AffiliateFillSchema,
+  ImpressionEvent: ImpressionEventRequest,
+  ImpressionEventResult: ImpressionEventResponse,
+  Conversion: ConversionRequest,
+  ConversionResult: ConversionResponse,
+  ClickIntent: ClickIntentRequest,
+  ClickIntentResult: ClickIntentResponse,
+  DecisionMetadata: DecisionMetadataSchema,
+  DecisionExplanation: DecisionExplanationSchema,
+  Error: ErrorBodySchema,
+};
+
+type Json = Record<string, any>;
+
+function jsonSchema(schema: z.ZodType): Json {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json;
+  delete json.$schema;
+  return json;
+}
+
+/** A one-value boolean enum becomes `type: boolean` + `const`, everywhere in a schema. */
+function plainBooleans(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(plainBooleans);
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  if (Array.isArray(o.enum) && o.enum.length === 1 && typeof o.enum[0] === 'boolean') {
+    o.type = 'boolean';
+    o.const = o.enum[0];
+    delete o.enum;
+  }
+  for (const v of Object.values(o)) plainBooleans(v);
+}
+
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : 1))) : val));
+
+/** Replaces, under `node`, every schema equal to a component with a reference to it. */
+function referenceComponents(node: unknown, byShape: Map<string, string>, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => referenceComponents(n, byShape, depth + 1));
+  if (!node || typeof node !== 'object') return node;
+  const name = depth > 0 ? byShape.get(canonical(node)) : undefined;
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  return Object.fromEntries(Object.entries(node as Json).map(([k, v]) => [k, referenceComponents(v, byShape, depth + 1)]));
+}
+
+export function finishDocument(doc: Json): Json {
+  doc.info = { ...doc.info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } };
+  const byShape = new Map<string, string>();
+  doc.components = { ...doc.components, schemas: { ...(doc.components?.schemas ?? {}) } };
+  for (const [name, schema] of Object.entries(COMPONENTS)) {
+    const json = jsonSchema(schema);
+    plainBooleans(json);
+    byShape.set(canonical(json), name);
+    doc.components.schemas[name] = json;
+  }
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as Array<[string, Json]>) {
+    for (const [method, shared] of Object.entries(item) as Array<[string, Json]>) {
+      if (!shared || typeof shared !== 'object' || !('responses' in shared)) continue;
+      // GET and its HEAD share one object: each gets its own before it is named.
+      const operation = structuredClone(shared);
+      item[method] = operation;
+      const key = `${method.toUpperCase()} ${path}`;
+      const id = OPERATION_IDS[key];
+      if (!id) throw new Error(`no operationId for ${key}: add it to OPERATION_IDS in src/http/openapi-document.ts`);
+      operation.operationId = id;
+      // Public operations say so; a missing `security` would inherit nothing and lint as an error.
+      if (!operation.security) operation.security = [];
+      plainBooleans(operation);
+      // Media type schemas (one level below `content`) are where a component can stand.
+      for (const section of [operation.requestBody, ...Object.values(operation.responses ?? {})] as Json[]) {
+        for (const media of Object.values(section?.content ?? {}) as Json[]) {
+          if (media?.schema) media.schema = (referenceComponents({ wrap: media.schema }, byShape) as Json).wrap;
+        }
+      }
+    }
+  }
+  return doc;
+}
