@@ -1,6 +1,9 @@
 // Applies the SQL files in ./migrations in name order, each once, each in its own transaction.
 // Safe when several instances start at once: they serialise on a Postgres advisory lock and
-// every instance after the first finds nothing left to do.
+// every instance after the first finds nothing left to do. Each applied file's SHA-256 is
+// recorded, and a service whose migration file differs from the one applied refuses to start:
+// an edited migration never runs again, so its edit would silently never reach the database.
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -13,6 +16,13 @@ const MIGRATION_LOCK_ID = 7_316_449_021;
 // Within one process (PGlite, or several app instances on one handle) the advisory lock is
 // re-entrant for the shared session, so runs on the same handle are also chained here.
 const running = new WeakMap<Database, Promise<unknown>>();
+
+export class MigrationChanged extends Error {}
+
+/** The file's SHA-256, line endings normalised (a Windows checkout is not an edit). */
+function checksum(sql: string): string {
+  return createHash('sha256').update(sql.replace(/\r\n/g, '\n')).digest('hex');
+}
 
 export function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const previous = running.get(db) ?? Promise.resolve();
@@ -28,21 +38,33 @@ async function migrateLocked(db: Database, dir: string): Promise<string[]> {
     try {
       await conn.exec(
         `CREATE TABLE IF NOT EXISTS schema_migrations (
-           name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+           name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+         ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text`,
       );
-      const done = new Set(
-        (await conn.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
+      const done = new Map(
+        (await conn.query<{ name: string; checksum: string | null }>('SELECT name, checksum FROM schema_migrations')).rows.map((r) => [r.name, r.checksum]),
       );
       const applied: string[] = [];
       for (const file of files) {
-        if (done.has(file)) continue;
         const sql = await readFile(path.join(dir, file), 'utf8');
-        await conn.exec(`BEGIN;\n${sql}\n;INSERT INTO schema_migrations (name) VALUES ('${file}');\nCOMMIT;`).catch(
-          async (err) => {
-            await conn.exec('ROLLBACK').catch(() => {});
-            throw new Error(`migration ${file} failed: ${(err as Error).message}`);
-          },
-        );
+        const sum = checksum(sql);
+        if (done.has(file)) {
+          const recorded = done.get(file) ?? null;
+          // Applied by a version that did not record checksums: the file as it is now is taken as
+          // the one applied.
+          if (recorded === null) await conn.query('UPDATE schema_migrations SET checksum = $1 WHERE name = $2', [sum, file]);
+          else if (recorded !== sum) {
+            throw new MigrationChanged(
+              `migration ${file} was edited after it was applied (applied sha256 ${recorded.slice(0, 12)}…, file ${sum.slice(0, 12)}…): ` +
+                'an applied migration never runs again, so the edit would not reach the database. Restore the file and put the change in a new migration.',
+            );
+          }
+          continue;
+        }
+        await conn.exec(`BEGIN;\n${sql}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${file}', '${sum}');\nCOMMIT;`).catch(async (err) => {
+          await conn.exec('ROLLBACK').catch(() => {});
+          throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+        });
         applied.push(file);
       }
       return applied;

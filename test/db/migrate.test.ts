@@ -83,3 +83,40 @@ describe('concurrent first start', () => {
     }
   });
 });
+
+describe(`migration checksums (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let t: TestDatabase;
+  let dir: string;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    dir = await mkdtemp((await import('node:path')).join(tmpdir(), 'sidenote-migrations-'));
+    await writeFile(`${dir}/900_extra.sql`, 'CREATE TABLE checksum_probe (id int);\n');
+    expect(await migrate(t.db, dir)).toEqual(['900_extra.sql']);
+  });
+  afterAll(async () => {
+    await t.drop();
+    await (await import('node:fs/promises')).rm(dir, { recursive: true, force: true });
+  });
+
+  it('records each applied file and accepts it unchanged, whatever its line endings', async () => {
+    const r = await t.db.query<{ checksum: string }>("SELECT checksum FROM schema_migrations WHERE name = '900_extra.sql'");
+    expect(r.rows[0].checksum).toMatch(/^[0-9a-f]{64}$/);
+    await (await import('node:fs/promises')).writeFile(`${dir}/900_extra.sql`, 'CREATE TABLE checksum_probe (id int);\r\n');
+    expect(await migrate(t.db, dir)).toEqual([]);
+  });
+
+  it('refuses to start on a migration edited after it was applied, naming it', async () => {
+    await (await import('node:fs/promises')).writeFile(`${dir}/900_extra.sql`, 'CREATE TABLE checksum_probe (id bigint);\n');
+    await expect(migrate(t.db, dir)).rejects.toThrow(/migration 900_extra\.sql was edited after it was applied/);
+    await (await import('node:fs/promises')).writeFile(`${dir}/900_extra.sql`, 'CREATE TABLE checksum_probe (id int);\n');
+  });
+
+  it('takes the file as applied where an older version recorded no checksum', async () => {
+    await t.db.query("UPDATE schema_migrations SET checksum = NULL WHERE name = '900_extra.sql'");
+    expect(await migrate(t.db, dir)).toEqual([]);
+    const r = await t.db.query<{ checksum: string | null }>("SELECT checksum FROM schema_migrations WHERE name = '900_extra.sql'");
+    expect(r.rows[0].checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
