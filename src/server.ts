@@ -2,6 +2,7 @@
 import { loadConfig, ConfigError, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
+import { ensureDemoKeys } from './apps/demo-keys.js';
 import type { FastifyInstance } from 'fastify';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
@@ -20,26 +21,9 @@ async function main() {
   }
   const app = await buildApp(config);
   await app.listen({ port: config.port, host: config.host });
-  // The embedded database belongs to this process: the CLI's commands come through here.
   let channel: LocalAdminChannel | undefined;
-  if (!config.databaseUrl && config.dataDir !== 'memory') channel = await startLocalAdminChannel(app, config.dataDir);
-  // Prometheus scrapes its own listener; in a cluster the primary's serves every worker's series.
   let metricsListener: MetricsListener | undefined;
-  const { registry } = app.services.metrics;
-  if (cluster.isWorker) {
-    // Answer the primary's scrape over IPC with this worker's registry. prom-client installs
-    // that answer when an AggregatorRegistry is constructed, in a worker too.
-    AggregatorRegistry.setRegistries([registry]);
-    new AggregatorRegistry();
-  } else if (config.metricsPort !== 'off') {
-    metricsListener = await startMetricsListener(async () => ({ contentType: registry.contentType, body: await registry.metrics() }), {
-      host: config.metricsHost,
-      port: config.metricsPort,
-    });
-    app.log.info({ url: metricsListener.url }, 'metrics listening');
-  }
-  if (!config.databaseUrl) await printDemoKey(app);
-
+  // Handled from the moment the port is open: a SIGTERM during the rest of the start drains too.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -64,32 +48,50 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // The embedded database belongs to this process: the CLI's commands come through here.
+  if (!config.databaseUrl && config.dataDir !== 'memory') channel = await startLocalAdminChannel(app, config.dataDir);
+  // Prometheus scrapes its own listener; in a cluster the primary's serves every worker's series.
+  const { registry } = app.services.metrics;
+  if (cluster.isWorker) {
+    // Answer the primary's scrape over IPC with this worker's registry. prom-client installs
+    // that answer when an AggregatorRegistry is constructed, in a worker too.
+    AggregatorRegistry.setRegistries([registry]);
+    new AggregatorRegistry();
+  } else if (config.metricsPort !== 'off') {
+    metricsListener = await startMetricsListener(async () => ({ contentType: registry.contentType, body: await registry.metrics() }), {
+      host: config.metricsHost,
+      port: config.metricsPort,
+    });
+    app.log.info({ url: metricsListener.url }, 'metrics listening');
+  }
+  // A stop that began meanwhile closes what the banner reads; then the banner is moot.
+  if (!config.databaseUrl && !stopping) {
+    try {
+      await printDemoBanner(app);
+    } catch (err) {
+      if (!stopping) throw err;
+    }
+  }
 }
 
-/** On the embedded default, hand the person at the terminal a working key for the demo app.
- *  A new key each start (keys are stored hashed, so the old one cannot be shown again); the
- *  previous start's key is revoked. */
-async function printDemoKey(app: FastifyInstance) {
-  const { apps, db, baseUrl } = app.services;
-  const demo = (await apps.listApps()).find((a) => a.name === 'Demo host');
-  const appId = demo?.id ?? (await apps.createApp('Demo host')).app_id;
-  const previous = await db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'demo_key_id'");
-  if (previous.rows[0]) await apps.revokeKey(previous.rows[0].value).catch(() => {});
-  const key = await apps.createKey(appId, 'serving', 'live');
-  await db.query(
-    "INSERT INTO settings (key, value) VALUES ('demo_key_id', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
-    [key.id],
-  );
-  const secrets = await apps.activeConversionSecrets(appId);
-  process.stdout.write(
+/** On the embedded default, hand the person at the terminal what a first request and a load test
+ *  need: the demo app's live and test keys (the same at every start, `src/apps/demo-keys.ts`), its
+ *  conversion secret and a curl. On stderr, so stdout stays pure JSON log lines. */
+async function printDemoBanner(app: FastifyInstance) {
+  const { apps, baseUrl, config } = app.services;
+  const demo = await ensureDemoKeys(apps, config.dataDir);
+  process.stderr.write(
     [
       '',
       `Sidenote is serving on ${baseUrl} (embedded PGlite + in-process counters, demo catalog).`,
-      `Demo serving key (shown once): ${key.key}`,
-      `Demo app conversion secret:    ${secrets[0] ?? '(none)'}`,
+      `Demo serving key, live: ${demo.liveKey}`,
+      `Demo serving key, test: ${demo.testKey}   (no budgets or caps: use it for load tests)`,
+      `Demo conversion secret: ${demo.conversionSecret ?? '(none)'}`,
+      config.dataDir === 'memory' ? 'These keys last as long as this process.' : `These keys stay the same at every start (${config.dataDir}/demo-keys.json).`,
       '',
-      `Try: curl -s ${baseUrl}/v1/offers/decide -H "authorization: Bearer ${key.key}" -H 'content-type: application/json' \\`,
+      `Try: curl -s ${baseUrl}/v1/offers/decide -H "authorization: Bearer ${demo.liveKey}" -H 'content-type: application/json' \\`,
       `       -d '{"message":"제주도 호텔 최저가 추천해줘","locale":"ko-KR","country":"KR","audience":{"age_band":"18_plus","contextual_offer_consent":true},"native_surface":{"clickable":true,"disclosure_capable":true}}'`,
+      `Load test: README "Load testing" (DECIDE_RATE_LIMIT_PER_MINUTE=1000000000, the test key above).`,
       '',
     ].join('\n'),
   );

@@ -96,11 +96,27 @@ try {
   delete env.ADMIN_KEY;
   log(`running \`${command}\` with PORT=${port}, DATABASE_URL and REDIS_URL unset`);
   child = spawn('bash', ['-c', command], { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+    stdout += d;
+  });
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exitCode = code ?? signal))));
 
-  const key = await until('demo serving key on stdout', async () => /Demo serving key \(shown once\): (sk_\S+)/.exec(output)?.[1], TIMEOUT_MS);
+  const key = await until('demo serving key in the banner', async () => /Demo serving key, live: (sk_live_\S+)/.exec(output)?.[1], TIMEOUT_MS);
+  if (!/Demo serving key, test: sk_test_\S+/.test(output)) fail('the banner shows no test key');
+  // The banner is on stderr: from the server's first log line on, stdout is JSON log lines only
+  // (the install's output and npm's "> sidenote@… start" header come before it).
+  const serverLines = stdout.slice(Math.max(0, stdout.indexOf('{"level"'))).split('\n').filter((l) => l.trim());
+  const notJson = serverLines.filter((l) => {
+    try {
+      return typeof JSON.parse(l) !== 'object';
+    } catch {
+      return true;
+    }
+  });
+  if (notJson.length > 0) fail(`stdout carries lines that are not JSON log lines:\n  ${notJson.slice(0, 5).join('\n  ')}`);
   const envelope = await until('curl with a decide envelope on stdout', async () => /-d '(\{.*\})'\s*$/m.exec(output)?.[1], 10_000);
   log(`listening on ${port}; demo key printed`);
 

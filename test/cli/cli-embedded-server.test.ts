@@ -200,7 +200,7 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     const dir = freshDir();
     let server = await serve(dir);
     // Printed just after the server starts listening.
-    const demoLine = await eventually(async () => /Demo serving key \(shown once\): (\S+)/.exec(server.output()), (m) => m !== null, 10_000);
+    const demoLine = await eventually(async () => /Demo serving key, live: (\S+)/.exec(server.output()), (m) => m !== null, 10_000);
     const demoKey = demoLine![1];
     let stopLoad = false;
     const statuses = new Map<number, number>();

@@ -1,0 +1,52 @@
+// The demo app's keys on the embedded default: the same live and test key at every start, a new
+// pair when a kept one stops working, and never a file when there is no data directory.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AppRepository } from '../../src/apps/app-repository.js';
+import { ensureDemoKeys } from '../../src/apps/demo-keys.js';
+import { hashKey } from '../../src/apps/keys.js';
+import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+
+describe(`demo keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
+  let t: TestDatabase;
+  let dir: string;
+  let apps: AppRepository;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    apps = new AppRepository(t.db);
+    dir = await mkdtemp(path.join(tmpdir(), 'sidenote-demo-keys-'));
+  });
+  afterAll(async () => {
+    await t.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the same live and test key across starts, in an owner-only file', async () => {
+    const first = await ensureDemoKeys(apps, dir);
+    expect(first.liveKey).toMatch(/^sk_live_/);
+    expect(first.testKey).toMatch(/^sk_test_/);
+    expect(first.conversionSecret).toMatch(/^whsec_/);
+    const again = await ensureDemoKeys(apps, dir);
+    expect(again).toEqual(first);
+    expect((await stat(path.join(dir, 'demo-keys.json'))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(path.join(dir, 'demo-keys.json'), 'utf8')).live_key).toBe(first.liveKey);
+  });
+
+  it('makes a new pair when a kept key was revoked', async () => {
+    const before = await ensureDemoKeys(apps, dir);
+    const live = await apps.findKeyByHash(hashKey(before.liveKey));
+    await apps.revokeKey(live!.key_id);
+    const after = await ensureDemoKeys(apps, dir);
+    expect(after.appId).toBe(before.appId);
+    expect(after.liveKey).not.toBe(before.liveKey);
+    expect(await ensureDemoKeys(apps, dir)).toEqual(after);
+  });
+
+  it('writes nothing for an in-memory database', async () => {
+    const a = await ensureDemoKeys(apps, 'memory');
+    const b = await ensureDemoKeys(apps, 'memory');
+    expect(a.liveKey).not.toBe(b.liveKey);
+  });
+});
