@@ -61,7 +61,7 @@ const converted = await call('POST', '/v1/events/conversion', { ...conversion, s
 step('conversion', converted.status === 200 && converted.json?.ledger_written === false, converted.json);
 
 // The click is recorded after the redirect; give it a moment to land.
-let lookup;
+let lookup: Awaited<ReturnType<typeof call>> | undefined;
 for (let i = 0; i < 50; i++) {
   lookup = await call('GET', `/v1/decisions/${decision_id}`);
   if (lookup.json?.events?.clicks >= 1) break;

@@ -39,9 +39,9 @@ function commitOf(): string {
 }
 
 async function main() {
-  let args;
-  try {
-    args = parseArgs({
+  const args = (() => {
+    try {
+      return parseArgs({
       options: {
         split: { type: 'string', default: 'all' },
         json: { type: 'string' },
@@ -52,10 +52,11 @@ async function main() {
         help: { type: 'boolean', default: false },
       },
       strict: true,
-    }).values;
-  } catch (err) {
-    usage((err as Error).message);
-  }
+      }).values;
+    } catch (err) {
+      usage((err as Error).message);
+    }
+  })();
   if (args.help) usage();
   const split = args.split as Split | 'all';
   if (!['dev', 'held-out', 'all'].includes(split)) usage(`--split must be dev, held-out or all, not ${split}`);
@@ -71,7 +72,7 @@ async function main() {
   const started = performance.now();
   const harness = await startHarness({ now: args.now });
   const bootMs = performance.now() - started;
-  let results;
+  let results: Awaited<ReturnType<typeof runCases>>;
   try {
     results = await runCases(harness, cases, concurrency);
   } finally {

@@ -4,6 +4,7 @@ import { storedText } from '../http/text.js';
 
 // Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
 // document and the code agree on every character.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the whitespace set names control characters on purpose
 const NOT_BLANK = /[^\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
 export const CreateAppBody = z

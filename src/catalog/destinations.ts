@@ -10,6 +10,7 @@ export function isUnderPrefix(url: string, prefixes: readonly string[]): boolean
 // The URL parser silently drops tabs, newlines and surrounding control characters, and reads a
 // backslash as a slash, so the string a human reviewed is not the URL a browser would follow
 // (and raw, such a string breaks the Location header). Such destinations are refused outright.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const SILENTLY_REWRITTEN = /[\u0000-\u0020\u007f\\]/;
 export const isRewrittenByUrlParser = (s: string) => SILENTLY_REWRITTEN.test(s);
 

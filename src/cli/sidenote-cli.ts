@@ -160,15 +160,20 @@ async function withOperations<T>(config: Config, fn: (ops: Operations) => Promis
   }
 }
 
+/** The arguments: strict (an unknown flag throws), positionals allowed. */
+function readArgs(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { json: { type: 'boolean' }, kind: { type: 'string' }, mode: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+}
+
 export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof readArgs>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { json: { type: 'boolean' }, kind: { type: 'string' }, mode: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    parsed = readArgs(argv);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${help()}`);
     return 2;

@@ -66,7 +66,10 @@ function jsonSchema(schema: z.ZodType): Json {
 
 /** A one-value boolean enum becomes `type: boolean` + `const`, everywhere in a schema. */
 function plainBooleans(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(plainBooleans);
+  if (Array.isArray(node)) {
+    node.forEach(plainBooleans);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const o = node as Json;
   if (Array.isArray(o.enum) && o.enum.length === 1 && typeof o.enum[0] === 'boolean') {

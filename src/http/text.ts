@@ -19,6 +19,7 @@ export function chars(min: number, max: number) {
     .meta(min > 0 ? { minLength: min, maxLength: max } : { maxLength: max });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what it refuses
 const NO_NUL = /^[^\u0000]*$/;
 
 /** Text that is stored in Postgres, which cannot hold a NUL character in `text` or `jsonb`. Refused

@@ -49,7 +49,7 @@ describe(`migrations (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
 describe('concurrent first start', () => {
   it('two instances migrating an empty database at once both succeed, and it is migrated once', async () => {
     const { openDatabase } = await import('../../src/db/database.js');
-    let a, b, cleanup: () => Promise<void>;
+    let a: Awaited<ReturnType<typeof openDatabase>>, b: Awaited<ReturnType<typeof openDatabase>>, cleanup: () => Promise<void>;
     if (usingRealPostgres) {
       const { randomBytes } = await import('node:crypto');
       const pg = (await import('pg')).default;

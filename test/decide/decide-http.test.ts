@@ -8,7 +8,7 @@ import type { CounterStore } from '../../src/counters/counter-store.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
-export const base = () => ({
+const base = () => ({
   locale: 'ko-KR',
   country: 'KR',
   audience: { age_band: '18_plus', contextual_offer_consent: true },
@@ -347,7 +347,7 @@ describe(`decide limits and failure modes (${stores})`, () => {
     try {
       const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'RL' } })).json();
       const statuses: number[] = [];
-      let last;
+      let last: Awaited<ReturnType<typeof t.app.inject>> | undefined;
       for (let i = 0; i < 7; i++) {
         last = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: base(), remoteAddress: '10.9.8.7' });
         statuses.push(last.statusCode);

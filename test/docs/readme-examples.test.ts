@@ -10,7 +10,7 @@ const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 /** Each `curl … $BASE/<path> … -d '<json>'` block followed by a ```json answer block. */
 function examples(): { path: string; body: unknown; answer: Record<string, unknown> }[] {
   const out = [];
-  const re = /```sh\n(curl -s \$BASE(\/v1\/offers\/[a-z]+)[^]*?-d '(\{[^]*?\})'\n)```\s*\n```json\n([^]*?)```/g;
+  const re = /```sh\n(curl -s \$BASE(\/v1\/offers\/[a-z]+)[\s\S]*?-d '(\{[\s\S]*?\})'\n)```\s*\n```json\n([\s\S]*?)```/g;
   for (const m of README.matchAll(re)) {
     // Elided values ("…", "dec_…") become strings JSON can read.
     const answer = JSON.parse(m[4].replace(/: "([^"]*)"/g, (_s, v: string) => `: ${JSON.stringify(v)}`));

@@ -392,10 +392,10 @@ describe(`events, links and lookup (${stores})`, () => {
     expect((await post('/v1/events/qualified-impression', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: '10.40.0.1' })).statusCode).toBe(302);
     expect((await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }))).statusCode).toBe(200);
-    let events;
+    let events: Record<string, number> | undefined;
     for (let i = 0; i < 50; i++) {
       events = (await t.app.inject({ method: 'GET', url: `/v1/decisions/${d.decision_id}`, headers: bearer(hostA.serving_key) })).json().events;
-      if (events.clicks === 1) break;
+      if (events?.clicks === 1) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(events).toEqual({ offer_rendered: 1, qualified_impression: 1, clicks: 1, conversions: 1, click_intents: 0 });

@@ -23,7 +23,7 @@ const encodeAll = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(
 const encodeAt = (s: string, i: number) => s.slice(0, i) + encodeAll(s[i]) + s.slice(i + 1);
 
 /** The spellings an attacker tries for one admin path (which starts with `/admin/`). */
-export function spellings(path: string): string[] {
+function spellings(path: string): string[] {
   const rest = path.slice('/admin/'.length);
   const [first, ...more] = rest.split('/');
   const tail = more.length ? `/${more.join('/')}` : '';
