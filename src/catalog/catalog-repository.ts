@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/database.js';
 import { newId } from '../util/ids.js';
+import { batchInsert } from '../persistence/batch-insert.js';
 import type { Catalog, Campaign, Offer } from './catalog-schema.js';
 import { validateCatalog } from './catalog-validation.js';
 
@@ -245,6 +246,22 @@ async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
   ]);
 }
 
+const UPSERT_OFFERS = batchInsert<Offer>(
+  'offers',
+  [
+    { name: 'id', type: 'text', value: (o) => o.id },
+    { name: 'campaign_id', type: 'text', value: (o) => o.campaign_id },
+  ],
+  { onConflict: '(id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id, archived_at = NULL' },
+);
+
+const INSERT_SNAPSHOTS = batchInsert<{ id: string; offerId: string; hash: Buffer; content: SnapshotContent }>('offer_snapshots', [
+  { name: 'id', type: 'text', value: (s) => s.id },
+  { name: 'offer_id', type: 'text', value: (s) => s.offerId },
+  { name: 'content_hash', type: 'bytea', value: (s) => s.hash },
+  { name: 'content', type: 'jsonb', value: (s) => JSON.stringify(s.content) },
+]);
+
 /** Offers in set-based statements (a fixed number of round trips whatever the catalog size):
  *  upsert the offers, find which (offer, content) pairs already have a snapshot, insert the
  *  missing snapshots, point every offer at its current one, archive the rest. */
@@ -256,11 +273,7 @@ async function upsertOffers(tx: Queryable, c: Catalog): Promise<{ created: numbe
     const content: SnapshotContent = { offer, advertiser_id: advertiserId, advertiser_name: advertiserName.get(advertiserId) as string };
     return { offer, content, hash: createHash('sha256').update(canonicalJson(content)).digest() };
   });
-  await tx.query(
-    `INSERT INTO offers (id, campaign_id) SELECT * FROM unnest($1::text[], $2::text[])
-     ON CONFLICT (id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id, archived_at = NULL`,
-    [rows.map((r) => r.offer.id), rows.map((r) => r.offer.campaign_id)],
-  );
+  await tx.query(UPSERT_OFFERS.sql, UPSERT_OFFERS.params(rows.map((r) => r.offer)));
   const existing = await tx.query<{ offer_id: string; id: string }>(
     `SELECT s.offer_id, s.id FROM offer_snapshots s
        JOIN unnest($1::text[], $2::bytea[]) AS k(offer_id, content_hash)
@@ -272,14 +285,8 @@ async function upsertOffers(tx: Queryable, c: Catalog): Promise<{ created: numbe
   for (const r of missing) snapshotOf.set(r.offer.id, newId('snp'));
   if (missing.length > 0) {
     await tx.query(
-      `INSERT INTO offer_snapshots (id, offer_id, content_hash, content)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::jsonb[])`,
-      [
-        missing.map((r) => snapshotOf.get(r.offer.id)),
-        missing.map((r) => r.offer.id),
-        missing.map((r) => r.hash),
-        missing.map((r) => JSON.stringify(r.content)),
-      ],
+      INSERT_SNAPSHOTS.sql,
+      INSERT_SNAPSHOTS.params(missing.map((r) => ({ id: snapshotOf.get(r.offer.id) as string, offerId: r.offer.id, hash: r.hash, content: r.content }))),
     );
   }
   await tx.query(

@@ -5,6 +5,7 @@
 // The same statement adds each served decision's spend to the campaign spend ledger
 // (campaign_spend_daily / campaign_spend_total), so the ledger can never disagree with the rows.
 import type { Database } from '../db/database.js';
+import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
 
 export interface DecisionRecord {
@@ -34,31 +35,37 @@ export interface DecisionRecord {
   spendMicros: number;
 }
 
-// Arrays of arrays cannot go through unnest() as ragged text[][], so list columns travel as
-// comma-joined text and are split per row on the server. Every list holds ids or reason codes,
-// which cannot contain a comma (catalog ids are [a-z0-9._:-], codes [A-Z_]); string_to_array
-// is cheaper for the server than expanding JSON, and join() than JSON.stringify here.
-const DECISION_COLUMNS = `id, app_id, request_id, kind, test, created_at, serve, reason_codes, offer_snapshot_id,
-    campaign_id, expires_at, locale, country, intent_type, cue_intent, matched_category_ids, matched_entity_ids,
-    dropped_digest_ids, latency_us, spend_micros, implied_category_ids`;
+// One column list for both inserts of decision rows. Lists (reason codes, ids) travel as
+// comma-joined text (batch-insert.ts says why).
+const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
+  { name: 'id', type: 'text', value: (r) => r.id },
+  { name: 'app_id', type: 'text', value: (r) => r.appId },
+  { name: 'request_id', type: 'text', value: (r) => r.requestId },
+  { name: 'kind', type: 'text', value: (r) => r.kind },
+  { name: 'test', type: 'boolean', value: (r) => r.test },
+  { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+  { name: 'serve', type: 'boolean', value: (r) => r.serve },
+  { name: 'reason_codes', type: 'text[]', value: (r) => r.reasonCodes },
+  { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+  { name: 'campaign_id', type: 'text', value: (r) => r.campaignId },
+  { name: 'expires_at', type: 'timestamptz', value: (r) => r.expiresAt },
+  { name: 'locale', type: 'text', value: (r) => r.locale },
+  { name: 'country', type: 'text', value: (r) => r.country },
+  { name: 'intent_type', type: 'text', value: (r) => r.intentType },
+  { name: 'cue_intent', type: 'text', value: (r) => r.messageIntent },
+  { name: 'matched_category_ids', type: 'text[]', value: (r) => r.matchedCategoryIds },
+  { name: 'matched_entity_ids', type: 'text[]', value: (r) => r.matchedEntityIds },
+  { name: 'dropped_digest_ids', type: 'int', value: (r) => r.droppedDigestIds },
+  { name: 'latency_us', type: 'int', value: (r) => r.latencyUs },
+  { name: 'spend_micros', type: 'bigint', value: (r) => r.spendMicros },
+  { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
+];
 
-function INSERT_DECISIONS_COLUMNS(tail: string): string {
-  return `
-  INSERT INTO decisions (${DECISION_COLUMNS})
-  SELECT id, app_id, request_id, kind, test, created_at, serve,
-         string_to_array(reason_codes, ','), offer_snapshot_id, campaign_id, expires_at, locale,
-         country, intent_type, cue_intent,
-         string_to_array(matched_category_ids, ','),
-         string_to_array(matched_entity_ids, ','), dropped_digest_ids, latency_us, spend_micros,
-         string_to_array(implied_category_ids, ',')
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::timestamptz[], $7::boolean[],
-              $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[], $14::text[],
-              $15::text[], $16::text[], $17::text[], $18::int[], $19::int[], $20::bigint[], $21::text[])
-    AS t(${DECISION_COLUMNS})${tail}`;
-}
+const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: 'campaign_id, created_at, spend_micros' });
 
 const INSERT_DECISIONS = `
-WITH inserted AS (${INSERT_DECISIONS_COLUMNS('\n  RETURNING campaign_id, created_at, spend_micros')}
+WITH inserted AS (
+${DECISION_ROWS.sql}
 ), spent AS (
   SELECT campaign_id, (created_at AT TIME ZONE 'UTC')::date AS day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
   FROM inserted WHERE spend_micros > 0 GROUP BY 1, 2
@@ -80,7 +87,7 @@ ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED
 // The TIMEOUT row of a decide whose pipeline wrote no row: inserted unless a row with that id
 // exists (a write whose outcome was unknown may have committed after all). Returns the ids
 // inserted; an id not returned needs CORRECT_TIMED_OUT.
-const INSERT_TIMEOUTS = INSERT_DECISIONS_COLUMNS(' ON CONFLICT (id) DO NOTHING RETURNING id');
+const INSERT_TIMEOUTS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id) DO NOTHING', returning: 'id' });
 
 // Turns rows that were written into TIMEOUT rows, and takes a served row's spend off the ledger,
 // in one statement. Every sub-statement reads the rows as they were before it.
@@ -139,12 +146,12 @@ export class DecisionRecorder {
   }
 
   private async insert(rows: DecisionRecord[]): Promise<void[]> {
-    await this.db.query(INSERT_DECISIONS, this.columns(rows));
+    await this.db.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
     return rows.map(() => undefined);
   }
 
   private async insertTimeouts(rows: DecisionRecord[]): Promise<boolean[]> {
-    const inserted = new Set((await this.db.query<{ id: string }>(INSERT_TIMEOUTS, this.columns(rows))).rows.map((r) => r.id));
+    const inserted = new Set((await this.db.query<{ id: string }>(INSERT_TIMEOUTS.sql, INSERT_TIMEOUTS.params(rows))).rows.map((r) => r.id));
     return rows.map((r) => inserted.has(r.id));
   }
 
@@ -152,37 +159,4 @@ export class DecisionRecorder {
     await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs)]);
     return rows.map(() => undefined);
   }
-
-  private columns(rows: DecisionRecord[]): unknown[] {
-    const col = <T>(f: (r: DecisionRecord) => T) => rows.map(f);
-    return [
-      col((r) => r.id),
-      col((r) => r.appId),
-      col((r) => r.requestId),
-      col((r) => r.kind),
-      col((r) => r.test),
-      col((r) => r.createdAt.toISOString()),
-      col((r) => r.serve),
-      col((r) => listColumn(r.reasonCodes)),
-      col((r) => r.offerSnapshotId),
-      col((r) => r.campaignId),
-      col((r) => (r.expiresAt ? r.expiresAt.toISOString() : null)),
-      col((r) => r.locale),
-      col((r) => r.country),
-      col((r) => r.intentType),
-      col((r) => r.messageIntent),
-      col((r) => listColumn(r.matchedCategoryIds)),
-      col((r) => listColumn(r.matchedEntityIds)),
-      col((r) => r.droppedDigestIds),
-      col((r) => r.latencyUs),
-      col((r) => r.spendMicros),
-      col((r) => listColumn(r.impliedCategoryIds)),
-    ];
-  }
-}
-
-/** A list column as comma-joined text; a comma inside an element would split it, so refuse. */
-function listColumn(items: string[]): string {
-  for (const item of items) if (item.includes(',')) throw new Error('list column element contains a comma');
-  return items.join(',');
 }

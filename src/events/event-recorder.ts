@@ -2,6 +2,7 @@
 // (app_id, idempotency_key) unique constraint, not by a read before the write: concurrent
 // duplicates, from one instance or many, insert exactly once; the others learn the original row.
 import type { Database } from '../db/database.js';
+import { batchInsert } from '../persistence/batch-insert.js';
 import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
 
 export type ImpressionType = 'offer_rendered' | 'qualified_impression';
@@ -24,13 +25,23 @@ export type ImpressionWriteResult =
   | { inserted: true; eventId: string }
   | { inserted: false; eventId: string; sameRequest: boolean; type: ImpressionType };
 
-const INSERT_EVENTS = `
-INSERT INTO events (id, app_id, type, offer_snapshot_id, decision_id, idempotency_key, request_hash, test, counted,
-                    not_counted_reason, created_at)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[],
-                     $8::boolean[], $9::boolean[], $10::text[], $11::timestamptz[])
-ON CONFLICT (app_id, idempotency_key) DO NOTHING
-RETURNING id`;
+const INSERT_EVENTS = batchInsert<ImpressionRow>(
+  'events',
+  [
+    { name: 'id', type: 'text', value: (r) => r.id },
+    { name: 'app_id', type: 'text', value: (r) => r.appId },
+    { name: 'type', type: 'text', value: (r) => r.type },
+    { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+    { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
+    { name: 'idempotency_key', type: 'text', value: (r) => r.idempotencyKey },
+    { name: 'request_hash', type: 'bytea', value: (r) => r.requestHash },
+    { name: 'test', type: 'boolean', value: (r) => r.test },
+    { name: 'counted', type: 'boolean', value: (r) => r.counted },
+    { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
+    { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+  ],
+  { onConflict: '(app_id, idempotency_key) DO NOTHING', returning: 'id' },
+);
 
 const FIND_EXISTING = `
 SELECT e.id, e.app_id, e.idempotency_key, e.request_hash, e.type
@@ -60,20 +71,7 @@ export class EventRecorder {
   }
 
   private async flush(rows: ImpressionRow[]): Promise<ImpressionWriteResult[]> {
-    const col = <T>(f: (r: ImpressionRow) => T) => rows.map(f);
-    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS, [
-      col((r) => r.id),
-      col((r) => r.appId),
-      col((r) => r.type),
-      col((r) => r.offerSnapshotId),
-      col((r) => r.decisionId),
-      col((r) => r.idempotencyKey),
-      col((r) => r.requestHash),
-      col((r) => r.test),
-      col((r) => r.counted),
-      col((r) => r.notCountedReason),
-      col((r) => r.createdAt.toISOString()),
-    ]);
+    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS.sql, INSERT_EVENTS.params(rows));
     const insertedIds = new Set(inserted.rows.map((r) => r.id));
     const losers = rows.filter((r) => !insertedIds.has(r.id));
     const existing = new Map<string, { id: string; request_hash: Uint8Array; type: ImpressionType }>();

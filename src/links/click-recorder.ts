@@ -2,6 +2,7 @@
 // writer; when the database is down they wait in a bounded retry buffer and are written when
 // it is back. Past the buffer's bound a click is dropped and counted in `lost`.
 import type { Database } from '../db/database.js';
+import { batchInsert } from '../persistence/batch-insert.js';
 import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
 
 export interface ClickRow {
@@ -16,11 +17,21 @@ export interface ClickRow {
   notCountedReason: string | null;
 }
 
-const INSERT_CLICKS = `
-INSERT INTO clicks (id, decision_id, app_id, offer_snapshot_id, created_at, ip_hash, user_agent_bot, counted, not_counted_reason)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::boolean[],
-                     $8::boolean[], $9::text[])
-ON CONFLICT (id) DO NOTHING`;
+const INSERT_CLICKS = batchInsert<ClickRow>(
+  'clicks',
+  [
+    { name: 'id', type: 'text', value: (r) => r.id },
+    { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
+    { name: 'app_id', type: 'text', value: (r) => r.appId },
+    { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+    { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+    { name: 'ip_hash', type: 'text', value: (r) => r.ipHash },
+    { name: 'user_agent_bot', type: 'boolean', value: (r) => r.userAgentBot },
+    { name: 'counted', type: 'boolean', value: (r) => r.counted },
+    { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
+  ],
+  { onConflict: '(id) DO NOTHING' },
+);
 
 const MAX_BUFFERED = 50_000;
 const RETRY_MS = 1000;
@@ -92,18 +103,7 @@ export class ClickRecorder {
   }
 
   private async insert(rows: ClickRow[]): Promise<void[]> {
-    const col = <T>(f: (r: ClickRow) => T) => rows.map(f);
-    await this.db.query(INSERT_CLICKS, [
-      col((r) => r.id),
-      col((r) => r.decisionId),
-      col((r) => r.appId),
-      col((r) => r.offerSnapshotId),
-      col((r) => r.createdAt.toISOString()),
-      col((r) => r.ipHash),
-      col((r) => r.userAgentBot),
-      col((r) => r.counted),
-      col((r) => r.notCountedReason),
-    ]);
+    await this.db.query(INSERT_CLICKS.sql, INSERT_CLICKS.params(rows));
     return rows.map(() => undefined);
   }
 }
