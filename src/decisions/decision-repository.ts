@@ -108,12 +108,15 @@ export class DecisionRepository {
 
   /** As `lookup`, plus the categories a served offer met only as implied by a named entity:
    *  the explanation names them, the decision lookup (SPEC 4.9) does not carry them. */
+  // Every count is what arrived for the decision, counted or not (a test key's events, a bot's
+  // click, a qualified impression before any render): the integrator checking its integration
+  // sees each call it made. What counts for reports and billing is the reports' business.
   async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & { implied_category_ids: string[] }) | null> {
     const r = await this.db.query<Record<string, unknown> & { created_at: Date; expires_at: Date | null }>(
       `SELECT d.*,
-         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'offer_rendered' AND e.counted) AS rendered,
-         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'qualified_impression' AND e.counted) AS qualified,
-         (SELECT count(*)::int FROM clicks c WHERE c.decision_id = d.id AND c.counted) AS clicks,
+         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'offer_rendered') AS rendered,
+         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'qualified_impression') AS qualified,
+         (SELECT count(*)::int FROM clicks c WHERE c.decision_id = d.id) AS clicks,
          (SELECT count(*)::int FROM conversions v WHERE v.decision_id = d.id) AS conversions,
          (SELECT count(*)::int FROM click_intents ci JOIN affiliate_impressions ai ON ai.id = ci.affiliate_impression_id
             WHERE ai.decision_id = d.id) AS click_intents

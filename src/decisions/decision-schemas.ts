@@ -22,13 +22,13 @@ export const DecisionMetadataSchema = z
     latency_ms: z.number().describe('Server time spent deciding, in milliseconds.'),
     events: z
       .strictObject({
-        offer_rendered: z.int().describe('offer_rendered events recorded.'),
-        qualified_impression: z.int().describe('qualified_impression events recorded.'),
+        offer_rendered: z.int().describe('offer_rendered events recorded (counted or not).'),
+        qualified_impression: z.int().describe('qualified_impression events recorded (counted or not).'),
         clicks: z.int().describe('Tracked-link clicks recorded (counted or not).'),
         conversions: z.int().describe('Conversions recorded.'),
         click_intents: z.int().describe('Affiliate click intents recorded.'),
       })
-      .describe('Event counts for this decision.'),
+      .describe('What arrived for this decision, each count whether or not it counts (a test key\'s events, a bot\'s click): reports show what counts.'),
   })
   .describe('Decision metadata. Never contains the message.');
 

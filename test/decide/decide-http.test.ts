@@ -167,6 +167,20 @@ describe(`decide (${stores})`, () => {
       const row = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM decisions WHERE test');
       expect(row.rows[0].n).toBeGreaterThanOrEqual(4);
     });
+
+    // Test-key events are stored uncounted; the lookup still shows that they arrived, as it
+    // shows a conversion: an integrator checking its test integration sees every call it made.
+    it('show in the decision lookup every event they sent', async () => {
+      const served = (await decide({ ...base(), message: '제주도 호텔 최저가', session: { token: `lookup-${Date.now()}` } }, bearer(testKey))).json();
+      expect(served.serve).toBe(true);
+      const ids = { offer_snapshot_id: served.offer_id, decision_id: served.decision_id };
+      for (const [url, key] of [['/v1/events/rendered', 'r'], ['/v1/events/qualified-impression', 'q']]) {
+        const res = await t.app.inject({ method: 'POST', url, headers: { ...bearer(testKey), 'idempotency-key': `lookup-${key}-${served.decision_id}` }, payload: ids });
+        expect(res.statusCode).toBe(200);
+      }
+      const lookup = (await t.app.inject({ method: 'GET', url: `/v1/decisions/${served.decision_id}`, headers: bearer(testKey) })).json();
+      expect(lookup.events).toMatchObject({ offer_rendered: 1, qualified_impression: 1 });
+    });
   });
 
   describe('400 INVALID_ENVELOPE and FORBIDDEN_IDENTITY_FIELD', () => {
