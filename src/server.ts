@@ -51,16 +51,13 @@ async function main() {
  *  A new key each start (keys are stored hashed, so the old one cannot be shown again); the
  *  previous start's key is revoked. */
 async function printDemoKey(app: FastifyInstance) {
-  const { apps, db, baseUrl } = app.services;
+  const { apps, settings, baseUrl } = app.services;
   const demo = (await apps.listApps()).find((a) => a.name === 'Demo host');
   const appId = demo?.id ?? (await apps.createApp('Demo host')).app_id;
-  const previous = await db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'demo_key_id'");
-  if (previous.rows[0]) await apps.revokeKey(previous.rows[0].value).catch(() => {});
+  const previous = await settings.demoKeyId();
+  if (previous !== null) await apps.revokeKey(previous).catch(() => {});
   const key = await apps.createKey(appId, 'serving', 'live');
-  await db.query(
-    "INSERT INTO settings (key, value) VALUES ('demo_key_id', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
-    [key.id],
-  );
+  await settings.setDemoKeyId(key.id);
   const secrets = await apps.activeConversionSecrets(appId);
   process.stdout.write(
     [
