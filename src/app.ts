@@ -44,6 +44,7 @@ import { referenceRoutes } from './reference/reference-routes.js';
 import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
+import { SettingsRepository } from './settings/settings-repository.js';
 
 export interface AppDeps {
   db?: Database;
@@ -59,6 +60,7 @@ export interface Services {
   db: Database;
   counters: CounterStore;
   apps: AppRepository;
+  settings: SettingsRepository;
   catalog: CatalogRepository;
   catalogRuntime: CatalogRuntime;
   authenticator: Authenticator;
@@ -146,6 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // In-process counters are this process' alone: no second such instance on this Postgres.
     if (rawCounters.kind === 'memory' && db.engine === 'postgres') soleInstance = await holdInProcessCountersLock(db);
     const apps = new AppRepository(db);
+    const settings = new SettingsRepository(db);
     const catalog = new CatalogRepository(db);
     const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
     if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
@@ -162,7 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await catalogRuntime.start();
     spend.start();
     const decisions = new DecisionRecorder(db, metrics.flushObserver('decisions'));
-    const links = new TrackedLinkSigner(await loadLinkSigningSecret(db, config.linkSigningSecret));
+    const links = new TrackedLinkSigner(await loadLinkSigningSecret(settings, config.linkSigningSecret));
     const affiliateImpressions = new AffiliateImpressions(db, now);
     const decide = new DecideService(
       catalogRuntime,
@@ -179,7 +182,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       },
       now,
     );
-    const snapshots = new SnapshotLookup(db);
+    const snapshots = new SnapshotLookup(catalog);
     const decisionRepo = new DecisionRepository(db);
     const events = new EventRecorder(db, metrics.flushObserver('events'));
     const services: Services = {
@@ -195,6 +198,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       db,
       counters,
       apps,
+      settings,
       catalog,
       catalogRuntime,
       authenticator: new Authenticator((h) => apps.findKeyByHash(h), config.apiKeyCacheMs),

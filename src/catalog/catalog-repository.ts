@@ -102,6 +102,18 @@ export class CatalogRepository {
     };
   }
 
+  /** Whether a snapshot with this id exists (live or archived: snapshots are never deleted). */
+  async snapshotExists(snapshotId: string): Promise<boolean> {
+    const r = await this.db.query('SELECT 1 FROM offer_snapshots WHERE id = $1', [snapshotId]);
+    return r.rows.length > 0;
+  }
+
+  /** The advertiser shown with a snapshot, as frozen in it. */
+  async snapshotAdvertiserName(snapshotId: string): Promise<string | null> {
+    const r = await this.db.query<{ name: string }>("SELECT content->>'advertiser_name' AS name FROM offer_snapshots WHERE id = $1", [snapshotId]);
+    return r.rows[0]?.name ?? null;
+  }
+
   /** Everything an instance needs to serve: taxonomy and every live snapshot with its campaign. */
   async loadServingCatalog(): Promise<ServingCatalogRows> {
     return this.db.transaction(async (tx) => {

@@ -1,19 +1,18 @@
 // Does a snapshot id exist? Events name snapshots that may be older than the live catalog, so
 // the answer comes from the database; positive answers are cached because snapshots are
 // immutable and never deleted.
-import type { Database } from '../db/database.js';
+import type { CatalogRepository } from './catalog-repository.js';
 
 const MAX_CACHED = 100_000;
 
 export class SnapshotLookup {
   private readonly known = new Set<string>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly catalog: CatalogRepository) {}
 
   async exists(snapshotId: string): Promise<boolean> {
     if (this.known.has(snapshotId)) return true;
-    const r = await this.db.query('SELECT 1 FROM offer_snapshots WHERE id = $1', [snapshotId]);
-    if (r.rows.length === 0) return false;
+    if (!(await this.catalog.snapshotExists(snapshotId))) return false;
     if (this.known.size >= MAX_CACHED) this.known.clear();
     this.known.add(snapshotId);
     return true;

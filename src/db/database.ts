@@ -26,6 +26,11 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/** Resolves when the database answers a trivial statement (readiness checks). */
+export async function pingDatabase(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}
+
 export class DatabaseUnavailable extends Error {
   readonly code = 'DATABASE_UNAVAILABLE';
   constructor() {

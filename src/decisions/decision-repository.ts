@@ -154,12 +154,6 @@ export class DecisionRepository {
     };
   }
 
-  /** The advertiser shown with a snapshot, as frozen in it. */
-  async advertiserName(snapshotId: string): Promise<string | null> {
-    const r = await this.db.query<{ name: string }>("SELECT content->>'advertiser_name' AS name FROM offer_snapshots WHERE id = $1", [snapshotId]);
-    return r.rows[0]?.name ?? null;
-  }
-
   async hasRenderedEvent(appId: string, decisionId: string): Promise<boolean> {
     const key = `${appId}\u0000${decisionId}`;
     if (this.rendered.has(key)) return true;

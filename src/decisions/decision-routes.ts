@@ -147,10 +147,10 @@ export async function decisionRoutes(app: FastifyInstance) {
       const { id } = request.params as { id: string };
       if (!DECISION_ID.test(id)) return sendError(reply, 404, 'not_found');
       try {
-        const { decisionRepo, catalogRuntime } = app.services;
+        const { decisionRepo, catalog, catalogRuntime } = app.services;
         const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
         if (!decision) return sendError(reply, 404, 'not_found');
-        const advertiser = decision.offer_snapshot_id ? await decisionRepo.advertiserName(decision.offer_snapshot_id) : null;
+        const advertiser = decision.offer_snapshot_id ? await catalog.snapshotAdvertiserName(decision.offer_snapshot_id) : null;
         return explainDecision(decision, advertiser, (x) => catalogRuntime.serving.names.get(x));
       } catch (err) {
         return unavailable(request, reply, err);

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { response } from '../http/openapi.js';
+import { pingDatabase } from '../db/database.js';
 
 const CHECK_TIMEOUT_MS = 1000;
 
@@ -59,7 +60,7 @@ export async function healthRoutes(app: FastifyInstance) {
     async (_req, reply) => {
       const { db, counters, catalogRuntime } = app.services;
       const [database, counterStore] = await Promise.all([
-        check(() => db.query('SELECT 1')),
+        check(() => pingDatabase(db)),
         check(() => counters.ping()),
       ]);
       const stats = catalogRuntime.index.stats();

@@ -18,7 +18,7 @@
 // their own expiry, then are refused like any bad token, so that after one TTL (30 days at most)
 // no valid v1 token exists and this reader can be deleted. v1 is never issued again.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
 
 export interface TrackedLinkClaims {
   decisionId: string;
@@ -196,12 +196,7 @@ function canonicalBase64url(text: string): Buffer | null {
 
 /** The configured secret, or one generated once and kept in the database so that every
  *  instance sharing it signs and verifies the same links. */
-export async function loadLinkSigningSecret(db: Database, configured?: string): Promise<Buffer> {
+export async function loadLinkSigningSecret(settings: SettingsRepository, configured?: string): Promise<Buffer> {
   if (configured) return Buffer.from(configured, 'utf8');
-  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
-    'link_signing_secret',
-    randomBytes(32).toString('base64url'),
-  ]);
-  const r = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', ['link_signing_secret']);
-  return Buffer.from(r.rows[0].value, 'utf8');
+  return Buffer.from(await settings.linkSigningSecret(randomBytes(32).toString('base64url')), 'utf8');
 }
