@@ -35,10 +35,13 @@ import { EventRecorder } from './events/event-recorder.js';
 import { ImpressionEvents } from './events/impression-events.js';
 import { eventRoutes } from './events/event-routes.js';
 import { ConversionService } from './conversions/conversion-service.js';
+import { ConversionRepository } from './conversions/conversion-repository.js';
 import { conversionRoutes } from './conversions/conversion-routes.js';
 import { ClickRecorder } from './links/click-recorder.js';
+import { ClickRepository } from './links/click-repository.js';
 import { redirectRoutes } from './links/redirect-routes.js';
 import { AffiliateImpressions } from './affiliate/affiliate-impressions.js';
+import { AffiliateImpressionRepository } from './affiliate/affiliate-impression-repository.js';
 import { affiliateRoutes } from './affiliate/affiliate-routes.js';
 import { referenceRoutes } from './reference/reference-routes.js';
 import { Metrics, instrumentCounterStore } from './observability/metrics.js';
@@ -166,7 +169,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     spend.start();
     const decisions = new DecisionRecorder(db, metrics.flushObserver('decisions'));
     const links = new TrackedLinkSigner(await loadLinkSigningSecret(settings, config.linkSigningSecret));
-    const affiliateImpressions = new AffiliateImpressions(db, now);
+    const affiliateImpressions = new AffiliateImpressions(new AffiliateImpressionRepository(db), now);
     const decide = new DecideService(
       catalogRuntime,
       counters,
@@ -190,8 +193,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       events,
       affiliateImpressions,
       impressions: new ImpressionEvents(snapshots, decisionRepo, events, now),
-      conversions: new ConversionService(db, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
-      clicks: new ClickRecorder(db, metrics.flushObserver('clicks')),
+      conversions: new ConversionService(new ConversionRepository(db), apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
+      clicks: new ClickRecorder(new ClickRepository(db), metrics.flushObserver('clicks')),
       metrics,
       config,
       baseUrl,

@@ -2,13 +2,13 @@
 // tolerance, snapshot and decision ownership with the attribution window, then the single-use
 // nonce, enforced by the (app_id, nonce) unique constraint.
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { AppRepository } from '../apps/app-repository.js';
 import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 import type { DecisionRepository } from '../decisions/decision-repository.js';
 import { newId } from '../util/ids.js';
 import { verifyConversionSignature } from './conversion-signature.js';
+import type { ConversionRepository } from './conversion-repository.js';
 import type { ConversionRequest } from './conversion-schemas.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 300;
@@ -26,7 +26,7 @@ export class ConversionService {
   private readonly secretCache = new Map<string, { secrets: string[]; at: number }>();
 
   constructor(
-    private readonly db: Database,
+    private readonly conversions: ConversionRepository,
     private readonly apps: AppRepository,
     private readonly snapshots: SnapshotLookup,
     private readonly decisions: DecisionRepository,
@@ -51,20 +51,21 @@ export class ConversionService {
       .update(JSON.stringify([req.offer_snapshot_id, req.decision_id ?? null, req.timestamp, req.nonce]))
       .digest();
     const id = newId('cnv');
-    const inserted = await this.db.query<{ id: string }>(
-      `INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
-       ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id`,
-      [id, principal.appId, req.offer_snapshot_id, req.decision_id ?? null, req.nonce, req.timestamp, requestHash, test, new Date(nowMs).toISOString()],
-    );
-    if (inserted.rows.length === 1) return ok(true, id, req.offer_snapshot_id);
-    const existing = await this.db.query<{ id: string; request_hash: Uint8Array }>(
-      'SELECT id, request_hash FROM conversions WHERE app_id = $1 AND nonce = $2',
-      [principal.appId, req.nonce],
-    );
-    const e = existing.rows[0];
+    const inserted = await this.conversions.insertIfNonceUnused({
+      id,
+      appId: principal.appId,
+      offerSnapshotId: req.offer_snapshot_id,
+      decisionId: req.decision_id ?? null,
+      nonce: req.nonce,
+      signedAt: req.timestamp,
+      requestHash,
+      test,
+      createdAt: new Date(nowMs),
+    });
+    if (inserted) return ok(true, id, req.offer_snapshot_id);
+    const e = await this.conversions.findByNonce(principal.appId, req.nonce);
     // A nonce is single use: only an exact retry is answered with the original conversion.
-    if (!e || !Buffer.from(e.request_hash).equals(requestHash)) return { status: 400, error: 'invalid_conversion' };
+    if (!e || !e.requestHash.equals(requestHash)) return { status: 400, error: 'invalid_conversion' };
     return ok(false, e.id, req.offer_snapshot_id);
   }
 

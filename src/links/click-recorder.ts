@@ -1,37 +1,8 @@
 // Clicks are recorded after the redirect has been answered. Rows go through the group-commit
 // writer; when the database is down they wait in a bounded retry buffer and are written when
 // it is back. Past the buffer's bound a click is dropped and counted in `lost`.
-import type { Database } from '../db/database.js';
-import { batchInsert } from '../persistence/batch-insert.js';
 import { GroupCommitWriter } from '../persistence/group-commit-writer.js';
-
-export interface ClickRow {
-  id: string;
-  decisionId: string;
-  appId: string;
-  offerSnapshotId: string;
-  createdAt: Date;
-  ipHash: string | null;
-  userAgentBot: boolean;
-  counted: boolean;
-  notCountedReason: string | null;
-}
-
-const INSERT_CLICKS = batchInsert<ClickRow>(
-  'clicks',
-  [
-    { name: 'id', type: 'text', value: (r) => r.id },
-    { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
-    { name: 'app_id', type: 'text', value: (r) => r.appId },
-    { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
-    { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
-    { name: 'ip_hash', type: 'text', value: (r) => r.ipHash },
-    { name: 'user_agent_bot', type: 'boolean', value: (r) => r.userAgentBot },
-    { name: 'counted', type: 'boolean', value: (r) => r.counted },
-    { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
-  ],
-  { onConflict: '(id) DO NOTHING' },
-);
+import type { ClickRepository, ClickRow } from './click-repository.js';
 
 const MAX_BUFFERED = 50_000;
 const RETRY_MS = 1000;
@@ -45,7 +16,7 @@ export class ClickRecorder {
   recorded = 0;
 
   constructor(
-    private readonly db: Database,
+    private readonly clicks: ClickRepository,
     onFlush?: (size: number, ms: number, ok: boolean) => void,
   ) {
     this.writer = new GroupCommitWriter((rows) => this.insert(rows), { onFlush });
@@ -103,7 +74,7 @@ export class ClickRecorder {
   }
 
   private async insert(rows: ClickRow[]): Promise<void[]> {
-    await this.db.query(INSERT_CLICKS.sql, INSERT_CLICKS.params(rows));
+    await this.clicks.insert(rows);
     return rows.map(() => undefined);
   }
 }

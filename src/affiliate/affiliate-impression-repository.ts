@@ -1,0 +1,52 @@
+// Affiliate impressions and the click intents that present their tokens: the two tables of one
+// capability (a click intent exists only through its impression). An impression is found by the
+// SHA-256 of its token, never by the token; a click intent is unique per (impression, event id).
+import type { Database } from '../db/database.js';
+
+export interface AffiliateImpressionRow {
+  id: string;
+  tokenHash: Buffer;
+  decisionId: string;
+  appId: string;
+  networkId: string;
+  offerSnapshotId: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export class AffiliateImpressionRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(i: AffiliateImpressionRow): Promise<void> {
+    await this.db.query(
+      `INSERT INTO affiliate_impressions (id, token_hash, decision_id, app_id, network_id, offer_snapshot_id, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [i.id, i.tokenHash, i.decisionId, i.appId, i.networkId, i.offerSnapshotId, i.expiresAt.toISOString(), i.createdAt.toISOString()],
+    );
+  }
+
+  async findByTokenHash(tokenHash: Buffer): Promise<{ id: string; expiresAt: Date } | null> {
+    const r = await this.db.query<{ id: string; expires_at: Date }>('SELECT id, expires_at FROM affiliate_impressions WHERE token_hash = $1', [tokenHash]);
+    const found = r.rows[0];
+    return found ? { id: found.id, expiresAt: found.expires_at } : null;
+  }
+
+  /** Inserts the click intent unless this (impression, event id) is recorded; true when inserted. */
+  async insertClickIntent(c: { id: string; impressionId: string; eventId: string; occurredAt: Date | null; createdAt: Date }): Promise<boolean> {
+    const inserted = await this.db.query<{ id: string }>(
+      `INSERT INTO click_intents (id, affiliate_impression_id, event_id, occurred_at, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (affiliate_impression_id, event_id) DO NOTHING RETURNING id`,
+      [c.id, c.impressionId, c.eventId, c.occurredAt ? c.occurredAt.toISOString() : null, c.createdAt.toISOString()],
+    );
+    return inserted.rows.length === 1;
+  }
+
+  /** The id of the click intent recorded for this (impression, event id). */
+  async clickIntentId(impressionId: string, eventId: string): Promise<string> {
+    const r = await this.db.query<{ id: string }>('SELECT id FROM click_intents WHERE affiliate_impression_id = $1 AND event_id = $2', [
+      impressionId,
+      eventId,
+    ]);
+    return r.rows[0].id;
+  }
+}

@@ -1,0 +1,41 @@
+// The conversions table: the single-use insert (the (app_id, nonce) unique constraint is what
+// makes a nonce single use, across instances) and the row a reused nonce names.
+import type { Database } from '../db/database.js';
+
+export interface NewConversion {
+  id: string;
+  appId: string;
+  offerSnapshotId: string;
+  decisionId: string | null;
+  nonce: string;
+  /** The request's `timestamp`, Unix seconds. */
+  signedAt: number;
+  requestHash: Buffer;
+  test: boolean;
+  createdAt: Date;
+}
+
+export class ConversionRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts the conversion unless its app already used the nonce; true when inserted. */
+  async insertIfNonceUnused(c: NewConversion): Promise<boolean> {
+    const inserted = await this.db.query<{ id: string }>(
+      `INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
+       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
+       ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id`,
+      [c.id, c.appId, c.offerSnapshotId, c.decisionId, c.nonce, c.signedAt, c.requestHash, c.test, c.createdAt.toISOString()],
+    );
+    return inserted.rows.length === 1;
+  }
+
+  /** The conversion that used this nonce, with the hash of the request that made it. */
+  async findByNonce(appId: string, nonce: string): Promise<{ id: string; requestHash: Buffer } | null> {
+    const r = await this.db.query<{ id: string; request_hash: Uint8Array }>('SELECT id, request_hash FROM conversions WHERE app_id = $1 AND nonce = $2', [
+      appId,
+      nonce,
+    ]);
+    const e = r.rows[0];
+    return e ? { id: e.id, requestHash: Buffer.from(e.request_hash) } : null;
+  }
+}
