@@ -14,7 +14,12 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { AppRepository } from '../src/apps/app-repository.js';
-import { DecisionRecorder, type DecisionRecord } from '../src/decide/decision-recorder.js';
+import { DecisionRecorder } from '../src/decide/decision-recorder.js';
+import { DecisionRepository, type DecisionRecord } from '../src/decisions/decision-repository.js';
+import { EventRepository } from '../src/events/event-repository.js';
+import { ClickRepository } from '../src/links/click-repository.js';
+import { ConversionRepository } from '../src/conversions/conversion-repository.js';
+import { AffiliateImpressionRepository } from '../src/affiliate/affiliate-impression-repository.js';
 import { newId } from '../src/util/ids.js';
 import { createScratchDatabase } from './support.js';
 
@@ -104,7 +109,13 @@ const { db, drop, label } = await createDatabase();
 try {
   await migrate(db);
   const appId = (await new AppRepository(db).createApp('bench')).app_id;
-  const recorder = new DecisionRecorder(db);
+  const decisions = new DecisionRepository(db, {
+    events: new EventRepository(db),
+    clicks: new ClickRepository(db),
+    conversions: new ConversionRepository(db),
+    clickIntents: new AffiliateImpressionRepository(db),
+  });
+  const recorder = new DecisionRecorder(decisions);
   const results = [];
   for (const c of CONCURRENCY) {
     const single = await measure(c, async () => {

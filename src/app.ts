@@ -24,7 +24,6 @@ import { adminApi } from './admin/admin-routes.js';
 import { decideRoutes } from './decide/decide-routes.js';
 import { DecisionRecorder } from './decide/decision-recorder.js';
 import { DecideService } from './decide/decide-service.js';
-import { SpendLedger } from './spend/spend-ledger.js';
 import { SpendKeeper } from './spend/spend-keeper.js';
 import { TrackedLinkSigner, loadLinkSigningSecret } from './links/tracked-link.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -32,6 +31,7 @@ import { SnapshotLookup } from './catalog/snapshot-lookup.js';
 import { DecisionRepository } from './decisions/decision-repository.js';
 import { decisionRoutes } from './decisions/decision-routes.js';
 import { EventRecorder } from './events/event-recorder.js';
+import { EventRepository } from './events/event-repository.js';
 import { ImpressionEvents } from './events/impression-events.js';
 import { eventRoutes } from './events/event-routes.js';
 import { ConversionService } from './conversions/conversion-service.js';
@@ -47,6 +47,7 @@ import { referenceRoutes } from './reference/reference-routes.js';
 import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
+import { ReportRepository } from './reporting/report-repository.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 
 export interface AppDeps {
@@ -77,6 +78,7 @@ export interface Services {
   impressions: ImpressionEvents;
   conversions: ConversionService;
   clicks: ClickRecorder;
+  reports: ReportRepository;
   metrics: Metrics;
   now: () => number;
 }
@@ -153,10 +155,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const apps = new AppRepository(db);
     const settings = new SettingsRepository(db);
     const catalog = new CatalogRepository(db);
+    const eventRepo = new EventRepository(db);
+    const clickRepo = new ClickRepository(db);
+    const conversionRepo = new ConversionRepository(db);
+    const affiliateImpressionRepo = new AffiliateImpressionRepository(db);
+    // A decision's lookup counts what followed it through the repositories of those tables.
+    const decisionRepo = new DecisionRepository(db, {
+      events: eventRepo,
+      clicks: clickRepo,
+      conversions: conversionRepo,
+      clickIntents: affiliateImpressionRepo,
+    });
     const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
     if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
     const catalogRuntime = new CatalogRuntime(catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
-    const spend = new SpendKeeper(new SpendLedger(db), counters, () => [...catalogRuntime.serving.campaigns.keys()], {
+    const spend = new SpendKeeper(decisionRepo, counters, () => [...catalogRuntime.serving.campaigns.keys()], {
       settleMs: config.spendSettleMs ?? config.decideTimeBudgetMs + 250,
       reconcileMs: config.spendReconcileMs,
       now,
@@ -167,9 +180,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     catalogRuntime.beforeNewCampaigns = (ids) => spend.prepare(ids);
     await catalogRuntime.start();
     spend.start();
-    const decisions = new DecisionRecorder(db, metrics.flushObserver('decisions'));
+    const decisions = new DecisionRecorder(decisionRepo, metrics.flushObserver('decisions'));
     const links = new TrackedLinkSigner(await loadLinkSigningSecret(settings, config.linkSigningSecret));
-    const affiliateImpressions = new AffiliateImpressions(new AffiliateImpressionRepository(db), now);
+    const affiliateImpressions = new AffiliateImpressions(affiliateImpressionRepo, now);
     const decide = new DecideService(
       catalogRuntime,
       counters,
@@ -186,15 +199,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       now,
     );
     const snapshots = new SnapshotLookup(catalog);
-    const decisionRepo = new DecisionRepository(db);
-    const events = new EventRecorder(db, metrics.flushObserver('events'));
+    const events = new EventRecorder(eventRepo, metrics.flushObserver('events'));
     const services: Services = {
       decisionRepo,
       events,
       affiliateImpressions,
-      impressions: new ImpressionEvents(snapshots, decisionRepo, events, now),
-      conversions: new ConversionService(new ConversionRepository(db), apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
-      clicks: new ClickRecorder(new ClickRepository(db), metrics.flushObserver('clicks')),
+      impressions: new ImpressionEvents(snapshots, decisionRepo, eventRepo, events, now),
+      conversions: new ConversionService(conversionRepo, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
+      clicks: new ClickRecorder(clickRepo, metrics.flushObserver('clicks')),
+      reports: new ReportRepository(db),
       metrics,
       config,
       baseUrl,

@@ -49,4 +49,14 @@ export class AffiliateImpressionRepository {
     ]);
     return r.rows[0].id;
   }
+
+  /** Click intents on the impressions of a decision (the decision lookup's `click_intents`). */
+  async clickIntentsOfDecision(decisionId: string): Promise<number> {
+    const r = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM click_intents ci JOIN affiliate_impressions ai ON ai.id = ci.affiliate_impression_id
+       WHERE ai.decision_id = $1`,
+      [decisionId],
+    );
+    return r.rows[0].n;
+  }
 }

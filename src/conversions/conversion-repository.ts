@@ -1,5 +1,6 @@
 // The conversions table: the single-use insert (the (app_id, nonce) unique constraint is what
-// makes a nonce single use, across instances) and the row a reused nonce names.
+// makes a nonce single use, across instances), the row a reused nonce names, a decision's
+// conversion count, and the predicate the reports count with.
 import type { Database } from '../db/database.js';
 
 export interface NewConversion {
@@ -14,6 +15,10 @@ export interface NewConversion {
   test: boolean;
   createdAt: Date;
 }
+
+/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
+ *  the decision has a conversion that is not test traffic. */
+export const DECISION_HAS_REAL_CONVERSION = 'EXISTS (SELECT 1 FROM conversions v WHERE v.decision_id = d.id AND NOT v.test)';
 
 export class ConversionRepository {
   constructor(private readonly db: Database) {}
@@ -37,5 +42,11 @@ export class ConversionRepository {
     ]);
     const e = r.rows[0];
     return e ? { id: e.id, requestHash: Buffer.from(e.request_hash) } : null;
+  }
+
+  /** Conversions of a decision, test ones included (the decision lookup's `conversions`). */
+  async countOfDecision(decisionId: string): Promise<number> {
+    const r = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM conversions WHERE decision_id = $1', [decisionId]);
+    return r.rows[0].n;
   }
 }

@@ -12,7 +12,8 @@
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLanguage } from './gates.js';
 import { saysMinorAge } from './minor-age.js';
-import type { DecisionRecorder, DecisionRecord } from './decision-recorder.js';
+import type { DecisionRecorder } from './decision-recorder.js';
+import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
 import { counterKeys } from '../counters/keys.js';

@@ -1,12 +1,128 @@
-// Reads of decision records: the ownership checks events need, and the lookup hosts call.
+// Decision records and the campaign spend ledger written with them, and every read of either:
+// the batched writes behind the decision recorder (src/decide/decision-recorder.ts), the
+// ownership checks events and conversions need, the lookup hosts call, and the ledger's figures.
 //
 // Every event and conversion checks the decision it names. Those checks are batched with
 // DataLoader (the lookups of one event-loop turn become one `= ANY($1)` query) and their
-// positive answers are remembered, because a decision row never changes once written and a
-// rendered event, once committed, stays. On loopback a query's socket write costs the sender
-// tens of microseconds, so one query per request was most of an event's CPU.
+// positive answers are remembered, because what they check (app, snapshot, time, test mode) is
+// fixed when the row is written; the one later change, a TIMEOUT correction, clears a snapshot
+// the host was never shown. On loopback a query's socket write costs the sender tens of
+// microseconds, so one query per request was most of an event's CPU.
+//
+// The statement that inserts a batch of decision rows also adds each served decision's spend to
+// the ledger (campaign_spend_daily / campaign_spend_total), so the ledger can never disagree with
+// the rows: the ledger tables belong to this repository for that reason.
 import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
+import type { LedgerSpend } from '../counters/counter-store.js';
+import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
+
+export interface DecisionRecord {
+  id: string;
+  appId: string;
+  requestId: string;
+  kind: 'offer' | 'affiliate';
+  test: boolean;
+  createdAt: Date;
+  serve: boolean;
+  reasonCodes: string[];
+  offerSnapshotId: string | null;
+  campaignId: string | null;
+  expiresAt: Date | null;
+  locale: string | null;
+  country: string | null;
+  intentType: string | null;
+  messageIntent: string | null;
+  /** Served: the categories asked for that the offer met; else every category the turn named. */
+  matchedCategoryIds: string[];
+  matchedEntityIds: string[];
+  /** Served: the offer's categories met only as implied by a named entity (evidence that won). */
+  impliedCategoryIds: string[];
+  droppedDigestIds: number;
+  latencyUs: number;
+  /** What this decision spent of its campaign's budget: the bid when served live, else 0. */
+  spendMicros: number;
+}
+
+// One column list for both inserts of decision rows. Lists (reason codes, ids) travel as
+// comma-joined text (batch-insert.ts says why).
+const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
+  { name: 'id', type: 'text', value: (r) => r.id },
+  { name: 'app_id', type: 'text', value: (r) => r.appId },
+  { name: 'request_id', type: 'text', value: (r) => r.requestId },
+  { name: 'kind', type: 'text', value: (r) => r.kind },
+  { name: 'test', type: 'boolean', value: (r) => r.test },
+  { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+  { name: 'serve', type: 'boolean', value: (r) => r.serve },
+  { name: 'reason_codes', type: 'text[]', value: (r) => r.reasonCodes },
+  { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+  { name: 'campaign_id', type: 'text', value: (r) => r.campaignId },
+  { name: 'expires_at', type: 'timestamptz', value: (r) => r.expiresAt },
+  { name: 'locale', type: 'text', value: (r) => r.locale },
+  { name: 'country', type: 'text', value: (r) => r.country },
+  { name: 'intent_type', type: 'text', value: (r) => r.intentType },
+  { name: 'cue_intent', type: 'text', value: (r) => r.messageIntent },
+  { name: 'matched_category_ids', type: 'text[]', value: (r) => r.matchedCategoryIds },
+  { name: 'matched_entity_ids', type: 'text[]', value: (r) => r.matchedEntityIds },
+  { name: 'dropped_digest_ids', type: 'int', value: (r) => r.droppedDigestIds },
+  { name: 'latency_us', type: 'int', value: (r) => r.latencyUs },
+  { name: 'spend_micros', type: 'bigint', value: (r) => r.spendMicros },
+  { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
+];
+
+const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: 'campaign_id, created_at, spend_micros' });
+
+const INSERT_DECISIONS = `
+WITH inserted AS (
+${DECISION_ROWS.sql}
+), spent AS (
+  SELECT campaign_id, (created_at AT TIME ZONE 'UTC')::date AS day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
+  FROM inserted WHERE spend_micros > 0 GROUP BY 1, 2
+), daily AS (
+  -- In campaign order, so that two instances' batches lock ledger rows in the same order.
+  INSERT INTO campaign_spend_daily AS s (campaign_id, day, spend_micros, serves)
+  SELECT campaign_id, day, micros, serves FROM spent ORDER BY campaign_id, day
+  ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves
+)
+INSERT INTO campaign_spend_total AS s (campaign_id, spend_micros, serves)
+SELECT campaign_id, sum(micros), sum(serves) FROM spent GROUP BY 1 ORDER BY 1
+ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves`;
+
+// A decide that timed out answered TIMEOUT: its record must say so, whatever its pipeline had
+// written by then (the recorder batches both statements below, see decision-recorder.ts).
+//
+// The TIMEOUT row of a decide whose pipeline wrote no row: inserted unless a row with that id
+// exists (a write whose outcome was unknown may have committed after all). Returns the ids
+// inserted; an id not returned needs CORRECT_TIMED_OUT.
+const INSERT_TIMEOUTS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id) DO NOTHING', returning: 'id' });
+
+// Turns rows that were written into TIMEOUT rows, and takes a served row's spend off the ledger,
+// in one statement. Every sub-statement reads the rows as they were before it.
+const CORRECT_TIMED_OUT = `
+WITH target AS (
+  SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us
+  FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
+), corrected AS (
+  UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
+    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
+  FROM target WHERE d.id = target.id
+), unspent AS (
+  SELECT campaign_id, day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
+  FROM target WHERE serve AND spend_micros > 0 GROUP BY 1, 2
+), daily AS (
+  UPDATE campaign_spend_daily s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
+  FROM unspent u WHERE s.campaign_id = u.campaign_id AND s.day = u.day
+)
+UPDATE campaign_spend_total s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
+FROM (SELECT campaign_id, sum(micros) AS micros, sum(serves) AS serves FROM unspent GROUP BY 1) u
+WHERE s.campaign_id = u.campaign_id`;
+
+// Lifetime and one UTC day's spend of each campaign, as committed (0 for one that never spent).
+const SPEND_OF = `
+SELECT c.id AS campaign_id, coalesce(t.spend_micros, 0) AS total, coalesce(d.spend_micros, 0) AS today
+FROM unnest($1::text[]) AS c(id)
+LEFT JOIN campaign_spend_total t ON t.campaign_id = c.id
+LEFT JOIN campaign_spend_daily d ON d.campaign_id = c.id AND d.day = $2::date`;
 
 export interface DecisionOwnership {
   appId: string;
@@ -42,20 +158,52 @@ export interface DecisionMetadata {
   };
 }
 
+/** What followed a decision, counted by the repositories that own those tables (events,
+ *  clicks, conversions, click intents). Passed in by app.ts, so this folder imports none of them. */
+export interface DecisionActivity {
+  events: { countsOfDecision(decisionId: string): Promise<{ offer_rendered: number; qualified_impression: number }> };
+  clicks: { countOfDecision(decisionId: string): Promise<number> };
+  conversions: { countOfDecision(decisionId: string): Promise<number> };
+  clickIntents: { clickIntentsOfDecision(decisionId: string): Promise<number> };
+}
+
 /** Remembered positive answers per repository; cleared whole when full (they are cheap to refetch). */
 const MAX_REMEMBERED = 100_000;
 
 export class DecisionRepository {
   private readonly owners = new Map<string, DecisionOwnership>();
-  private readonly rendered = new Set<string>();
   private readonly ownershipLoader: DataLoader<string, DecisionOwnership | null>;
-  private readonly renderedLoader: DataLoader<string, boolean>;
 
-  constructor(private readonly db: Database) {
-    // Batching only: the loaders' own per-key memo would keep negative answers and grow without
+  constructor(
+    private readonly db: Database,
+    private readonly activity: DecisionActivity,
+  ) {
+    // Batching only: the loader's own per-key memo would keep negative answers and grow without
     // bound; positives are remembered below instead.
     this.ownershipLoader = new DataLoader((ids) => this.loadOwnership(ids), { cache: false, maxBatchSize: 1000 });
-    this.renderedLoader = new DataLoader((keys) => this.loadRendered(keys), { cache: false, maxBatchSize: 1000 });
+  }
+
+  /** Inserts a batch of decision rows and adds their spend to the ledger, in one statement. */
+  async insert(rows: DecisionRecord[]): Promise<void> {
+    await this.db.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
+  }
+
+  /** Inserts TIMEOUT rows whose id is not taken yet; returns the ids inserted. */
+  async insertTimedOut(rows: DecisionRecord[]): Promise<Set<string>> {
+    const r = await this.db.query<{ id: string }>(INSERT_TIMEOUTS.sql, INSERT_TIMEOUTS.params(rows));
+    return new Set(r.rows.map((x) => x.id));
+  }
+
+  /** Turns written rows into TIMEOUT rows and takes a served row's spend off the ledger. */
+  async correctTimedOut(rows: ReadonlyArray<{ id: string; latencyUs: number }>): Promise<void> {
+    await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs)]);
+  }
+
+  /** The ledger's figures: lifetime and `day` spend of each campaign (0 for one that never spent). */
+  async spendOf(campaignIds: readonly string[], day: string): Promise<LedgerSpend[]> {
+    if (campaignIds.length === 0) return [];
+    const r = await this.db.query<{ campaign_id: string; total: number; today: number }>(SPEND_OF, [[...campaignIds], day]);
+    return r.rows.map((row) => ({ campaignId: row.campaign_id, totalMicros: Number(row.total), day, dayMicros: Number(row.today) }));
   }
 
   private async loadOwnership(ids: readonly string[]): Promise<(DecisionOwnership | null)[]> {
@@ -65,26 +213,6 @@ export class DecisionRepository {
     );
     const found = new Map(r.rows.map((d) => [d.id, { appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: d.created_at, test: d.test }]));
     return ids.map((id) => found.get(id) ?? null);
-  }
-
-  /** Keys are `app_id \u0000 decision_id`. */
-  private async loadRendered(keys: readonly string[]): Promise<boolean[]> {
-    const pairs = keys.map((k) => k.split('\u0000'));
-    const r = await this.db.query<{ app_id: string; decision_id: string }>(
-      `SELECT DISTINCT e.app_id, e.decision_id
-       FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, decision_id)
-         ON e.app_id = k.app_id AND e.decision_id = k.decision_id
-       WHERE e.type = 'offer_rendered'`,
-      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
-    );
-    const found = new Set(r.rows.map((x) => `${x.app_id}\u0000${x.decision_id}`));
-    return keys.map((k) => found.has(k));
-  }
-
-  /** Remembers that a rendered event for this decision is committed. */
-  noteRendered(appId: string, decisionId: string): void {
-    if (this.rendered.size >= MAX_REMEMBERED) this.rendered.clear();
-    this.rendered.add(`${appId}\u0000${decisionId}`);
   }
 
   async ownership(decisionId: string): Promise<DecisionOwnership | null> {
@@ -113,18 +241,18 @@ export class DecisionRepository {
   // sees each call it made. What counts for reports and billing is the reports' business.
   async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & { implied_category_ids: string[] }) | null> {
     const r = await this.db.query<Record<string, unknown> & { created_at: Date; expires_at: Date | null }>(
-      `SELECT d.*,
-         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'offer_rendered') AS rendered,
-         (SELECT count(*)::int FROM events e WHERE e.decision_id = d.id AND e.type = 'qualified_impression') AS qualified,
-         (SELECT count(*)::int FROM clicks c WHERE c.decision_id = d.id) AS clicks,
-         (SELECT count(*)::int FROM conversions v WHERE v.decision_id = d.id) AS conversions,
-         (SELECT count(*)::int FROM click_intents ci JOIN affiliate_impressions ai ON ai.id = ci.affiliate_impression_id
-            WHERE ai.decision_id = d.id) AS click_intents
-       FROM decisions d WHERE d.id = $1 AND d.app_id = $2`,
+      'SELECT * FROM decisions WHERE id = $1 AND app_id = $2',
       [decisionId, appId],
     );
     const d = r.rows[0];
     if (!d) return null;
+    const { events, clicks, conversions, clickIntents } = this.activity;
+    const [impressions, clickCount, conversionCount, clickIntentCount] = await Promise.all([
+      events.countsOfDecision(decisionId),
+      clicks.countOfDecision(decisionId),
+      conversions.countOfDecision(decisionId),
+      clickIntents.clickIntentsOfDecision(decisionId),
+    ]);
     return {
       decision_id: d.id as string,
       request_id: d.request_id as string,
@@ -145,20 +273,12 @@ export class DecisionRepository {
       dropped_digest_ids: d.dropped_digest_ids as number,
       latency_ms: Math.round((d.latency_us as number) / 10) / 100,
       events: {
-        offer_rendered: d.rendered as number,
-        qualified_impression: d.qualified as number,
-        clicks: d.clicks as number,
-        conversions: d.conversions as number,
-        click_intents: d.click_intents as number,
+        offer_rendered: impressions.offer_rendered,
+        qualified_impression: impressions.qualified_impression,
+        clicks: clickCount,
+        conversions: conversionCount,
+        click_intents: clickIntentCount,
       },
     };
-  }
-
-  async hasRenderedEvent(appId: string, decisionId: string): Promise<boolean> {
-    const key = `${appId}\u0000${decisionId}`;
-    if (this.rendered.has(key)) return true;
-    const rendered = await this.renderedLoader.load(key);
-    if (rendered) this.noteRendered(appId, decisionId);
-    return rendered;
   }
 }

@@ -13,7 +13,7 @@ import {
   ImpressionEventResponse,
   canonicalImpressionRequest,
 } from './event-schemas.js';
-import type { ImpressionType } from './event-recorder.js';
+import type { ImpressionType } from './event-repository.js';
 import { newId } from '../util/ids.js';
 
 type Route = { path: string; fixedType: ImpressionType | null; summary: string; body: z.ZodType };

@@ -7,7 +7,8 @@ import type { Principal } from '../auth/authenticator.js';
 import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 import type { DecisionRepository } from '../decisions/decision-repository.js';
 import { newId } from '../util/ids.js';
-import type { EventRecorder, ImpressionType } from './event-recorder.js';
+import type { EventRecorder } from './event-recorder.js';
+import type { EventRepository, ImpressionType } from './event-repository.js';
 
 export type ImpressionOutcome =
   | { status: 200; body: { ok: true; inserted: boolean; event_id: string; offer_snapshot_id: string; type: ImpressionType; billable: false } }
@@ -26,6 +27,7 @@ export class ImpressionEvents {
   constructor(
     private readonly snapshots: SnapshotLookup,
     private readonly decisions: DecisionRepository,
+    private readonly events: EventRepository,
     private readonly recorder: EventRecorder,
     private readonly now: () => number = Date.now,
   ) {}
@@ -44,7 +46,7 @@ export class ImpressionEvents {
     // the host has seen); without a decision id there is nothing to follow.
     let notCountedReason: string | null = test ? 'test' : null;
     if (!notCountedReason && cmd.type === 'qualified_impression') {
-      const rendered = cmd.decisionId ? await this.decisions.hasRenderedEvent(cmd.principal.appId, cmd.decisionId) : false;
+      const rendered = cmd.decisionId ? await this.events.hasRenderedEvent(cmd.principal.appId, cmd.decisionId) : false;
       if (!rendered) notCountedReason = 'no_prior_render';
     }
     // What the key promises to mean: the same key must always carry the same event.
@@ -66,7 +68,7 @@ export class ImpressionEvents {
     });
     if (!result.inserted && !result.sameRequest) return { status: 422, error: 'idempotency_key_reused' };
     // Committed: a qualified impression for this decision may now count without asking Postgres.
-    if (cmd.type === 'offer_rendered' && cmd.decisionId) this.decisions.noteRendered(cmd.principal.appId, cmd.decisionId);
+    if (cmd.type === 'offer_rendered' && cmd.decisionId) this.events.noteRendered(cmd.principal.appId, cmd.decisionId);
     return {
       status: 200,
       body: { ok: true, inserted: result.inserted, event_id: result.eventId, offer_snapshot_id: cmd.offerSnapshotId, type: cmd.type, billable: false },

@@ -1,6 +1,6 @@
-// The clicks table: the batch insert behind the click recorder. A click's id is made before its
-// redirect is answered, so a batch retried after a failure whose outcome was unknown inserts
-// each click once (ON CONFLICT).
+// The clicks table: the batch insert behind the click recorder, a decision's click count, and the
+// predicate the reports count with. A click's id is made before its redirect is answered, so a
+// batch retried after a failure whose outcome was unknown inserts each click once (ON CONFLICT).
 import type { Database } from '../db/database.js';
 import { batchInsert } from '../persistence/batch-insert.js';
 
@@ -32,10 +32,20 @@ const INSERT_CLICKS = batchInsert<ClickRow>(
   { onConflict: '(id) DO NOTHING' },
 );
 
+/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
+ *  the decision has a counted click. */
+export const DECISION_HAS_COUNTED_CLICK = 'EXISTS (SELECT 1 FROM clicks c WHERE c.decision_id = d.id AND c.counted)';
+
 export class ClickRepository {
   constructor(private readonly db: Database) {}
 
   async insert(rows: ClickRow[]): Promise<void> {
     await this.db.query(INSERT_CLICKS.sql, INSERT_CLICKS.params(rows));
+  }
+
+  /** Every click that arrived for a decision, counted or not (the decision lookup's `clicks`). */
+  async countOfDecision(decisionId: string): Promise<number> {
+    const r = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks WHERE decision_id = $1', [decisionId]);
+    return r.rows[0].n;
   }
 }

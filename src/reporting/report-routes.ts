@@ -6,7 +6,7 @@ import { sendError } from '../http/errors.js';
 import { response, toJsonSchema } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { unavailable } from '../events/event-routes.js';
-import { REPORT_RANGES, buildReport, type ReportRange } from './report-queries.js';
+import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 
 const ReportQuery = z.strictObject({
   range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]).default('24h').describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets) or 7 days (6-hour buckets).'),
@@ -125,7 +125,7 @@ export async function reportRoutes(app: FastifyInstance) {
       const query = ReportQuery.safeParse(request.query ?? {});
       if (!query.success) return sendError(reply, 400, 'invalid_request');
       try {
-        return await buildReport(app.services.db, {
+        return await buildReport(app.services.reports, {
           range: query.data.range,
           appId: query.data.app_id ?? null,
           includeTest: query.data.include_test === 'true',

@@ -12,8 +12,14 @@
 // - Every `reconcileMs` the records of the catalog's campaigns are raised to at least the
 //   ledger's figures: a Redis restored from an old snapshot, or a replica promoted without the
 //   last writes, keeps its records but under-counts; this bounds what it can overspend.
-import type { CounterStore } from '../counters/counter-store.js';
-import type { SpendLedger } from './spend-ledger.js';
+import type { CounterStore, LedgerSpend } from '../counters/counter-store.js';
+
+/** The ledger's committed figures. The ledger is written with the decision rows, so the decision
+ *  repository (src/decisions/) reads it; this folder depends only on this shape. */
+export interface SpendLedger {
+  /** Lifetime and `day` spend of each campaign (0 for one that never spent). */
+  spendOf(campaignIds: readonly string[], day: string): Promise<LedgerSpend[]>;
+}
 
 export interface SpendKeeperOptions {
   /** How long to wait before loading a record that went missing (see above). Only a store shared

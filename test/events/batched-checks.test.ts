@@ -1,7 +1,8 @@
-// Events check the decision they name through batched, remembered lookups
-// (src/decisions/decision-repository.ts). Concurrent events of one event-loop turn share a
-// query, so mixed answers in one batch must still reach the right requests, and a qualified
-// impression must see the rendered event committed just before it, on any instance.
+// Events check the decision they name, and its rendered event, through batched, remembered
+// lookups (src/decisions/decision-repository.ts, src/events/event-repository.ts). Concurrent
+// events of one event-loop turn share a query, so mixed answers in one batch must still reach
+// the right requests, and a qualified impression must see the rendered event committed just
+// before it, on any instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';

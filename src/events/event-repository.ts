@@ -1,0 +1,140 @@
+// The events table (rendered and qualified impressions) and every read of it: the idempotent
+// batch insert behind the event recorder, whether a decision's rendered event is committed, a
+// decision's event counts, and the predicate the reports count with.
+//
+// Idempotency is enforced by the (app_id, idempotency_key) unique constraint, not by a read
+// before the write: concurrent duplicates, from one instance or many, insert exactly once; the
+// others learn the original row.
+//
+// Whether a decision has a rendered event is asked by every qualified impression. Those checks
+// are batched with DataLoader (the checks of one event-loop turn become one query) and their
+// positive answers remembered, because a rendered event, once committed, stays.
+import DataLoader from 'dataloader';
+import type { Database } from '../db/database.js';
+import { batchInsert } from '../persistence/batch-insert.js';
+
+export type ImpressionType = 'offer_rendered' | 'qualified_impression';
+
+export interface ImpressionRow {
+  id: string;
+  appId: string;
+  type: ImpressionType;
+  offerSnapshotId: string;
+  decisionId: string | null;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  test: boolean;
+  counted: boolean;
+  notCountedReason: string | null;
+  createdAt: Date;
+}
+
+export type ImpressionWriteResult =
+  | { inserted: true; eventId: string }
+  | { inserted: false; eventId: string; sameRequest: boolean; type: ImpressionType };
+
+const INSERT_EVENTS = batchInsert<ImpressionRow>(
+  'events',
+  [
+    { name: 'id', type: 'text', value: (r) => r.id },
+    { name: 'app_id', type: 'text', value: (r) => r.appId },
+    { name: 'type', type: 'text', value: (r) => r.type },
+    { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+    { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
+    { name: 'idempotency_key', type: 'text', value: (r) => r.idempotencyKey },
+    { name: 'request_hash', type: 'bytea', value: (r) => r.requestHash },
+    { name: 'test', type: 'boolean', value: (r) => r.test },
+    { name: 'counted', type: 'boolean', value: (r) => r.counted },
+    { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
+    { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+  ],
+  { onConflict: '(app_id, idempotency_key) DO NOTHING', returning: 'id' },
+);
+
+const FIND_EXISTING = `
+SELECT e.id, e.app_id, e.idempotency_key, e.request_hash, e.type
+FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, idempotency_key)
+  ON e.app_id = k.app_id AND e.idempotency_key = k.idempotency_key`;
+
+const RENDERED = `
+SELECT DISTINCT e.app_id, e.decision_id
+FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, decision_id)
+  ON e.app_id = k.app_id AND e.decision_id = k.decision_id
+WHERE e.type = 'offer_rendered'`;
+
+const COUNTS_OF_DECISION = `
+SELECT (count(*) FILTER (WHERE type = 'offer_rendered'))::int AS offer_rendered,
+       (count(*) FILTER (WHERE type = 'qualified_impression'))::int AS qualified_impression
+FROM events WHERE decision_id = $1`;
+
+/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
+ *  the decision has a counted event of this type. */
+export function decisionHasCountedEvent(type: ImpressionType): string {
+  return `EXISTS (SELECT 1 FROM events e WHERE e.decision_id = d.id AND e.type = '${type}' AND e.counted)`;
+}
+
+/** Remembered positive answers; cleared whole when full (they are cheap to refetch). */
+const MAX_REMEMBERED = 100_000;
+
+export class EventRepository {
+  private readonly rendered = new Set<string>();
+  private readonly renderedLoader: DataLoader<string, boolean>;
+
+  constructor(private readonly db: Database) {
+    // Batching only: the loader's own per-key memo would keep negative answers and grow without
+    // bound; positives are remembered above instead.
+    this.renderedLoader = new DataLoader((keys) => this.loadRendered(keys), { cache: false, maxBatchSize: 1000 });
+  }
+
+  /** Inserts a batch in one statement; each row learns whether it was inserted or which committed
+   *  row holds its (app, idempotency key). */
+  async insertImpressions(rows: ImpressionRow[]): Promise<ImpressionWriteResult[]> {
+    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS.sql, INSERT_EVENTS.params(rows));
+    const insertedIds = new Set(inserted.rows.map((r) => r.id));
+    const losers = rows.filter((r) => !insertedIds.has(r.id));
+    const existing = new Map<string, { id: string; request_hash: Uint8Array; type: ImpressionType }>();
+    if (losers.length > 0) {
+      const found = await this.db.query<{ id: string; app_id: string; idempotency_key: string; request_hash: Uint8Array; type: ImpressionType }>(
+        FIND_EXISTING,
+        [losers.map((r) => r.appId), losers.map((r) => r.idempotencyKey)],
+      );
+      for (const f of found.rows) existing.set(`${f.app_id}\u0000${f.idempotency_key}`, f);
+    }
+    return rows.map((r): ImpressionWriteResult => {
+      if (insertedIds.has(r.id)) return { inserted: true, eventId: r.id };
+      const e = existing.get(`${r.appId}\u0000${r.idempotencyKey}`);
+      // The unique constraint stopped this row, so the winner is committed and must be found.
+      if (!e) throw new Error('idempotency conflict without a committed row');
+      return { inserted: false, eventId: e.id, sameRequest: Buffer.from(e.request_hash).equals(r.requestHash), type: e.type };
+    });
+  }
+
+  /** Whether the app has an `offer_rendered` event (counted or not) for this decision. */
+  async hasRenderedEvent(appId: string, decisionId: string): Promise<boolean> {
+    const key = `${appId}\u0000${decisionId}`;
+    if (this.rendered.has(key)) return true;
+    const rendered = await this.renderedLoader.load(key);
+    if (rendered) this.noteRendered(appId, decisionId);
+    return rendered;
+  }
+
+  /** Remembers that a rendered event for this decision is committed. */
+  noteRendered(appId: string, decisionId: string): void {
+    if (this.rendered.size >= MAX_REMEMBERED) this.rendered.clear();
+    this.rendered.add(`${appId}\u0000${decisionId}`);
+  }
+
+  /** Every event that arrived for a decision, counted or not, by type (the decision lookup's counts). */
+  async countsOfDecision(decisionId: string): Promise<{ offer_rendered: number; qualified_impression: number }> {
+    const r = await this.db.query<{ offer_rendered: number; qualified_impression: number }>(COUNTS_OF_DECISION, [decisionId]);
+    return r.rows[0];
+  }
+
+  /** Keys are `app_id \u0000 decision_id`. */
+  private async loadRendered(keys: readonly string[]): Promise<boolean[]> {
+    const pairs = keys.map((k) => k.split('\u0000'));
+    const r = await this.db.query<{ app_id: string; decision_id: string }>(RENDERED, [pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
+    const found = new Set(r.rows.map((x) => `${x.app_id}\u0000${x.decision_id}`));
+    return keys.map((k) => found.has(k));
+  }
+}
