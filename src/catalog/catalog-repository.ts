@@ -6,6 +6,7 @@ import { newId } from '../util/ids.js';
 import { batchInsert } from '../persistence/batch-insert.js';
 import type { Catalog, Campaign, Offer } from './catalog-schema.js';
 import { validateCatalog } from './catalog-validation.js';
+import { ADVISORY_LOCKS } from '../db/advisory-locks.js';
 
 export interface ImportReport {
   changed: boolean;
@@ -44,7 +45,7 @@ export class CatalogRepository {
     const catalogHash = createHash('sha256').update(canonicalJson(normalizedForHash(catalog))).digest();
     return this.db.transaction(async (tx) => {
       // One import at a time across instances.
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [7_316_449_022]);
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.catalogImport]);
       const state = await tx.query<{ version: number; catalog_hash: Uint8Array }>(
         'SELECT version, catalog_hash FROM catalog_state WHERE id = 1',
       );

@@ -8,10 +8,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { Database } from './database.js';
+import { ADVISORY_LOCKS } from './advisory-locks.js';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Arbitrary, fixed: the lock id every Sidenote instance agrees on.
-const MIGRATION_LOCK_ID = 7_316_449_021;
+const MIGRATION_LOCK_ID = ADVISORY_LOCKS.migrations;
 
 // Within one process (PGlite, or several app instances on one handle) the advisory lock is
 // re-entrant for the shared session, so runs on the same handle are also chained here.

@@ -2,10 +2,10 @@
 // its counters in process memory (no REDIS_URL) counts budgets and frequency caps alone; a second
 // such instance on the same Postgres would count them again and overspend. It holds a session
 // advisory lock for its lifetime, and a second one refuses to start.
+import { ADVISORY_LOCKS } from './advisory-locks.js';
 import type { Database } from './database.js';
 
-// Arbitrary, fixed: the lock id every Sidenote instance agrees on.
-const IN_PROCESS_COUNTERS_LOCK_ID = 7_316_449_022;
+const IN_PROCESS_COUNTERS_LOCK_ID = ADVISORY_LOCKS.inProcessCounters;
 
 export class SoleInstanceLockHeld extends Error {
   constructor() {
