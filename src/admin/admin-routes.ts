@@ -11,8 +11,6 @@ import { sendError } from '../http/errors.js';
 import { requestBody, response, toJsonSchema } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../http/error-responses.js';
 import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
-import { NotFoundError } from '../apps/app-repository.js';
-import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { Catalog } from '../catalog/catalog-schema.js';
 import { reportRoutes } from '../reporting/report-routes.js';
 import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, ImportReport, RevokedKey, RotatedSecret } from './admin-schemas.js';
@@ -43,7 +41,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     const header = request.headers.authorization ?? '';
     const token = /^Bearer (\S+)$/.exec(header)?.[1];
     // Hashing both sides gives equal-length buffers, so the compare is constant-time.
-    if (!token || !timingSafeEqual(sha256(token), adminKeyHash)) return sendError(reply, 401, 'invalid_admin_key');
+    if (!token || !timingSafeEqual(sha256(token), adminKeyHash)) return sendError(reply, 'invalid_admin_key');
   });
   // Unknown admin paths and methods get this context's not-found handler and 405 hook, after
   // the key check above: without the key nobody learns which admin paths exist.
@@ -52,7 +50,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
 
   const tags = ['admin'];
   const security = [{ adminKey: [] }];
-  const bad = { badRequest: { error: 'invalid_request' } };
+  const bad = { badRequest: { error: 'invalid_request' as const } };
   const { apps, catalog, catalogRuntime } = app.services;
   // Inside this plugin, so the admin key check above guards the reports too.
   await app.register(reportRoutes);
@@ -78,7 +76,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     },
     async (req, reply) => {
       const body = CreateAppBody.safeParse(req.body);
-      if (!body.success) return sendError(reply, 400, 'invalid_request', { message: z.prettifyError(body.error) });
+      if (!body.success) return sendError(reply, 'invalid_request', { message: z.prettifyError(body.error) });
       return reply.code(201).send(await apps.createApp(body.data.name.trim()));
     },
   );
@@ -119,13 +117,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
       const params = IdParam.safeParse(req.params);
       // No body at all (no content type) means the defaults; a JSON body, even `null`, must be the object.
       const body = CreateKeyBody.safeParse(req.headers['content-type'] === undefined ? {} : req.body);
-      if (!params.success || !body.success) return sendError(reply, 400, 'invalid_request');
-      try {
-        return reply.code(201).send(await apps.createKey(params.data.id, body.data.kind, body.data.mode));
-      } catch (err) {
-        if (err instanceof NotFoundError) return sendError(reply, 404, 'not_found');
-        throw err;
-      }
+      if (!params.success || !body.success) return sendError(reply, 'invalid_request');
+      return reply.code(201).send(await apps.createKey(params.data.id, body.data.kind, body.data.mode));
     },
   );
 
@@ -142,13 +135,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     },
     async (req, reply) => {
       const params = IdParam.safeParse(req.params);
-      if (!params.success) return sendError(reply, 400, 'invalid_request');
-      try {
-        return await apps.revokeKey(params.data.id);
-      } catch (err) {
-        if (err instanceof NotFoundError) return sendError(reply, 404, 'not_found');
-        throw err;
-      }
+      if (!params.success) return sendError(reply, 'invalid_request');
+      return apps.revokeKey(params.data.id);
     },
   );
 
@@ -170,13 +158,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     },
     async (req, reply) => {
       const params = IdParam.safeParse(req.params);
-      if (!params.success) return sendError(reply, 400, 'invalid_request');
-      try {
-        return reply.code(201).send(await apps.rotateConversionSecret(params.data.id));
-      } catch (err) {
-        if (err instanceof NotFoundError) return sendError(reply, 404, 'not_found');
-        throw err;
-      }
+      if (!params.success) return sendError(reply, 'invalid_request');
+      return reply.code(201).send(await apps.rotateConversionSecret(params.data.id));
     },
   );
 
@@ -204,7 +187,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
         response: {
           200: response(ImportReport, 'Imported (or unchanged).', EX.importReport),
           400: errorResponse('The catalog failed validation (`invalid_catalog`, with `problems`), or the body is not JSON (`invalid_request`).', [
-            { error: 'invalid_catalog', summary: 'Catalog problems · 카탈로그 오류', extra: { problems: ['campaigns[0].advertiser_id: unknown advertiser haneul'] } },
+            { error: 'invalid_catalog', extra: { problems: ['campaigns[0].advertiser_id: unknown advertiser haneul'] } },
             { name: 'not_json', error: 'invalid_request', summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
           ]),
           ...ADMIN_KEY_ERRORS,
@@ -214,15 +197,10 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
       bodyLimit: 256 * 1024 * 1024,
       config: bad,
     },
-    async (req, reply) => {
-      try {
-        const report = await catalog.import(req.body);
-        if (report.changed) await catalogRuntime.reload();
-        return report;
-      } catch (err) {
-        if (err instanceof CatalogValidationError) return sendError(reply, 400, 'invalid_catalog', { problems: err.problems });
-        throw err;
-      }
+    async (req) => {
+      const report = await catalog.import(req.body);
+      if (report.changed) await catalogRuntime.reload();
+      return report;
     },
   );
 }

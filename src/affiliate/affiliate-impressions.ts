@@ -1,5 +1,6 @@
 // Affiliate impression tokens and the click intents that present them (SPEC 4.3). A token is a
 // capability: 256 random bits handed to the host once; only its SHA-256 is stored.
+import { Refusal } from '../errors/error-registry.js';
 import { newId, sha256 } from '../util/ids.js';
 import type { AffiliateImpressionRepository } from './affiliate-impression-repository.js';
 
@@ -13,9 +14,12 @@ export interface NewAffiliateImpression {
   createdAt: Date;
 }
 
-export type ClickIntentOutcome =
-  | { status: 200; body: { ok: true; inserted: boolean; click_intent_id: string; billable: false } }
-  | { status: 404; error: 'unknown_impression' };
+export interface RecordedClickIntent {
+  ok: true;
+  inserted: boolean;
+  click_intent_id: string;
+  billable: false;
+}
 
 export class AffiliateImpressions {
   constructor(
@@ -27,14 +31,15 @@ export class AffiliateImpressions {
     await this.impressions.insert({ id: newId('aim'), ...i });
   }
 
-  /** Analytics only: a click intent never moves a budget or a bill. */
-  async recordClickIntent(token: string, eventId: string, occurredAt: Date | null): Promise<ClickIntentOutcome> {
+  /** Analytics only: a click intent never moves a budget or a bill. Refuses an unknown or
+   *  expired token (unknown_impression). */
+  async recordClickIntent(token: string, eventId: string, occurredAt: Date | null): Promise<RecordedClickIntent> {
     const impression = await this.impressions.findByTokenHash(sha256(token));
-    if (!impression || impression.expiresAt.getTime() < this.now()) return { status: 404, error: 'unknown_impression' };
+    if (!impression || impression.expiresAt.getTime() < this.now()) throw new Refusal('unknown_impression');
     const id = newId('cli');
     const inserted = await this.impressions.insertClickIntent({ id, impressionId: impression.id, eventId, occurredAt, createdAt: new Date(this.now()) });
-    if (inserted) return { status: 200, body: { ok: true, inserted: true, click_intent_id: id, billable: false } };
+    if (inserted) return { ok: true, inserted: true, click_intent_id: id, billable: false };
     const existing = await this.impressions.clickIntentId(impression.id, eventId);
-    return { status: 200, body: { ok: true, inserted: false, click_intent_id: existing, billable: false } };
+    return { ok: true, inserted: false, click_intent_id: existing, billable: false };
   }
 }

@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { sendError } from '../http/errors.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
-import { unavailable } from '../events/event-routes.js';
 import { ClickIntentRequest, ClickIntentResponse } from './click-intent-schemas.js';
 
 export async function affiliateRoutes(app: FastifyInstance) {
@@ -28,7 +27,7 @@ export async function affiliateRoutes(app: FastifyInstance) {
           400: badRequest('invalid_click_intent', 'The body failed validation.', [
             { name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: occurred_at' } },
           ]),
-          404: errorResponse('Unknown or expired (24 h) impression token.', [{ error: 'unknown_impression', summary: 'Unknown impression token · 알 수 없는 노출 토큰' }]),
+          404: errorResponse('Unknown or expired (24 h) impression token.', [{ error: 'unknown_impression' }]),
           ...BODY_ERRORS,
           ...RATE_LIMITED,
           ...UNAVAILABLE,
@@ -42,17 +41,12 @@ export async function affiliateRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const parsed = ClickIntentRequest.safeParse(request.body);
       if (!parsed.success) {
-        return sendError(reply, 400, 'invalid_click_intent', {
+        return sendError(reply, 'invalid_click_intent', {
           message: 'body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '),
         });
       }
       const { impression_token, event_id, occurred_at } = parsed.data;
-      try {
-        const outcome = await app.services.affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
-        return outcome.status === 200 ? outcome.body : sendError(reply, 404, outcome.error);
-      } catch (err) {
-        return unavailable(request, reply, err);
-      }
+      return app.services.affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
     },
   );
 }

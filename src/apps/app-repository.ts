@@ -2,6 +2,7 @@
 import type { Database, Queryable } from '../db/database.js';
 import { newId } from '../util/ids.js';
 import { generateConversionSecret, generateKey, hashKey, keyHint, type KeyKind, type KeyMode } from './keys.js';
+import { Refusal } from '../errors/error-registry.js';
 
 export interface CreatedApp {
   app_id: string;
@@ -42,8 +43,11 @@ export interface KeyLookup {
   revoked: boolean;
 }
 
-export class NotFoundError extends Error {
-  readonly code = 'not_found';
+/** No app or key with this id: answered 404 not_found. */
+export class NotFoundError extends Refusal {
+  constructor(message: string) {
+    super('not_found', {}, message);
+  }
 }
 
 export const MAX_ACTIVE_CONVERSION_SECRETS = 2;

@@ -4,6 +4,7 @@
 // so decide can fail open for hosts that were already talking to us.
 import { hashKey, SERVING_KEY_PATTERN, SETUP_TOKEN_PATTERN, type KeyMode } from '../apps/keys.js';
 import type { KeyLookup } from '../apps/app-repository.js';
+import { StoreUnavailable } from '../errors/error-registry.js';
 
 export type AuthError = 'missing_api_key' | 'invalid_api_key' | 'revoked_api_key' | 'setup_token_not_allowed';
 
@@ -62,7 +63,9 @@ export class Authenticator {
       if (this.cache.size >= MAX_CACHE_ENTRIES) this.cache.clear();
       this.cache.set(token, { lookup, at: now });
       return lookup;
-    } catch {
+    } catch (err) {
+      // Only an outage falls back: a bug in the lookup is a bug (500), not a missing store.
+      if (!(err instanceof StoreUnavailable)) throw err;
       if (cached && now - cached.at < STALE_FALLBACK_MS) return cached.lookup;
       return 'unavailable';
     }

@@ -51,5 +51,5 @@ function applyOutcome(outcome: AuthOutcome, request: FastifyRequest, reply: Fast
     request.authUnavailable = true;
     return;
   }
-  sendError(reply, 401, outcome.error);
+  sendError(reply, outcome.error);
 }

@@ -4,11 +4,12 @@
 import { Catalog, type Catalog as CatalogT } from './catalog-schema.js';
 import { isUnderPrefix } from './destinations.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
+import { Refusal } from '../errors/error-registry.js';
 
-export class CatalogValidationError extends Error {
-  readonly code = 'invalid_catalog';
+/** Answered 400 invalid_catalog, with every problem listed (each names a path, never a value). */
+export class CatalogValidationError extends Refusal {
   constructor(readonly problems: string[]) {
-    super(`invalid catalog:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    super('invalid_catalog', { problems }, `invalid catalog:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
 }
 

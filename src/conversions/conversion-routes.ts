@@ -4,7 +4,6 @@ import { requireServingKey } from '../auth/require-serving-key.js';
 import { sendError } from '../http/errors.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
-import { unavailable } from '../events/event-routes.js';
 import { ConversionRequest, ConversionResponse } from './conversion-schemas.js';
 
 const EXAMPLE = {
@@ -42,18 +41,18 @@ export async function conversionRoutes(app: FastifyInstance) {
           400: errorResponse('`invalid_conversion`: the body failed validation or a nonce was reused with other content. `expired_conversion`: the timestamp is over 300 s from server time, or the decision is past the attribution window.', [
             { name: 'invalid_body', error: 'invalid_conversion', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: nonce' } },
             { name: 'nonce_reused', error: 'invalid_conversion', summary: 'Nonce reused with other content · 다른 내용에 nonce 재사용' },
-            { error: 'expired_conversion', summary: 'Timestamp too far from server time · 타임스탬프가 서버 시간과 너무 다름' },
+            { error: 'expired_conversion' },
             { name: 'not_json', error: 'invalid_conversion', summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
           ]),
           401: errorResponse('Authentication failure, or a signature that does not verify.', [
-            { error: 'invalid_signature', summary: 'Signature does not verify · 서명 불일치' },
-            { error: 'missing_api_key', summary: 'No Authorization header · Authorization 헤더 없음' },
-            { error: 'invalid_api_key', summary: 'Malformed or unknown key · 형식이 틀리거나 알 수 없는 키' },
-            { error: 'revoked_api_key', summary: 'Revoked key · 폐기된 키' },
-            { error: 'setup_token_not_allowed', summary: 'Setup token instead of a serving key · 서빙 키 대신 설정 토큰 사용' },
+            { error: 'invalid_signature' },
+            { error: 'missing_api_key' },
+            { error: 'invalid_api_key' },
+            { error: 'revoked_api_key' },
+            { error: 'setup_token_not_allowed' },
           ]),
           404: errorResponse("Unknown `offer_snapshot_id`, or `decision_id` is not this app's decision that served it.", [
-            { error: 'unknown_snapshot', summary: 'Unknown snapshot · 알 수 없는 스냅샷' },
+            { error: 'unknown_snapshot' },
           ]),
           ...BODY_ERRORS,
           ...UNAVAILABLE,
@@ -65,17 +64,11 @@ export async function conversionRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const parsed = ConversionRequest.safeParse(request.body);
       if (!parsed.success) {
-        return sendError(reply, 400, 'invalid_conversion', {
+        return sendError(reply, 'invalid_conversion', {
           message: 'body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '),
         });
       }
-      try {
-        const outcome = await app.services.conversions.record(request.principal!, parsed.data);
-        if (outcome.status === 200) return outcome.body;
-        return sendError(reply, outcome.status, outcome.error);
-      } catch (err) {
-        return unavailable(request, reply, err);
-      }
+      return app.services.conversions.record(request.principal!, parsed.data);
     },
   );
 }

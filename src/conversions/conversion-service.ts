@@ -6,6 +6,7 @@ import type { Principal } from '../auth/authenticator.js';
 import type { AppRepository } from '../apps/app-repository.js';
 import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 import type { DecisionRepository } from '../decisions/decision-repository.js';
+import { Refusal } from '../errors/error-registry.js';
 import { newId } from '../util/ids.js';
 import { verifyConversionSignature } from './conversion-signature.js';
 import type { ConversionRepository } from './conversion-repository.js';
@@ -13,14 +14,14 @@ import type { ConversionRequest } from './conversion-schemas.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 300;
 
-export type ConversionOutcome =
-  | {
-      status: 200;
-      body: { ok: true; inserted: boolean; conversion_id: string; offer_snapshot_id: string; billable: false; ledger_written: false };
-    }
-  | { status: 400; error: 'invalid_conversion' | 'expired_conversion' }
-  | { status: 401; error: 'invalid_signature' }
-  | { status: 404; error: 'unknown_snapshot' };
+export interface RecordedConversion {
+  ok: true;
+  inserted: boolean;
+  conversion_id: string;
+  offer_snapshot_id: string;
+  billable: false;
+  ledger_written: false;
+}
 
 export class ConversionService {
   private readonly secretCache = new Map<string, { secrets: string[]; at: number }>();
@@ -34,17 +35,19 @@ export class ConversionService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async record(principal: Principal, req: ConversionRequest): Promise<ConversionOutcome> {
+  /** Records a conversion, or refuses it: invalid_signature, expired_conversion, unknown_snapshot,
+   *  invalid_conversion (a nonce used before with other content). */
+  async record(principal: Principal, req: ConversionRequest): Promise<RecordedConversion> {
     const secrets = await this.secrets(principal.appId);
-    if (!verifyConversionSignature(secrets, req, req.signature)) return { status: 401, error: 'invalid_signature' };
+    if (!verifyConversionSignature(secrets, req, req.signature)) throw new Refusal('invalid_signature');
     const nowMs = this.now();
-    if (Math.abs(nowMs / 1000 - req.timestamp) > CLOCK_TOLERANCE_SECONDS) return { status: 400, error: 'expired_conversion' };
-    if (!(await this.snapshots.exists(req.offer_snapshot_id))) return { status: 404, error: 'unknown_snapshot' };
+    if (Math.abs(nowMs / 1000 - req.timestamp) > CLOCK_TOLERANCE_SECONDS) throw new Refusal('expired_conversion');
+    if (!(await this.snapshots.exists(req.offer_snapshot_id))) throw new Refusal('unknown_snapshot');
     let test = principal.mode === 'test';
     if (req.decision_id) {
       const d = await this.decisions.ownership(req.decision_id);
-      if (!d || d.appId !== principal.appId || d.offerSnapshotId !== req.offer_snapshot_id) return { status: 404, error: 'unknown_snapshot' };
-      if (nowMs - d.createdAt.getTime() > this.attributionWindowMs) return { status: 400, error: 'expired_conversion' };
+      if (!d || d.appId !== principal.appId || d.offerSnapshotId !== req.offer_snapshot_id) throw new Refusal('unknown_snapshot');
+      if (nowMs - d.createdAt.getTime() > this.attributionWindowMs) throw new Refusal('expired_conversion');
       test ||= d.test;
     }
     const requestHash = createHash('sha256')
@@ -65,7 +68,7 @@ export class ConversionService {
     if (inserted) return ok(true, id, req.offer_snapshot_id);
     const e = await this.conversions.findByNonce(principal.appId, req.nonce);
     // A nonce is single use: only an exact retry is answered with the original conversion.
-    if (!e || !e.requestHash.equals(requestHash)) return { status: 400, error: 'invalid_conversion' };
+    if (!e || !e.requestHash.equals(requestHash)) throw new Refusal('invalid_conversion');
     return ok(false, e.id, req.offer_snapshot_id);
   }
 
@@ -80,9 +83,6 @@ export class ConversionService {
   }
 }
 
-function ok(inserted: boolean, id: string, snapshotId: string): ConversionOutcome {
-  return {
-    status: 200,
-    body: { ok: true, inserted, conversion_id: id, offer_snapshot_id: snapshotId, billable: false, ledger_written: false },
-  };
+function ok(inserted: boolean, id: string, snapshotId: string): RecordedConversion {
+  return { ok: true, inserted, conversion_id: id, offer_snapshot_id: snapshotId, billable: false, ledger_written: false };
 }

@@ -6,6 +6,7 @@
 // Keys come from `counterKeys` (keys.ts) and hold ids and hashes only, never user text.
 // Values are ours too (ids, counts); callers never store a host's text as a value.
 import { randomBytes } from 'node:crypto';
+import { StoreUnavailable } from '../errors/error-registry.js';
 
 /** A frequency cap: the window starts at the first serve (the key's expiry). */
 export interface FrequencyLimit {
@@ -129,12 +130,9 @@ export interface CounterStoreLogger {
 
 /** The store could not be reached or did not answer in time. The message is fixed: no driver
  *  text, no keys, no arguments. Callers fail open (decide: no-fill; rate limit: let through). */
-export class CounterStoreUnavailable extends Error {
-  readonly code = 'COUNTER_STORE_UNAVAILABLE';
-  /** So that, should it ever escape to Fastify's default handler, it is a 503, not a 500. */
-  readonly statusCode = 503;
+export class CounterStoreUnavailable extends StoreUnavailable {
   constructor() {
-    super('counter store unavailable');
+    super('counter store unavailable', 'COUNTER_STORE_UNAVAILABLE');
     this.name = 'CounterStoreUnavailable';
   }
 }

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
+import { StoreUnavailable } from '../errors/error-registry.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
 export interface QueryResult<T> {
@@ -31,11 +32,42 @@ export async function pingDatabase(db: Queryable): Promise<void> {
   await db.query('SELECT 1');
 }
 
-export class DatabaseUnavailable extends Error {
-  readonly code = 'DATABASE_UNAVAILABLE';
-  constructor() {
-    super('database unavailable');
+/** Postgres could not be reached, dropped the connection, or did not answer in time. The
+ *  message is fixed: no driver text (it can quote parameters). */
+export class DatabaseUnavailable extends StoreUnavailable {
+  constructor(cause: unknown) {
+    super('database unavailable', 'DATABASE_UNAVAILABLE', { cause });
+    this.name = 'DatabaseUnavailable';
   }
+}
+
+// What says the server, not the statement, is the problem: socket errors; SQLSTATE classes 08
+// (connection), 53 (out of resources), 57 (cancelled, shutting down), serialization failures
+// and deadlocks (retry-safe); and what `pg` throws without a code when a connection ends or a
+// query outlives `query_timeout`. Anything else (a syntax error, a violated constraint) is a bug
+// or a refusal, and must not read as an outage.
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const PG_OUTAGE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+
+export function isDatabaseOutage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (SOCKET_ERRORS.has(code)) return true;
+    if (/^(08|53|57)/.test(code) || code === '40001' || code === '40P01') return true;
+  }
+  return PG_OUTAGE_MESSAGES.test(err.message);
+}
+
+/** Rethrows an outage as DatabaseUnavailable (answered 503), anything else as it is. */
+function outageAware<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  return async (...args) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      throw isDatabaseOutage(err) ? new DatabaseUnavailable(err) : err;
+    }
+  };
 }
 
 export interface OpenDatabaseOptions {
@@ -77,11 +109,11 @@ function openPostgres(connectionString: string, max: number): Database {
   };
   return {
     engine: 'postgres',
-    query,
-    async exec(sql) {
+    query: outageAware(query) as Queryable['query'],
+    exec: outageAware(async (sql: string) => {
       await pool.query(sql);
-    },
-    async transaction(fn) {
+    }),
+    transaction: outageAware(async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
@@ -99,8 +131,8 @@ function openPostgres(connectionString: string, max: number): Database {
       } finally {
         client.release();
       }
-    },
-    async withConnection(fn) {
+    }),
+    withConnection: outageAware(async <T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T> => {
       const client = await pool.connect();
       try {
         return await fn({
@@ -115,7 +147,7 @@ function openPostgres(connectionString: string, max: number): Database {
       } finally {
         client.release();
       }
-    },
+    }),
     async close() {
       await pool.end();
     },

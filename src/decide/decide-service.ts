@@ -30,6 +30,7 @@ import type { SnapshotContent } from '../catalog/catalog-repository.js';
 import { isUnderPrefix } from '../catalog/destinations.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
+import { StoreUnavailable } from '../errors/error-registry.js';
 
 export type ReasonCode =
   | 'POLICY_BLOCK'
@@ -182,7 +183,10 @@ export class DecideService {
       // stalled event loop) was not in time either.
       if (result !== DEADLINE && !deadline.expired()) return result;
     } catch (err) {
-      if (!(err instanceof DeadlineExceeded)) log?.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'decide failed open');
+      // An outage is expected to happen and answered TIMEOUT; anything else is a bug, answered
+      // TIMEOUT too (the host is never blocked) but logged as one.
+      if (err instanceof StoreUnavailable) log?.warn({ err: { type: err.name, code: err.code } }, 'decide failed open: store unavailable');
+      else if (!(err instanceof DeadlineExceeded)) log?.error({ err: { type: (err as Error).name, frames: (err as Error).stack?.split('\n').slice(1).join('\n') } }, 'decide failed open: bug');
     } finally {
       clearTimeout(timer);
     }
@@ -506,6 +510,7 @@ const SPEND_UNKNOWN_RETRY_MS = 1_000;
 
 export interface FailOpenLog {
   warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 /** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */

@@ -6,7 +6,6 @@ import { requireServingKey } from '../auth/require-serving-key.js';
 import { sendError } from '../http/errors.js';
 import { response, toJsonSchema } from '../http/openapi.js';
 import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
-import { unavailable } from '../events/event-routes.js';
 import { explainDecision } from './decision-explanation.js';
 import { DecisionExplanationSchema, DecisionMetadataSchema } from './decision-schemas.js';
 
@@ -80,13 +79,9 @@ export async function decisionRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      if (!DECISION_ID.test(id)) return sendError(reply, 404, 'not_found');
-      try {
-        const decision = await app.services.decisionRepo.lookup(request.principal!.appId, id);
-        return decision ?? sendError(reply, 404, 'not_found');
-      } catch (err) {
-        return unavailable(request, reply, err);
-      }
+      if (!DECISION_ID.test(id)) return sendError(reply, 'not_found');
+      const decision = await app.services.decisionRepo.lookup(request.principal!.appId, id);
+      return decision ?? sendError(reply, 'not_found');
     },
   );
 
@@ -145,16 +140,12 @@ export async function decisionRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      if (!DECISION_ID.test(id)) return sendError(reply, 404, 'not_found');
-      try {
-        const { decisionRepo, catalog, catalogRuntime } = app.services;
-        const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
-        if (!decision) return sendError(reply, 404, 'not_found');
-        const advertiser = decision.offer_snapshot_id ? await catalog.snapshotAdvertiserName(decision.offer_snapshot_id) : null;
-        return explainDecision(decision, advertiser, (x) => catalogRuntime.serving.names.get(x));
-      } catch (err) {
-        return unavailable(request, reply, err);
-      }
+      if (!DECISION_ID.test(id)) return sendError(reply, 'not_found');
+      const { decisionRepo, catalog, catalogRuntime } = app.services;
+      const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
+      if (!decision) return sendError(reply, 'not_found');
+      const advertiser = decision.offer_snapshot_id ? await catalog.snapshotAdvertiserName(decision.offer_snapshot_id) : null;
+      return explainDecision(decision, advertiser, (x) => catalogRuntime.serving.names.get(x));
     },
   );
 }

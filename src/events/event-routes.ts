@@ -3,7 +3,7 @@
 // retry-after: a host that retries loses nothing, and nothing is half-written.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireServingKey } from '../auth/require-serving-key.js';
-import { sendError, sendUnavailable } from '../http/errors.js';
+import { sendError } from '../http/errors.js';
 import type { z } from 'zod';
 import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, SERVING_KEY_ERRORS, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
@@ -58,10 +58,10 @@ function responseExamples(route: Route): Examples {
 }
 
 const eventNotFound = errorResponse("Unknown `offer_snapshot_id`, or `decision_id` is not this app's decision that served it.", [
-  { error: 'unknown_snapshot', summary: 'Unknown snapshot · 알 수 없는 스냅샷' },
+  { error: 'unknown_snapshot' },
 ]);
 const keyReused = errorResponse('The idempotency key was already used with a different body.', [
-  { error: 'idempotency_key_reused', summary: 'Key reused with another body · 다른 본문에 같은 키 재사용' },
+  { error: 'idempotency_key_reused' },
 ]);
 
 function invalidEvent(route: Route) {
@@ -120,7 +120,7 @@ export async function eventRoutes(app: FastifyInstance) {
 }
 
 async function handle(app: FastifyInstance, route: Route, request: FastifyRequest, reply: FastifyReply) {
-  const invalid = (message: string) => sendError(reply, 400, 'invalid_event', { message });
+  const invalid = (message: string) => sendError(reply, 'invalid_event', { message });
   const parsed = route.body.safeParse(request.body);
   if (!parsed.success) return invalid('body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '));
   const body = parsed.data as ImpressionEventRequest;
@@ -138,22 +138,11 @@ async function handle(app: FastifyInstance, route: Route, request: FastifyReques
   // recorded under a fresh key, so a retry of theirs can count twice (documented in the README).
   const key = header ?? body.idempotency_key ?? `auto_${newId('k')}`;
 
-  try {
-    const outcome = await app.services.impressions.record({
-      principal: request.principal!,
-      type,
-      offerSnapshotId: body.offer_snapshot_id,
-      decisionId: body.decision_id ?? null,
-      idempotencyKey: key,
-    });
-    if (outcome.status === 200) return outcome.body;
-    return sendError(reply, outcome.status, outcome.error);
-  } catch (err) {
-    return unavailable(request, reply, err);
-  }
-}
-
-export function unavailable(request: FastifyRequest, reply: FastifyReply, err: unknown) {
-  request.log.warn({ err: { type: (err as Error).name, code: (err as { code?: string }).code } }, 'event not recorded: store unavailable');
-  return sendUnavailable(reply);
+  return app.services.impressions.record({
+    principal: request.principal!,
+    type,
+    offerSnapshotId: body.offer_snapshot_id,
+    decisionId: body.decision_id ?? null,
+    idempotencyKey: key,
+  });
 }

@@ -6,14 +6,19 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.js';
 import type { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 import type { DecisionRepository } from '../decisions/decision-repository.js';
+import { Refusal } from '../errors/error-registry.js';
 import { newId } from '../util/ids.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { EventRepository, ImpressionType } from './event-repository.js';
 
-export type ImpressionOutcome =
-  | { status: 200; body: { ok: true; inserted: boolean; event_id: string; offer_snapshot_id: string; type: ImpressionType; billable: false } }
-  | { status: 404; error: 'unknown_snapshot' }
-  | { status: 422; error: 'idempotency_key_reused' };
+export interface RecordedImpression {
+  ok: true;
+  inserted: boolean;
+  event_id: string;
+  offer_snapshot_id: string;
+  type: ImpressionType;
+  billable: false;
+}
 
 export interface ImpressionCommand {
   principal: Principal;
@@ -32,13 +37,14 @@ export class ImpressionEvents {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async record(cmd: ImpressionCommand): Promise<ImpressionOutcome> {
-    if (!(await this.snapshots.exists(cmd.offerSnapshotId))) return { status: 404, error: 'unknown_snapshot' };
+  /** Records an impression, or refuses it: unknown_snapshot, idempotency_key_reused. */
+  async record(cmd: ImpressionCommand): Promise<RecordedImpression> {
+    if (!(await this.snapshots.exists(cmd.offerSnapshotId))) throw new Refusal('unknown_snapshot');
     let test = cmd.principal.mode === 'test';
     if (cmd.decisionId) {
       const decision = await this.decisions.ownership(cmd.decisionId);
       if (!decision || decision.appId !== cmd.principal.appId || decision.offerSnapshotId !== cmd.offerSnapshotId) {
-        return { status: 404, error: 'unknown_snapshot' };
+        throw new Refusal('unknown_snapshot');
       }
       test ||= decision.test;
     }
@@ -66,12 +72,9 @@ export class ImpressionEvents {
       notCountedReason,
       createdAt: new Date(this.now()),
     });
-    if (!result.inserted && !result.sameRequest) return { status: 422, error: 'idempotency_key_reused' };
+    if (!result.inserted && !result.sameRequest) throw new Refusal('idempotency_key_reused');
     // Committed: a qualified impression for this decision may now count without asking Postgres.
     if (cmd.type === 'offer_rendered' && cmd.decisionId) this.events.noteRendered(cmd.principal.appId, cmd.decisionId);
-    return {
-      status: 200,
-      body: { ok: true, inserted: result.inserted, event_id: result.eventId, offer_snapshot_id: cmd.offerSnapshotId, type: cmd.type, billable: false },
-    };
+    return { ok: true, inserted: result.inserted, event_id: result.eventId, offer_snapshot_id: cmd.offerSnapshotId, type: cmd.type, billable: false };
   }
 }

@@ -3,16 +3,17 @@
 // (auth, body size and type, rate limit, store outage). Routes add their own 400/404 on top.
 import { ErrorBodySchema } from './error-body.js';
 import { response, type Examples, type HeaderDoc } from './openapi.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
+import { ERRORS, UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode } from '../errors/error-registry.js';
 
 export { ErrorBodySchema };
 
-/** One error example; named by its error string unless `name` is given, summary in English · Korean. */
-type ErrorExample = { error: string; summary: string; name?: string; extra?: Record<string, unknown> };
+/** One error example; named by its error string unless `name` is given. The summary (English ·
+ *  Korean) is the registry's unless the example says something more precise. */
+type ErrorExample = { error: ErrorCode; summary?: string; name?: string; extra?: Record<string, unknown> };
 
 export function errorResponse(description: string, examples: ErrorExample[], headers?: Record<string, HeaderDoc>) {
   const named: Examples = {};
-  for (const e of examples) named[e.name ?? e.error] = { summary: e.summary, value: { ok: false, error: e.error, ...e.extra } };
+  for (const e of examples) named[e.name ?? e.error] = { summary: e.summary ?? ERRORS[e.error].summary, value: { ok: false, error: e.error, ...e.extra } };
   return response(ErrorBodySchema, description, named, headers);
 }
 
@@ -21,32 +22,32 @@ const RETRY_AFTER: Record<string, HeaderDoc> = { 'retry-after': { description: '
 /** 401 of every serving-key operation (SPEC §5; strings fixed in DESIGN.md §2). */
 export const SERVING_KEY_ERRORS = {
   401: errorResponse('Missing, malformed, unknown or revoked serving key, or a setup token.', [
-    { error: 'missing_api_key', summary: 'No Authorization header · Authorization 헤더 없음' },
-    { error: 'invalid_api_key', summary: 'Malformed or unknown key · 형식이 틀리거나 알 수 없는 키' },
-    { error: 'revoked_api_key', summary: 'Revoked key · 폐기된 키' },
-    { error: 'setup_token_not_allowed', summary: 'Setup token instead of a serving key · 서빙 키 대신 설정 토큰 사용' },
+    { error: 'missing_api_key' },
+    { error: 'invalid_api_key' },
+    { error: 'revoked_api_key' },
+    { error: 'setup_token_not_allowed' },
   ]),
 };
 
 /** 401 of the operator API. */
 export const ADMIN_KEY_ERRORS = {
-  401: errorResponse('Missing or wrong admin key.', [{ error: 'invalid_admin_key', summary: 'Wrong or missing admin key · 관리자 키가 없거나 틀림' }]),
+  401: errorResponse('Missing or wrong admin key.', [{ error: 'invalid_admin_key' }]),
 };
 
 /** What the framework answers for a body it cannot take, before any handler runs. */
 export const BODY_ERRORS = {
   413: errorResponse('The body is larger than the configured limit (BODY_LIMIT_BYTES, 64 KiB by default).', [
-    { error: 'payload_too_large', summary: 'Body too large · 본문이 너무 큼' },
+    { error: 'payload_too_large' },
   ]),
   415: errorResponse('The body is not `application/json`.', [
-    { error: 'unsupported_media_type', summary: 'Not JSON · JSON이 아님' },
+    { error: 'unsupported_media_type' },
   ]),
 };
 
 export const RATE_LIMITED = {
   429: errorResponse(
     'Too many requests from this client IP.',
-    [{ error: 'rate_limited', summary: 'Rate limit exceeded · 요청 한도 초과' }],
+    [{ error: 'rate_limited' }],
     {
       ...RETRY_AFTER,
       'x-ratelimit-limit': { description: 'Requests allowed per window.', type: 'integer' },
@@ -60,14 +61,14 @@ export const RATE_LIMITED = {
 export const UNAVAILABLE = {
   503: errorResponse(
     `A store is unreachable; nothing was written. Retry after \`retry-after\` seconds (${UNAVAILABLE_RETRY_AFTER_SECONDS}).`,
-    [{ error: 'service_unavailable', summary: 'Store unreachable, retry · 저장소에 연결할 수 없음, 재시도' }],
+    [{ error: 'service_unavailable' }],
     RETRY_AFTER,
   ),
 };
 
 /** A 400 for a body that is not valid JSON or fails the operation's schema; `error` is the
  *  operation's own error string (SPEC 7.3). */
-export function badRequest(error: string, description: string, examples: Array<Omit<ErrorExample, 'error'> & { name: string }>) {
+export function badRequest(error: ErrorCode, description: string, examples: Array<Omit<ErrorExample, 'error'> & { name: string }>) {
   return errorResponse(description, [
     ...examples.map((e) => ({ ...e, error })),
     { name: 'not_json', error, summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },

@@ -1,6 +1,8 @@
-// The public error vocabulary: every error body is `{ ok:false, error }` with a stable string
-// (SPEC 2.8). Internal details never reach a response body, and no input text ever does.
+// Error answers: every error body is `{ ok:false, error }` with a stable string from the error
+// registry (src/errors/, SPEC 2.8), at the registry's status. Internal details never reach a
+// response body, and no input text ever does.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, Refusal, StoreUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode } from '../errors/error-registry.js';
 
 export interface ErrorBody {
   ok: false;
@@ -9,51 +11,58 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-export function errorBody(error: string, extra: Record<string, unknown> = {}): ErrorBody {
+export function errorBody(error: ErrorCode, extra: Record<string, unknown> = {}): ErrorBody {
   return { ok: false, error, ...extra };
 }
 
-export function sendError(reply: FastifyReply, status: number, error: string, extra: Record<string, unknown> = {}) {
-  return reply.code(status).send(errorBody(error, extra));
+/** Answers with a registered error at its status. */
+export function sendError(reply: FastifyReply, error: ErrorCode, extra: Record<string, unknown> = {}) {
+  return reply.code(ERRORS[error].status).send(errorBody(error, extra));
 }
-
-/** How long a host should wait before retrying when a store is down (503). */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** 503 with retry-after: nothing was written, a retry loses nothing. */
 export function sendUnavailable(reply: FastifyReply) {
   reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-  return sendError(reply, 503, 'service_unavailable');
+  return sendError(reply, 'service_unavailable');
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** How this route names a malformed request (INVALID_ENVELOPE on decide, invalid_event on events …). */
-    badRequest?: { error: string; reasonCodes?: string[] };
+    badRequest?: { error: ErrorCode; reasonCodes?: string[] };
   }
 }
 
-/** Maps framework errors (unparsable JSON, wrong content type, oversized body) to the public
- *  vocabulary. Parser messages quote the input, so they are replaced by fixed text. */
+/** The one place a thrown error becomes an answer: a refusal at its registered status, a store
+ *  outage as 503 (nothing was written), a framework error (unparsable JSON, wrong content type,
+ *  oversized body) in the public vocabulary with fixed text (parser messages quote the input),
+ *  and anything else, a bug, as a logged 500. */
 export function installErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof Refusal) return sendError(reply, err.code, err.details);
+    if (err instanceof StoreUnavailable) {
+      request.log.warn({ err: { type: err.name, code: err.code } }, 'store unavailable: nothing written');
+      return sendUnavailable(reply);
+    }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      request.log.error({ err: { type: err.name, code: err.code } }, 'request failed');
-      return sendError(reply, 500, 'internal_error');
+      // The frames say where the bug is; the message line is left out, as it may quote input.
+      const frames = err.stack?.split('\n').slice(1).join('\n');
+      request.log.error({ err: { type: err.name, code: err.code, frames } }, 'request failed');
+      return sendError(reply, 'internal_error');
     }
-    if (status === 429) return sendError(reply, 429, 'rate_limited');
-    if (status === 413) return sendError(reply, 413, 'payload_too_large');
-    if (status === 415) return sendError(reply, 415, 'unsupported_media_type');
+    if (status === 429) return sendError(reply, 'rate_limited');
+    if (status === 413) return sendError(reply, 'payload_too_large');
+    if (status === 415) return sendError(reply, 'unsupported_media_type');
     const bad = request.routeOptions.config?.badRequest;
     const detail = publicDetail(err);
     if (bad) {
-      return sendError(reply, 400, bad.error, {
+      return sendError(reply, bad.error, {
         ...(bad.reasonCodes ? { reason_codes: bad.reasonCodes } : {}),
         message: detail,
       });
     }
-    return sendError(reply, status === 404 ? 404 : 400, status === 404 ? 'not_found' : 'invalid_request', { message: detail });
+    return sendError(reply, status === 404 ? 'not_found' : 'invalid_request', { message: detail });
   });
 }
 
@@ -63,25 +72,26 @@ export function installErrorHandler(app: FastifyInstance) {
 export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   switch (err.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return sendError(reply, 414, 'uri_too_long');
+      return sendError(reply, 'uri_too_long');
     case 'FST_ERR_BAD_URL':
-      return sendError(reply, 400, 'invalid_request', { message: 'malformed URL' });
+      return sendError(reply, 'invalid_request', { message: 'malformed URL' });
     default:
-      return sendError(reply, 500, 'internal_error');
+      return sendError(reply, 'internal_error');
   }
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; text: string; error: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, text: 'Request Header Fields Too Large', error: 'headers_too_large' },
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: 'Request Timeout', error: 'request_timeout' },
+const CLIENT_ERRORS: Record<string, { text: string; error: ErrorCode }> = {
+  HPE_HEADER_OVERFLOW: { text: 'Request Header Fields Too Large', error: 'headers_too_large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { text: 'Request Timeout', error: 'request_timeout' },
 };
-const CLIENT_ERROR_DEFAULT = { status: 400, text: 'Bad Request', error: 'invalid_request' };
+const CLIENT_ERROR_DEFAULT = { text: 'Bad Request', error: 'invalid_request' } as const;
 
 /** Fastify's `clientErrorHandler`: a request Node's HTTP parser could not read. Answered on the
  *  raw socket in the API's error format, without quoting what was sent. */
 export function clientError(err: NodeJS.ErrnoException, socket: import('node:net').Socket) {
   if (!socket.writable) return socket.destroy();
-  const { status, text, error } = CLIENT_ERRORS[err.code ?? ''] ?? CLIENT_ERROR_DEFAULT;
+  const { text, error } = CLIENT_ERRORS[err.code ?? ''] ?? CLIENT_ERROR_DEFAULT;
+  const status = ERRORS[error].status;
   const body = JSON.stringify({ ok: false, error });
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

@@ -27,10 +27,10 @@ export function methodNotAllowedHook(app: FastifyInstance, methods: ReadonlySet<
     const allowed = [...methods].filter((method) => app.findRoute({ method: method as 'GET', url }) !== null).sort();
     if (allowed.length === 0) return;
     reply.header('allow', allowed.join(', '));
-    return sendError(reply, 405, 'method_not_allowed');
+    return sendError(reply, 'method_not_allowed');
   };
 }
 
 export async function notFound(_request: FastifyRequest, reply: FastifyReply) {
-  return sendError(reply, 404, 'not_found');
+  return sendError(reply, 'not_found');
 }

@@ -54,8 +54,8 @@ export async function redirectRoutes(app: FastifyInstance) {
           },
         },
         400: errorResponse('A malformed, tampered or unknown token (`invalid_link`), or a destination no longer on the allowlist (`invalid_destination`). HEAD answers carry no body.', [
-          { error: 'invalid_link', summary: 'Malformed or tampered token · 잘못되었거나 변조된 토큰' },
-          { error: 'invalid_destination', summary: 'Destination no longer allowed · 더 이상 허용되지 않는 목적지' },
+          { error: 'invalid_link' },
+          { error: 'invalid_destination' },
         ]),
         ...RATE_LIMITED,
       },
@@ -81,12 +81,12 @@ export async function redirectRoutes(app: FastifyInstance) {
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
       const claims = links.verify(request.params.token, app.services.now());
-      if (!claims) return sendError(reply, 400, 'invalid_link');
+      if (!claims) return sendError(reply, 'invalid_link');
       const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
       // Re-checked at click time: an advertiser suspended or a destination removed since the
       // decision stops the redirect.
       const destination = advertiser?.active ? allowedDestination(claims.destination, advertiser.destinations) : null;
-      if (!destination) return sendError(reply, 400, 'invalid_destination');
+      if (!destination) return sendError(reply, 'invalid_destination');
       // The chat page that showed the link may carry conversation ids in its URL; the
       // advertiser is not told where the click came from.
       reply.header('referrer-policy', 'no-referrer');

@@ -30,7 +30,7 @@ async function tokenScrape(app: FastifyInstance, opts: { tokenHash: Buffer }) {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     // Hashing both sides gives equal-length buffers, so the compare is constant-time.
-    if (!token || !timingSafeEqual(sha256(token), opts.tokenHash)) return sendError(reply, 401, 'invalid_metrics_token');
+    if (!token || !timingSafeEqual(sha256(token), opts.tokenHash)) return sendError(reply, 'invalid_metrics_token');
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('content-type', app.services.metrics.registry.contentType);

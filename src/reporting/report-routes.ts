@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { response, toJsonSchema } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
-import { unavailable } from '../events/event-routes.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 
 const ReportQuery = z.strictObject({
@@ -123,17 +122,13 @@ export async function reportRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const query = ReportQuery.safeParse(request.query ?? {});
-      if (!query.success) return sendError(reply, 400, 'invalid_request');
-      try {
-        return await buildReport(app.services.reports, {
-          range: query.data.range,
-          appId: query.data.app_id ?? null,
-          includeTest: query.data.include_test === 'true',
-          until: new Date(app.services.now()),
-        });
-      } catch (err) {
-        return unavailable(request, reply, err);
-      }
+      if (!query.success) return sendError(reply, 'invalid_request');
+      return buildReport(app.services.reports, {
+        range: query.data.range,
+        appId: query.data.app_id ?? null,
+        includeTest: query.data.include_test === 'true',
+        until: new Date(app.services.now()),
+      });
     },
   );
 }

@@ -3,6 +3,7 @@ import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../hel
 import { AppRepository, NotFoundError } from '../../src/apps/app-repository.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { hashKey } from '../../src/apps/keys.js';
+import { DatabaseUnavailable } from '../../src/db/database.js';
 
 describe(`apps and keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   let t: TestDatabase;
@@ -80,7 +81,7 @@ describe(`apps and keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     const auth = new Authenticator(
       async (h) => {
         calls++;
-        if (down) throw new Error('connection refused');
+        if (down) throw new DatabaseUnavailable(new Error('connection refused'));
         return apps.findKeyByHash(h);
       },
       500,
@@ -93,5 +94,12 @@ describe(`apps and keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     down = true;
     expect(await auth.authenticate(`Bearer ${created.serving_key}`)).toMatchObject({ ok: true });
     expect(await auth.authenticate(`Bearer ${created.test_key}`)).toEqual({ ok: false, unavailable: true });
+  });
+
+  it('does not mistake a bug in the key lookup for an outage', async () => {
+    const auth = new Authenticator(async () => {
+      throw new TypeError('a bug');
+    }, 500);
+    await expect(auth.authenticate('Bearer sk_live_0123456789abcdef0123456789abcdef')).rejects.toThrow(TypeError);
   });
 });

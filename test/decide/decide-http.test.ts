@@ -5,6 +5,7 @@ import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type T
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { FORBIDDEN_KEYS } from '../../src/decide/envelope.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
+import { DatabaseUnavailable } from '../../src/db/database.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
@@ -488,7 +489,8 @@ describe(`decide budgets and database failure (${stores})`, () => {
       expect((await ask()).json().serve).toBe(true); // the key is known from now on
       const original = t.db.query.bind(t.db);
       (t.db as { query: typeof original }).query = async () => {
-        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        // What the database adapter throws for a refused connection (src/db/database.ts).
+        throw new DatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
       };
       await new Promise((r) => setTimeout(r, 600)); // past the key cache
       const down = await ask();

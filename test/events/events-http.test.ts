@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
+import { DatabaseUnavailable } from '../../src/db/database.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const envelope = (message = '제주도 호텔 최저가 알려줘') => ({
@@ -353,7 +354,8 @@ describe(`events, links and lookup (${stores})`, () => {
     const d = await serve();
     const original = t.db.query.bind(t.db);
     const down = async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      // What the database adapter throws for a refused connection (src/db/database.ts).
+      throw new DatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     };
     (t.db as { query: unknown }).query = down;
     try {
