@@ -17,7 +17,7 @@ import { CatalogRuntime } from './catalog/catalog-runtime.js';
 import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
 import { clientError, frameworkError, installErrorHandler } from './http/errors.js';
-import { registerOpenApi } from './http/openapi.js';
+import { registerOpenApi } from './openapi/register-openapi.js';
 import { methodNotAllowedHook, notFound, trackRouteMethods } from './http/method-not-allowed.js';
 import { healthRoutes } from './health/health-routes.js';
 import { adminApi } from './admin/admin-routes.js';

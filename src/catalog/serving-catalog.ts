@@ -3,6 +3,7 @@
 // native offer index and swapped together with it, so an index hit always finds its snapshot.
 import type { Campaign } from './catalog-schema.js';
 import type { ServingCatalogRows, SnapshotContent } from './catalog-repository.js';
+import type { AffiliateNetworkView } from '../affiliate/networks/network-adapter.js';
 
 export interface ServedAdvertiser {
   id: string;
@@ -12,14 +13,6 @@ export interface ServedAdvertiser {
   destinations: string[];
 }
 
-export interface AffiliateNetworkView {
-  id: string;
-  name: string;
-  adapter: string;
-  partnerMarker: string;
-  linkTemplate: string | null;
-  destinations: string[];
-}
 
 export class ServingCatalog {
   readonly snapshots = new Map<string, SnapshotContent>();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { createTestApp, type TestApp } from '../helpers/test-env.js';
-import { OPERATION_IDS } from '../../src/http/openapi-document.js';
+import { OPERATION_IDS } from '../../src/openapi/openapi-document.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve('.');

@@ -1,7 +1,8 @@
 // Which top-level folder may import which. The service (src/) imports nothing outside itself,
 // so `dist/` holds no test code; test/ and bench/ share what both need through testkit/, which
 // imports neither; bench/ never imports test/ (test/soak runs the soak harness of bench/, so
-// the reverse would be a cycle).
+// the reverse would be a cycle). Inside src/, the feature folders form no cycle: each can be
+// read, changed and tested from its own imports down.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,4 +49,56 @@ describe('folder directions', () => {
       expect(forbidden).toEqual([]);
     });
   }
+});
+
+/** src/ folder → the src/ folders its files import (src/*.ts at the top count as '.'). */
+function srcFolderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  const srcRoot = path.join(ROOT, 'src');
+  const folderOf = (file: string) => {
+    const rel = path.relative(srcRoot, file).split(path.sep);
+    return rel.length > 1 ? rel[0] : '.';
+  };
+  for (const file of tsFiles(srcRoot)) {
+    const from = folderOf(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const target = path.resolve(path.dirname(file), m[1]);
+      if (path.relative(srcRoot, target).startsWith('..')) continue;
+      const to = folderOf(target);
+      if (to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+  }
+  return graph;
+}
+
+/** Every cycle's folders, found by depth-first search (one path per cycle is enough to fix it). */
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, trail: string[]) => {
+    state.set(node, 'open');
+    for (const next of graph.get(node) ?? []) {
+      const path = [...trail, node];
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].join(' → '));
+      else if (!state.has(next)) visit(next, path);
+    }
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node, []);
+  return found;
+}
+
+describe('src/ folders', () => {
+  it('import each other without cycles', () => {
+    expect(cycles(srcFolderGraph())).toEqual([]);
+  });
+
+  it('finds a cycle when there is one', () => {
+    const graph = new Map([
+      ['events', new Set(['decisions'])],
+      ['decisions', new Set(['http'])],
+      ['http', new Set(['events'])],
+    ]);
+    expect(cycles(graph)).toEqual(['decisions → http → events → decisions']);
+  });
 });

@@ -1,7 +1,18 @@
 // A travel affiliate network, as far as Sidenote needs one: build a direct tracking URL for an
 // allowlisted destination, locally, with no outbound call. Adding a network is a catalog entry
 // and, when its link format is not a plain template, one small adapter file in this folder.
-import type { AffiliateNetworkView } from '../../catalog/serving-catalog.js';
+
+/** A network as the serving catalog holds it. Declared here, where adapters use it, so that the
+ *  catalog (which validates network entries with the adapters) depends on this folder and not
+ *  the other way round. */
+export interface AffiliateNetworkView {
+  id: string;
+  name: string;
+  adapter: string;
+  partnerMarker: string;
+  linkTemplate: string | null;
+  destinations: string[];
+}
 
 export interface DeepLinkInput {
   /** Carried in the network's sub id so its reports tie back to our decision. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { Envelope } from '../decide/envelope.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
-import { ErrorBodySchema } from './error-body.js';
+import { ErrorBodySchema } from '../http/error-body.js';
 import { ImpressionEventRequest, ImpressionEventResponse } from '../events/event-schemas.js';
 import { ConversionRequest, ConversionResponse } from '../conversions/conversion-schemas.js';
 import { ClickIntentRequest, ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
