@@ -17,6 +17,7 @@ import { CatalogRuntime } from './catalog/catalog-runtime.js';
 import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
 import { clientError, frameworkError, installErrorHandler } from './http/errors.js';
+import { useZodValidation } from './http/validation.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import { methodNotAllowedHook, notFound, trackRouteMethods } from './http/method-not-allowed.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -125,6 +126,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     clientErrorHandler: clientError,
   });
   installErrorHandler(app);
+  useZodValidation(app);
   app.addHook('onResponse', logRequestCompleted);
   // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
   app.removeContentTypeParser('text/plain');

@@ -5,10 +5,10 @@
 // spelled: the router decodes it) and for its not-found handler, and never for other routes.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { sha256 } from '../util/ids.js';
 import { sendError } from '../http/errors.js';
-import { requestBody, response, toJsonSchema } from '../http/openapi.js';
+import { paramsSchema, requestBody, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../http/error-responses.js';
 import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
 import { Catalog } from '../catalog/catalog-schema.js';
@@ -20,11 +20,13 @@ const UNKNOWN_ID = {
   404: errorResponse('No app or key with this id.', [{ name: 'unknown_id', error: 'not_found', summary: 'Unknown id · 알 수 없는 id' }]),
 };
 const INVALID_ID = {
-  400: errorResponse('The id is not an app or key id.', [{ error: 'invalid_request', summary: 'Malformed id · 잘못된 id 형식' }]),
+  400: errorResponse('The id is not an app or key id.', [
+    { error: 'invalid_request', summary: 'Malformed id · 잘못된 id 형식', extra: { message: 'params failed validation: id' } },
+  ]),
 };
 const INVALID_BODY = {
   400: badRequest('invalid_request', 'The body or the id failed validation.', [
-    { name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: '✖ Invalid input\n  → at name' } },
+    { name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: name' } },
   ]),
 };
 
@@ -55,7 +57,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
   // Inside this plugin, so the admin key check above guards the reports too.
   await app.register(reportRoutes);
 
-  const params = toJsonSchema(IdParam);
+  const params = paramsSchema(IdParam);
+  type Id = { Params: z.infer<typeof IdParam> };
 
   app.post(
     '/apps',
@@ -74,11 +77,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
       },
       config: bad,
     },
-    async (req, reply) => {
-      const body = CreateAppBody.safeParse(req.body);
-      if (!body.success) return sendError(reply, 'invalid_request', { message: z.prettifyError(body.error) });
-      return reply.code(201).send(await apps.createApp(body.data.name.trim()));
-    },
+    async (req: FastifyRequest<{ Body: z.infer<typeof CreateAppBody> }>, reply) => reply.code(201).send(await apps.createApp(req.body.name.trim())),
   );
 
   app.get(
@@ -112,14 +111,13 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
         },
       },
       config: bad,
-    },
-    async (req, reply) => {
-      const params = IdParam.safeParse(req.params);
       // No body at all (no content type) means the defaults; a JSON body, even `null`, must be the object.
-      const body = CreateKeyBody.safeParse(req.headers['content-type'] === undefined ? {} : req.body);
-      if (!params.success || !body.success) return sendError(reply, 'invalid_request');
-      return reply.code(201).send(await apps.createKey(params.data.id, body.data.kind, body.data.mode));
+      preValidation: async (req: FastifyRequest) => {
+        if (req.headers['content-type'] === undefined) req.body = {};
+      },
     },
+    async (req: FastifyRequest<Id & { Body: z.infer<typeof CreateKeyBody> }>, reply) =>
+      reply.code(201).send(await apps.createKey(req.params.id, req.body.kind, req.body.mode)),
   );
 
   app.post(
@@ -133,11 +131,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
         response: { 200: response(RevokedKey, 'The key, now revoked.', EX.revokedKey), ...INVALID_ID, ...ADMIN_KEY_ERRORS, ...UNKNOWN_ID },
       },
     },
-    async (req, reply) => {
-      const params = IdParam.safeParse(req.params);
-      if (!params.success) return sendError(reply, 'invalid_request');
-      return apps.revokeKey(params.data.id);
-    },
+    async (req: FastifyRequest<Id>) => apps.revokeKey(req.params.id),
   );
 
   app.post(
@@ -156,11 +150,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
         },
       },
     },
-    async (req, reply) => {
-      const params = IdParam.safeParse(req.params);
-      if (!params.success) return sendError(reply, 'invalid_request');
-      return reply.code(201).send(await apps.rotateConversionSecret(params.data.id));
-    },
+    async (req: FastifyRequest<Id>, reply) => reply.code(201).send(await apps.rotateConversionSecret(req.params.id)),
   );
 
   app.get(
@@ -183,7 +173,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
         tags,
         security,
         summary: 'Import a catalog; every instance serves it within CATALOG_POLL_MS',
-        body: requestBody(Catalog, EX.catalogRequest),
+        body: requestBody(Catalog, EX.catalogRequest, { validatedBy: 'handler' }),
         response: {
           200: response(ImportReport, 'Imported (or unchanged).', EX.importReport),
           400: errorResponse('The catalog failed validation (`invalid_catalog`, with `problems`), or the body is not JSON (`invalid_request`).', [

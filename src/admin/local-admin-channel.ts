@@ -13,7 +13,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { adminApi } from './admin-routes.js';
 import { localChannelPaths, type LocalChannelPaths } from './local-channel-paths.js';
 import { clientError, frameworkError, installErrorHandler } from '../http/errors.js';
-import { schemasAsDocumentation } from '../http/openapi.js';
+import { useZodValidation } from '../http/validation.js';
 import { methodNotAllowedHook, notFound, trackRouteMethods } from '../http/method-not-allowed.js';
 
 export interface LocalAdminChannel {
@@ -35,7 +35,7 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
   });
   installErrorHandler(local);
   local.removeContentTypeParser('text/plain');
-  schemasAsDocumentation(local);
+  useZodValidation(local);
   const routeMethods = trackRouteMethods(local);
   local.setNotFoundHandler(notFound);
   local.decorate('services', main.services);

@@ -1,7 +1,7 @@
 // POST /v1/events/click-intent (SPEC 4.3): authorised by possession of the impression token.
 // It is public (no Bearer key), so it is rate limited per client IP like decide.
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../http/errors.js';
+import type { z } from 'zod';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
 import { ClickIntentRequest, ClickIntentResponse } from './click-intent-schemas.js';
@@ -38,14 +38,8 @@ export async function affiliateRoutes(app: FastifyInstance) {
         rateLimit: { max: app.services.config.clickIntentRateLimitPerMinute, timeWindow: 60_000 },
       },
     },
-    async (request, reply) => {
-      const parsed = ClickIntentRequest.safeParse(request.body);
-      if (!parsed.success) {
-        return sendError(reply, 'invalid_click_intent', {
-          message: 'body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '),
-        });
-      }
-      const { impression_token, event_id, occurred_at } = parsed.data;
+    async (request) => {
+      const { impression_token, event_id, occurred_at } = request.body as z.infer<typeof ClickIntentRequest>;
       return app.services.affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
     },
   );

@@ -1,7 +1,6 @@
 // POST /v1/events/conversion (SPEC 4.8).
 import type { FastifyInstance } from 'fastify';
 import { requireServingKey } from '../auth/require-serving-key.js';
-import { sendError } from '../http/errors.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { ConversionRequest, ConversionResponse } from './conversion-schemas.js';
@@ -59,16 +58,9 @@ export async function conversionRoutes(app: FastifyInstance) {
         },
       },
       config: { badRequest: { error: 'invalid_conversion' } },
-      preHandler: requireServingKey,
+      // Before validation: a request without a valid key is a 401 whatever its body.
+      preValidation: requireServingKey,
     },
-    async (request, reply) => {
-      const parsed = ConversionRequest.safeParse(request.body);
-      if (!parsed.success) {
-        return sendError(reply, 'invalid_conversion', {
-          message: 'body failed validation: ' + parsed.error.issues.map((i) => i.path.join('.') || '(body)').join(', '),
-        });
-      }
-      return app.services.conversions.record(request.principal!, parsed.data);
-    },
+    async (request) => app.services.conversions.record(request.principal!, request.body as ConversionRequest),
   );
 }

@@ -7,7 +7,8 @@ import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
 import { timeoutAnswer, type Deadline } from './decide-service.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
-import { errorBody } from '../http/errors.js';
+import { sendError } from '../http/errors.js';
+import { RequestInvalid } from '../http/validation.js';
 import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, SERVING_KEY_ERRORS, errorResponse } from '../http/error-responses.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
@@ -196,43 +197,49 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
         response: route.responses,
       },
       config: {
-        badRequest: { error: 'INVALID_ENVELOPE', reasonCodes: ['INVALID_ENVELOPE'] },
+        badRequest: { error: 'INVALID_ENVELOPE', reasonCodes: ['INVALID_ENVELOPE'], describe: (invalid) => ({ issues: describeIssues(invalid.error) }) },
         rateLimit: { max: config.decideRateLimitPerMinute, timeWindow: 60_000 },
       },
-      preHandler: authenticateServingKey,
+      // The key first (a request without a valid key is a 401 whatever its body), then the
+      // forbidden-key scan, which wins over every other validation failure (DESIGN.md §2), then
+      // the envelope schema.
+      preValidation: [authenticateServingKey, rejectForbiddenKeys],
+      errorHandler: (err, request, reply) => {
+        if (err instanceof RequestInvalid) countOutcome('INVALID_ENVELOPE');
+        return app.errorHandler(err, request, reply);
+      },
     },
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const answer = await handle(request, reply);
-      for (const code of (answer as { reason_codes?: string[] } | undefined)?.reason_codes ?? []) {
-        app.services.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: code });
-      }
+      const answer = await handle(request.body as Envelope, request, reply);
+      for (const code of (answer as { reason_codes?: string[] } | undefined)?.reason_codes ?? []) countOutcome(code);
       return answer;
     },
   );
 
-  async function handle(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const body = request.body;
-    // Forbidden identity keys win over every other validation failure (DESIGN.md §2).
-    const scan = scanForbiddenKeys(body);
+  function countOutcome(reasonCode: string) {
+    app.services.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: reasonCode });
+  }
+
+  async function rejectForbiddenKeys(request: FastifyRequest, reply: FastifyReply) {
+    if (reply.sent) return;
+    const scan = scanForbiddenKeys(request.body);
     if (scan.paths.length > 0) {
-      reply.code(400);
-      return errorBody('FORBIDDEN_IDENTITY_FIELD', { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: scan.paths });
+      countOutcome('FORBIDDEN_IDENTITY_FIELD');
+      return sendError(reply, 'FORBIDDEN_IDENTITY_FIELD', { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: scan.paths });
     }
     if (scan.tooDeep) {
-      reply.code(400);
-      return errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: ['$: nested too deeply'] });
+      countOutcome('INVALID_ENVELOPE');
+      return sendError(reply, 'INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: ['$: nested too deeply'] });
     }
-    const parsed = Envelope.safeParse(body);
-    if (!parsed.success) {
-      reply.code(400);
-      return errorBody('INVALID_ENVELOPE', { reason_codes: ['INVALID_ENVELOPE'], issues: describeIssues(parsed.error) });
-    }
+  }
+
+  async function handle(envelope: Envelope, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const requestId = String(request.id);
     // The key could not be checked in time (key store slow or down): fail open. Its record is
     // written once the lookup, still running, names a valid key's app.
     if (!request.principal) {
       const answer = timeoutAnswer(requestId, newId('dec'));
-      if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, parsed.data, route.kind, reply.elapsedTime);
+      if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, envelope, route.kind, reply.elapsedTime);
       return answer;
     }
     // The budget counts from the request's receipt (auth and the rate limit have spent some).
@@ -241,6 +248,6 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
       remainingMs: () => budgetMs - reply.elapsedTime,
       expired: () => reply.elapsedTime >= budgetMs,
     };
-    return route.run(parsed.data, request.principal, requestId, deadline, request.log);
+    return route.run(envelope, request.principal, requestId, deadline, request.log);
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { requireServingKey } from '../auth/require-serving-key.js';
 import { sendError } from '../http/errors.js';
-import { response, toJsonSchema } from '../http/openapi.js';
+import { paramsSchema, response } from '../http/openapi.js';
 import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { explainDecision } from './decision-explanation.js';
 import { DecisionExplanationSchema, DecisionMetadataSchema } from './decision-schemas.js';
@@ -39,6 +39,8 @@ const METADATA = {
   events: { offer_rendered: 1, qualified_impression: 1, clicks: 1, conversions: 0, click_intents: 0 },
 };
 
+const NOT_FOUND_WHEN_MALFORMED = { badRequest: { error: 'not_found' as const, describe: () => ({}) } };
+
 const PARAMETERS = { personal_data_used: false, conversation_history_used: false };
 
 export async function decisionRoutes(app: FastifyInstance) {
@@ -49,7 +51,7 @@ export async function decisionRoutes(app: FastifyInstance) {
         tags: ['decisions'],
         summary: "Read one of the calling app's decisions",
         security: [{ servingKey: [] }],
-        params: toJsonSchema(IdParam),
+        params: paramsSchema(IdParam),
         response: {
           200: response(DecisionMetadataSchema, "The calling app's decision, with event counts.", {
             served: { summary: 'A served offer with its events · 노출된 광고와 이벤트', value: METADATA },
@@ -75,11 +77,13 @@ export async function decisionRoutes(app: FastifyInstance) {
           ...UNAVAILABLE,
         },
       },
-      preHandler: requireServingKey,
+      // Auth before validation: without a valid key, every id is a 401. A malformed id is as
+      // unknown as any other: 404 not_found, never a hint of what ids look like.
+      preValidation: requireServingKey,
+      config: NOT_FOUND_WHEN_MALFORMED,
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
-      if (!DECISION_ID.test(id)) return sendError(reply, 'not_found');
+      const { id } = request.params as z.infer<typeof IdParam>;
       const decision = await app.services.decisionRepo.lookup(request.principal!.appId, id);
       return decision ?? sendError(reply, 'not_found');
     },
@@ -92,7 +96,7 @@ export async function decisionRoutes(app: FastifyInstance) {
         tags: ['decisions'],
         summary: 'Why this offer: a user-presentable explanation of the main parameters (EU DSA Art. 26)',
         security: [{ servingKey: [] }],
-        params: toJsonSchema(IdParam),
+        params: paramsSchema(IdParam),
         response: {
           200: response(DecisionExplanationSchema, "A short explanation in the decision's language, built from the decision record, never from the message.", {
             ko: {
@@ -136,11 +140,13 @@ export async function decisionRoutes(app: FastifyInstance) {
           ...UNAVAILABLE,
         },
       },
-      preHandler: requireServingKey,
+      // Auth before validation: without a valid key, every id is a 401. A malformed id is as
+      // unknown as any other: 404 not_found, never a hint of what ids look like.
+      preValidation: requireServingKey,
+      config: NOT_FOUND_WHEN_MALFORMED,
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
-      if (!DECISION_ID.test(id)) return sendError(reply, 'not_found');
+      const { id } = request.params as z.infer<typeof IdParam>;
       const { decisionRepo, catalog, catalogRuntime } = app.services;
       const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
       if (!decision) return sendError(reply, 'not_found');

@@ -3,6 +3,7 @@
 // response body, and no input text ever does.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, Refusal, StoreUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode } from '../errors/error-registry.js';
+import { RequestInvalid } from './validation.js';
 
 export interface ErrorBody {
   ok: false;
@@ -28,8 +29,10 @@ export function sendUnavailable(reply: FastifyReply) {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** How this route names a malformed request (INVALID_ENVELOPE on decide, invalid_event on events …). */
-    badRequest?: { error: ErrorCode; reasonCodes?: string[] };
+    /** How this route names a malformed request (INVALID_ENVELOPE on decide, invalid_event on
+     *  events …), and, for a request that fails its schema, what the body says besides (by
+     *  default a `message` naming the failing paths). */
+    badRequest?: { error: ErrorCode; reasonCodes?: string[]; describe?: (invalid: RequestInvalid) => Record<string, unknown> };
   }
 }
 
@@ -40,6 +43,13 @@ declare module 'fastify' {
 export function installErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof Refusal) return sendError(reply, err.code, err.details);
+    if (err instanceof RequestInvalid) {
+      const bad = request.routeOptions.config?.badRequest ?? { error: 'invalid_request' as const };
+      return sendError(reply, bad.error, {
+        ...(bad.reasonCodes ? { reason_codes: bad.reasonCodes } : {}),
+        ...(bad.describe ? bad.describe(err) : { message: err.detail }),
+      });
+    }
     if (err instanceof StoreUnavailable) {
       request.log.warn({ err: { type: err.name, code: err.code } }, 'store unavailable: nothing written');
       return sendUnavailable(reply);

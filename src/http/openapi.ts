@@ -1,9 +1,8 @@
-// /openapi.json is generated from the same zod schemas that validate requests, so the
-// document cannot drift from the code. Route schemas are documentation only: validation is
-// zod's job (strict, no coercion, no silent key removal — DESIGN.md §4), so Fastify's own
-// Ajv validation and fast-json-stringify serialisation are switched off.
-import type { FastifyInstance } from 'fastify';
+// Route schemas from zod: each helper gives the JSON Schema that /openapi.json shows and keeps
+// the zod schema it came from, which validates the request (validation.ts). One schema per
+// shape, so the document cannot drift from what the code accepts.
 import { z } from 'zod';
+import { ZOD_SCHEMA } from './validation.js';
 
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
@@ -25,10 +24,31 @@ export type Examples = Record<string, NamedExample>;
 /** Marks a request body the operation may also go without (src/openapi/ clears `required`). */
 export const OPTIONAL_BODY = 'x-sidenote-optional-body';
 
-/** A request body for the document: the zod schema that validates it, with named examples.
- *  `optional` for an operation that also takes no body at all. */
-export function requestBody(schema: z.ZodType, examples: Examples, options: { optional?: boolean } = {}): Record<string, unknown> {
-  return { ...toJsonSchema(schema), 'x-examples': examples, ...(options.optional ? { [OPTIONAL_BODY]: true } : {}) };
+/** A request body: the zod schema that validates it, with named examples for the document.
+ *  `optional` for an operation that also takes no body at all; `validatedBy: 'handler'` for the
+ *  one body whose service validates it itself (the catalog import lists every problem, schema
+ *  and references together, as the CLI does). */
+export function requestBody(
+  schema: z.ZodType,
+  examples: Examples,
+  options: { optional?: boolean; validatedBy?: 'route' | 'handler' } = {},
+): Record<string, unknown> {
+  return {
+    ...toJsonSchema(schema),
+    'x-examples': examples,
+    ...(options.optional ? { [OPTIONAL_BODY]: true } : {}),
+    ...(options.validatedBy === 'handler' ? {} : { [ZOD_SCHEMA]: schema }),
+  };
+}
+
+/** Path parameters, validated by this zod schema. */
+export function paramsSchema(schema: z.ZodType): Record<string | symbol, unknown> {
+  return { ...toJsonSchema(schema), [ZOD_SCHEMA]: schema };
+}
+
+/** A query string, validated by this zod schema. */
+export function querySchema(schema: z.ZodType): Record<string | symbol, unknown> {
+  return { ...toJsonSchema(schema), [ZOD_SCHEMA]: schema };
 }
 
 /** A response header as the document lists it. */
@@ -46,11 +66,4 @@ export function response(schema: z.ZodType, description: string, examples: Examp
     'x-examples': examples,
     ...(headers ? { headers } : {}),
   };
-}
-
-/** Route schemas as documentation only (see the top of this file): no Ajv, no fast-json-stringify.
- *  Every Fastify instance that registers this project's routes calls it. */
-export function schemasAsDocumentation(app: FastifyInstance) {
-  app.setValidatorCompiler(() => (data) => ({ value: data }));
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 }

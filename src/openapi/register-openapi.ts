@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { OPTIONAL_BODY, schemasAsDocumentation } from '../http/openapi.js';
+import { OPTIONAL_BODY } from '../http/openapi.js';
 import { finishDocument } from './openapi-document.js';
 
 /** @fastify/swagger marks every request body required; clear it where the code takes none. */
@@ -22,7 +22,6 @@ function markOptionalBodies(doc: Record<string, any>) {
 }
 
 export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
-  schemasAsDocumentation(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -2,8 +2,7 @@
 // admin plugin (prefix /admin), so its key check applies. Also usable on its own, from a script.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { sendError } from '../http/errors.js';
-import { response, toJsonSchema } from '../http/openapi.js';
+import { querySchema, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 
@@ -110,7 +109,7 @@ export async function reportRoutes(app: FastifyInstance) {
         tags: ['admin'],
         summary: 'Reporting numbers behind the /dashboard page',
         security: [{ adminKey: [] }],
-        querystring: toJsonSchema(ReportQuery),
+        querystring: querySchema(ReportQuery),
         response: {
           200: response(ReportSchema, 'The report.', { last_hour: { summary: 'The last hour, one app · 최근 1시간, 앱 하나', value: EXAMPLE } }),
           400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
@@ -120,13 +119,12 @@ export async function reportRoutes(app: FastifyInstance) {
       },
       config: { badRequest: { error: 'invalid_request' } },
     },
-    async (request, reply) => {
-      const query = ReportQuery.safeParse(request.query ?? {});
-      if (!query.success) return sendError(reply, 'invalid_request');
+    async (request) => {
+      const query = request.query as z.infer<typeof ReportQuery>;
       return buildReport(app.services.reports, {
-        range: query.data.range,
-        appId: query.data.app_id ?? null,
-        includeTest: query.data.include_test === 'true',
+        range: query.range,
+        appId: query.app_id ?? null,
+        includeTest: query.include_test === 'true',
         until: new Date(app.services.now()),
       });
     },

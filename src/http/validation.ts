@@ -1,0 +1,48 @@
+// Requests are validated by their route, before any handler runs: the zod schema a route
+// declares for its body, query string or path parameters (requestBody, querySchema and
+// paramsSchema in openapi.ts) is the one that documents it in /openapi.json and the one that
+// parses it here, so handlers receive parsed values and never validate by hand. zod rather than
+// Fastify's Ajv: strict, no coercion, no silent removal of unknown keys (DESIGN.md §4).
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { z } from 'zod';
+
+/** Where a route schema keeps the zod schema it was made from. */
+export const ZOD_SCHEMA = Symbol.for('sidenote.zod-schema');
+
+type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
+
+/** A request part that failed its route's schema. Answered 400 by the error handler in the
+ *  route's own error vocabulary (config.badRequest); it never carries the values sent. */
+export class RequestInvalid extends Error {
+  readonly statusCode = 400;
+  constructor(
+    readonly part: HttpPart,
+    readonly error: z.ZodError,
+  ) {
+    super(`${part} failed validation`);
+    this.name = 'RequestInvalid';
+  }
+
+  /** The failing field paths, never their values: `body failed validation: nonce, timestamp`. */
+  get detail(): string {
+    const part = this.part === 'querystring' ? 'query' : this.part;
+    const paths = [...new Set(this.error.issues.map((i) => i.path.join('.') || `(${part})`))];
+    return `${part} failed validation: ${paths.join(', ')}`;
+  }
+}
+
+/** Validates with the zod schema behind a route schema; a schema without one (a header schema
+ *  written as plain JSON Schema for the document) is documentation only. */
+export function useZodValidation(app: FastifyInstance) {
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const zod = (schema as FastifySchema & { [ZOD_SCHEMA]?: z.ZodType })[ZOD_SCHEMA];
+    if (!zod) return (data) => ({ value: data });
+    const part = (httpPart ?? 'body') as HttpPart;
+    return (data) => {
+      const parsed = zod.safeParse(data);
+      return parsed.success ? { value: parsed.data } : { error: new RequestInvalid(part, parsed.error) };
+    };
+  });
+  // Answers are built by code from typed values; JSON.stringify writes them as they are.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+}
