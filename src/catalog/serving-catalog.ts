@@ -21,6 +21,8 @@ export class ServingCatalog {
   readonly networks = new Map<string, AffiliateNetworkView>();
   /** Display names of categories and entities, for user-facing explanations. */
   readonly names = new Map<string, { ko: string; en: string }>();
+  /** Entities that are places (a city, an island): naming one says where, not what to buy. */
+  readonly places = new Set<string>();
 
   constructor(readonly version: number) {}
 
@@ -33,6 +35,7 @@ export class ServingCatalog {
     for (const o of rows.offers) view.snapshots.set(o.snapshot_id, o.content);
     for (const c of rows.campaigns) view.campaigns.set(c.id, c);
     for (const x of [...(rows.taxonomy?.categories ?? []), ...(rows.taxonomy?.entities ?? [])]) view.names.set(x.id, x.name);
+    for (const e of rows.taxonomy?.entities ?? []) if (e.kind === 'place') view.places.add(e.id);
     for (const a of rows.advertisers) {
       view.advertisers.set(a.id, {
         id: a.id,

@@ -377,7 +377,10 @@ export class DecideService {
       if (forced) match.candidates.push(forced);
     }
     if (trigger !== 'MATCHED' && isLowIntent(intent)) return noFill(['LOW_INTENT']);
-    const candidates = match.candidates.filter((c) => this.servable(c, kind));
+    // A digest is the host's own typed claim of what the user is after; only a place read from
+    // the message is held to "a place alone is not an ask".
+    const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);
+    const candidates = match.candidates.filter((c) => this.servable(c, kind) && (hostNamedIds || !this.pulledByPlaceAlone(c)));
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
     if (deadline.expired()) throw new DeadlineExceeded();
@@ -411,6 +414,16 @@ export class DecideService {
     if (best === null) return null;
     const s = this.catalog.serving.snapshots.get(best)!;
     return { snapshotId: best, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
+  }
+
+  /** An offer that met the turn only through a place it named: "eSIM for Tokyo", "Louvre tour
+   *  tickets", "restaurants in Busan" name where, and ask for something the catalog does not
+   *  sell; a Tokyo flight beside them answers a question nobody asked. An offer serves when the
+   *  turn (or the digest) asked for its category, or named its brand or product. */
+  private pulledByPlaceAlone(c: MatchCandidate): boolean {
+    if (c.matchedCategoryIds.length > 0 || c.matchedEntityIds.length === 0) return false;
+    const places = this.catalog.serving.places;
+    return c.matchedEntityIds.every((e) => places.has(e));
   }
 
   /** The index and the serving view are swapped together, but an affiliate offer also needs its
