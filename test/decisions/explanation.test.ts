@@ -46,7 +46,10 @@ describe('decision explanation', () => {
   it('names the evidence that won: the place named, and the category it implies for the offer', async () => {
     // No category asked for: the Jeju hotel won on the place, and on the hotels category only
     // as implied by the place. Recorded without the implied categories, it named Jeju alone.
-    const d = await decide(envelope('제주도 최저가 알려줘', 'ko-KR', 'KR'));
+    // The place comes from the host's digest: read from the message alone, a place is not an
+    // ask (relevance slice 13), and the same turn would be a no-fill.
+    const digest = { intent_type: 'purchase', entity_ids: ['place.jeju'], generated_at: new Date().toISOString() };
+    const d = await decide({ ...envelope('제주도 최저가 알려줘', 'ko-KR', 'KR'), session: { digest } });
     expect(d.serve).toBe(true);
     const body = (await explain(d.decision_id)).json();
     expect(body.parameters.topics).toEqual(['제주도', '호텔']);
