@@ -49,6 +49,7 @@ import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { ReportRepository } from './reporting/report-repository.js';
+import type { ReportSources } from './reporting/report.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 
 export interface AppDeps {
@@ -79,7 +80,7 @@ export interface Services {
   impressions: ImpressionEvents;
   conversions: ConversionService;
   clicks: ClickRecorder;
-  reports: ReportRepository;
+  reports: ReportSources;
   metrics: Metrics;
   now: () => number;
 }
@@ -209,7 +210,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       impressions: new ImpressionEvents(snapshots, decisionRepo, eventRepo, events, now),
       conversions: new ConversionService(conversionRepo, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
       clicks: new ClickRecorder(clickRepo, metrics.flushObserver('clicks')),
-      reports: new ReportRepository(db),
+      reports: { figures: new ReportRepository(db), campaigns: catalog, ledger: decisionRepo },
       metrics,
       config,
       baseUrl,

@@ -103,6 +103,37 @@ export class CatalogRepository {
     };
   }
 
+  /** Every campaign ever imported (archived ones too, so old traffic keeps its name) with its
+   *  advertiser's name and budgets: what the spend report shows beside the ledger's figures. */
+  async campaignsForReport(): Promise<ReportCampaign[]> {
+    const r = await this.db.query<{
+      id: string;
+      name: string | null;
+      advertiser_id: string;
+      advertiser_name: string;
+      status: Campaign['status'];
+      archived: boolean;
+      bid_micros: string | number;
+      budget_daily_micros: string | number;
+      budget_total_micros: string | number;
+    }>(
+      `SELECT c.id, c.name, c.advertiser_id, a.name AS advertiser_name, c.status, c.archived_at IS NOT NULL AS archived,
+              c.bid_micros, c.budget_daily_micros, c.budget_total_micros
+         FROM campaigns c JOIN advertisers a ON a.id = c.advertiser_id ORDER BY c.id`,
+    );
+    return r.rows.map((c) => ({
+      id: c.id,
+      name: c.name,
+      advertiserId: c.advertiser_id,
+      advertiserName: c.advertiser_name,
+      status: c.status,
+      archived: c.archived,
+      bidMicros: Number(c.bid_micros),
+      budgetDailyMicros: Number(c.budget_daily_micros),
+      budgetTotalMicros: Number(c.budget_total_micros),
+    }));
+  }
+
   /** Whether a snapshot with this id exists (live or archived: snapshots are never deleted). */
   async snapshotExists(snapshotId: string): Promise<boolean> {
     const r = await this.db.query('SELECT 1 FROM offer_snapshots WHERE id = $1', [snapshotId]);
@@ -158,8 +189,23 @@ export interface ServingCatalogRows {
   networks: { id: string; name: string; adapter: string; partner_marker: string; link_template: string | null; destinations: string[] }[];
 }
 
+/** A campaign as the spend report names and budgets it. */
+export interface ReportCampaign {
+  id: string;
+  /** The catalog's display name; null when it has none. */
+  name: string | null;
+  advertiserId: string;
+  advertiserName: string;
+  status: Campaign['status'];
+  archived: boolean;
+  bidMicros: number;
+  budgetDailyMicros: number;
+  budgetTotalMicros: number;
+}
+
 interface CampaignRow {
   id: string;
+  name: string | null;
   advertiser_id: string;
   status: Campaign['status'];
   starts_at: Date | null;
@@ -177,6 +223,7 @@ interface CampaignRow {
 function campaignFromRow(r: CampaignRow): Campaign {
   return {
     id: r.id,
+    name: r.name,
     advertiser_id: r.advertiser_id,
     status: r.status,
     starts_at: r.starts_at ? r.starts_at.toISOString() : null,
@@ -232,11 +279,11 @@ async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
   for (const c of campaigns) {
     await tx.query(
       `INSERT INTO campaigns (id, advertiser_id, status, starts_at, ends_at, countries, bid_micros, priority,
-          budget_total_micros, budget_daily_micros, frequency_cap_count, frequency_cap_window_s, offer_ttl_s)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+          budget_total_micros, budget_daily_micros, frequency_cap_count, frequency_cap_window_s, offer_ttl_s, name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        ON CONFLICT (id) DO UPDATE SET advertiser_id = $2, status = $3, starts_at = $4, ends_at = $5, countries = $6,
           bid_micros = $7, priority = $8, budget_total_micros = $9, budget_daily_micros = $10,
-          frequency_cap_count = $11, frequency_cap_window_s = $12, offer_ttl_s = $13, archived_at = NULL, updated_at = now()`,
+          frequency_cap_count = $11, frequency_cap_window_s = $12, offer_ttl_s = $13, name = $14, archived_at = NULL, updated_at = now()`,
       [
         c.id,
         c.advertiser_id,
@@ -251,6 +298,7 @@ async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
         c.frequency_cap.count,
         c.frequency_cap.window_seconds,
         c.offer_ttl_seconds,
+        c.name,
       ],
     );
   }

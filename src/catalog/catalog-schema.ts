@@ -137,6 +137,7 @@ const IsoTime = z.iso.datetime({ offset: true });
 
 export const Campaign = z.strictObject({
   id: CatalogId.describe('Campaign id.'),
+  name: z.string().trim().min(1).max(120).nullable().default(null).describe('Name operators see in reports and on the dashboard; the id stands in when null.'),
   advertiser_id: CatalogId.describe('The advertiser running it.'),
   status: z.enum(['active', 'paused', 'ended']).default('active').describe('Only active campaigns serve.'),
   starts_at: IsoTime.nullable().default(null).describe('ISO time it starts serving; null for now.'),

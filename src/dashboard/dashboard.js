@@ -58,7 +58,47 @@ function legend(container, names) {
   }));
 }
 
-function lineChart(container, labels, series, { max, yFormat = tick, area = false } = {}) {
+/** Hover: a guide line at the point nearest the pointer and a tooltip with every series' value there. */
+function hover(container, svg, f, count, describe) {
+  const guide = el('line', { y1: f.T, y2: f.H - f.B, class: 'hover-line', visibility: 'hidden' }, svg);
+  // The whole width, so the first and last points are easy to reach.
+  const area = el('rect', { x: 0, y: 0, width: f.W, height: f.H, fill: 'transparent', class: 'hover-area' }, svg);
+  const tip = document.createElement('div');
+  tip.className = 'tooltip';
+  tip.hidden = true;
+  area.addEventListener('pointermove', (event) => {
+    const box = svg.getBoundingClientRect();
+    const sx = ((event.clientX - box.left) * f.W) / box.width;
+    const i = count <= 1 ? 0 : Math.max(0, Math.min(count - 1, Math.round(((sx - f.L) * (count - 1)) / (f.W - f.L - f.R))));
+    guide.setAttribute('x1', f.x(i));
+    guide.setAttribute('x2', f.x(i));
+    guide.setAttribute('visibility', 'visible');
+    const { title, rows, at } = describe(i);
+    const heading = document.createElement('b');
+    heading.textContent = title;
+    tip.replaceChildren(heading, ...rows.map(([name, value, color]) => {
+      const line = document.createElement('div');
+      line.innerHTML = `<i style="background:${color}"></i>`;
+      line.append(`${name}: ${value}`);
+      return line;
+    }));
+    tip.dataset.at = at;
+    tip.style.left = `${(f.x(i) * box.width) / f.W}px`;
+    tip.style.top = `${(f.T * box.height) / f.H}px`;
+    // Kept inside the chart near its edges.
+    const share = count <= 1 ? 0.5 : i / (count - 1);
+    tip.style.transform = `translateX(${share < 0.2 ? 0 : share > 0.8 ? -100 : -50}%)`;
+    tip.hidden = false;
+  });
+  area.addEventListener('pointerleave', () => {
+    tip.hidden = true;
+    guide.setAttribute('visibility', 'hidden');
+  });
+  container.append(tip);
+}
+
+/** `times`: each point's bucket start (ISO), named in the tooltip; `valueFormat` formats its values. */
+function lineChart(container, labels, series, { max, yFormat = tick, area = false, times = [], valueFormat = tick } = {}) {
   const svg = el('svg', { role: 'img', 'data-points': series.reduce((n, s) => n + s.values.filter((v) => v !== null).length, 0) });
   const top = max ?? niceMax(Math.max(0, ...series.flatMap((s) => s.values.filter((v) => v !== null))));
   const f = frame(svg, labels, top, yFormat);
@@ -80,6 +120,11 @@ function lineChart(container, labels, series, { max, yFormat = tick, area = fals
     }
   });
   container.replaceChildren(svg);
+  hover(container, svg, f, labels.length, (i) => ({
+    at: times[i] ?? '',
+    title: times[i] ? new Date(times[i]).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }) : labels[i],
+    rows: series.map((s, si) => [s.name, s.values[i] === null ? '—' : valueFormat(s.values[i]), COLORS[si % COLORS.length]]),
+  }));
 }
 
 function stackedBars(container, labels, rows, keys) {
@@ -151,6 +196,52 @@ function funnelTable(container, rows, steps) {
   container.replaceChildren(table);
 }
 
+const money = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** Micros of the account currency as units with two decimals. */
+const units = (micros) => (micros === null || micros === undefined ? '—' : money.format(Math.round(micros / 10_000) / 100));
+
+function spendTable(container, rows) {
+  if (rows.length === 0) return container.replaceChildren(empty());
+  const table = document.createElement('table');
+  table.innerHTML = '<thead><tr><th>Campaign</th><th>Today / daily budget</th><th>Pacing</th><th>Runs out (UTC)</th><th>Lifetime / budget</th><th>Range spend</th><th>CTR</th><th>eCPM</th></tr></thead>';
+  const body = document.createElement('tbody');
+  for (const r of rows) {
+    const tr = document.createElement('tr');
+    tr.dataset.campaign = r.campaign_id;
+    const cell = (key, text, sub) => {
+      const td = document.createElement('td');
+      td.dataset.col = key;
+      td.textContent = text;
+      if (sub) {
+        const small = document.createElement('span');
+        small.className = 'sub';
+        small.textContent = sub;
+        td.append(small);
+      }
+      tr.append(td);
+      return td;
+    };
+    const name = cell('name', r.name, r.advertiser_name);
+    name.title = r.campaign_id;
+    const today = cell('today', `${units(r.today.spend_micros)} / ${units(r.today.budget_micros)}`, r.today.budget_used === null ? '' : pct(r.today.budget_used));
+    const meter = document.createElement('span');
+    meter.className = 'meter';
+    meter.innerHTML = '<span class="bar"></span>';
+    meter.firstChild.style.width = `${Math.min(100, 100 * (r.today.budget_used ?? 0))}%`;
+    today.append(meter);
+    const pacing = cell('pacing', r.today.pacing === null ? '—' : `${r.today.pacing.toFixed(2)}×`, `${pct(r.today.day_elapsed)} of day`);
+    if (r.today.pacing !== null) pacing.classList.add(r.today.pacing > 1.1 ? 'ahead' : r.today.pacing < 0.9 ? 'behind' : 'on-pace');
+    cell('exhausts', r.today.exhausted ? 'exhausted' : r.today.exhausts_at ? new Date(r.today.exhausts_at).toISOString().slice(11, 16) : '—', r.today.exhausted || r.today.exhausts_at ? '' : 'not today');
+    cell('lifetime', `${units(r.lifetime.spend_micros)} / ${units(r.lifetime.budget_micros)}`, r.lifetime.budget_used === null ? '' : pct(r.lifetime.budget_used));
+    cell('range-spend', units(r.range.spend_micros), `${fmt.format(r.range.served)} served`);
+    cell('ctr', pct(r.range.ctr), `${fmt.format(r.range.clicks)} / ${fmt.format(r.range.qualified)}`);
+    cell('ecpm', units(r.range.ecpm_micros), `${fmt.format(r.range.rendered)} rendered`);
+    body.append(tr);
+  }
+  table.append(body);
+  container.replaceChildren(table);
+}
+
 function empty() {
   const p = document.createElement('p');
   p.className = 'empty';
@@ -172,12 +263,14 @@ function render(report) {
     tile.querySelector('.value').textContent = value;
     return tile;
   }));
-  lineChart($('#chart-decides .chart'), labels, [{ name: 'decides/min', values: report.timeline.map((p) => p.decides_per_minute) }], { area: true });
-  lineChart($('#chart-fill .chart'), labels, [{ name: 'fill rate', values: report.timeline.map((p) => p.fill_rate) }], { max: 1, yFormat: (v) => `${Math.round(v * 100)}%` });
+  const times = report.timeline.map((p) => p.at);
+  lineChart($('#chart-decides .chart'), labels, [{ name: 'decides/min', values: report.timeline.map((p) => p.decides_per_minute) }], { area: true, times });
+  lineChart($('#chart-fill .chart'), labels, [{ name: 'fill rate', values: report.timeline.map((p) => p.fill_rate) }], { max: 1, yFormat: (v) => `${Math.round(v * 100)}%`, times, valueFormat: pct });
   const reasons = [...new Set(report.timeline.flatMap((p) => Object.keys(p.no_fill_reasons)))].sort();
   stackedBars($('#chart-reasons .chart'), labels, report.timeline.map((p) => p.no_fill_reasons), reasons);
   legend($('#chart-reasons .legend'), reasons);
-  lineChart($('#chart-latency .chart'), labels, ['p50', 'p90', 'p99'].map((q) => ({ name: q, values: report.timeline.map((p) => (p.latency_ms ? p.latency_ms[q] : null)) })), {});
+  lineChart($('#chart-latency .chart'), labels, ['p50', 'p90', 'p99'].map((q) => ({ name: q, values: report.timeline.map((p) => (p.latency_ms ? p.latency_ms[q] : null)) })), { times, valueFormat: (v) => `${v} ms` });
+  spendTable($('#spend-campaign .spend'), report.spend_by_campaign);
   legend($('#chart-latency .legend'), ['p50', 'p90', 'p99']);
   funnelTable($('#funnel-campaign .funnel'), report.funnel_by_campaign, [['served', 'served'], ['rendered', 'rendered'], ['qualified', 'qualified'], ['clicks', 'clicks'], ['conversions', 'conversions']]);
   funnelTable($('#funnel-app .funnel'), report.funnel_by_app, [['decides', 'decides'], ['served', 'served'], ['rendered', 'rendered'], ['qualified', 'qualified'], ['clicks', 'clicks'], ['conversions', 'conversions']]);

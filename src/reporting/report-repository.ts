@@ -32,11 +32,22 @@ export interface FunnelRow {
   conversions: number;
 }
 
+/** A campaign's served decisions in the range, and what followed them (counted events only). */
+export interface CampaignRangeRow {
+  id: string;
+  spend_micros: number;
+  served: number;
+  rendered: number;
+  qualified: number;
+  clicks: number;
+}
+
 export interface ReportFigures {
   timeline: { bucket: number; decides: number; fills: number; p50: number | null; p90: number | null; p99: number | null }[];
   reasons: { bucket: number; reason: string; n: number }[];
   byCampaign: FunnelRow[];
   byApp: FunnelRow[];
+  campaignRange: CampaignRangeRow[];
   categories: { id: string; decides: number }[];
   entities: { id: string; decides: number }[];
 }
@@ -78,6 +89,18 @@ GROUP BY 1
 ORDER BY served DESC, decides DESC, id
 ${groupBy === 'campaign' ? 'LIMIT 50' : ''}`;
 
+// Every campaign that served in the range (no limit: the spend table lists them all).
+const CAMPAIGN_RANGE = `
+SELECT d.campaign_id AS id,
+       sum(d.spend_micros)::bigint AS spend_micros,
+       count(*)::int AS served,
+       (count(*) FILTER (WHERE ${decisionHasCountedEvent('offer_rendered')}))::int AS rendered,
+       (count(*) FILTER (WHERE ${decisionHasCountedEvent('qualified_impression')}))::int AS qualified,
+       (count(*) FILTER (WHERE ${DECISION_HAS_COUNTED_CLICK}))::int AS clicks
+FROM decisions d
+WHERE ${DECISION_FILTER} AND d.serve
+GROUP BY 1`;
+
 const top = (column: 'matched_category_ids' | 'matched_entity_ids') => `
 SELECT x.id, count(*)::int AS decides
 FROM decisions d, unnest(d.${column}) AS x(id)
@@ -96,11 +119,12 @@ export class ReportRepository {
   /** Every figure of the window, each from one statement, run together. */
   async figures(w: ReportWindow): Promise<ReportFigures> {
     const params = [w.from.toISOString(), w.until.toISOString(), w.appId, w.includeTest];
-    const [timeline, reasons, byCampaign, byApp, categories, entities] = await Promise.all([
+    const [timeline, reasons, byCampaign, byApp, campaignRange, categories, entities] = await Promise.all([
       this.db.query<ReportFigures['timeline'][number]>(TIMELINE, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['reasons'][number]>(NO_FILL_REASONS, [...params, w.bucketSeconds]),
       this.db.query<FunnelRow>(FUNNEL_BY_CAMPAIGN, params),
       this.db.query<FunnelRow>(FUNNEL_BY_APP, params),
+      this.db.query<CampaignRangeRow>(CAMPAIGN_RANGE, params),
       this.db.query<{ id: string; decides: number }>(TOP_CATEGORIES, params),
       this.db.query<{ id: string; decides: number }>(TOP_ENTITIES, params),
     ]);
@@ -109,6 +133,7 @@ export class ReportRepository {
       reasons: reasons.rows,
       byCampaign: byCampaign.rows,
       byApp: byApp.rows,
+      campaignRange: campaignRange.rows.map((r) => ({ ...r, spend_micros: Number(r.spend_micros) })),
       categories: categories.rows,
       entities: entities.rows,
     };

@@ -15,7 +15,7 @@ const ReportQuery = z.strictObject({
 const FunnelRowSchema = z
   .object({
   id: z.string().describe('Campaign id or app id.'),
-  name: z.string().describe('Campaign id, or the app name.'),
+  name: z.string().describe('Campaign name (its id when the catalog gives none), or the app name.'),
   decides: z.number().int().describe('Decides (for a campaign: decides it won).'),
   served: z.number().int().describe('Decides that served an offer.'),
   rendered: z.number().int().describe('Served decisions with a counted rendered event.'),
@@ -28,6 +28,50 @@ const FunnelRowSchema = z
 const TopMatch = z
   .object({ id: z.string().describe('Category or entity id.'), decides: z.number().int().describe('Decides it was matched in.') })
   .describe('A matched id and how often.');
+
+const Micros = (what: string) => z.number().int().describe(`${what}, in micros of the account currency.`);
+const Ratio = (what: string) => z.number().nullable().describe(what);
+
+const CampaignSpendSchema = z
+  .object({
+    campaign_id: z.string().describe('Campaign id.'),
+    name: z.string().describe('Campaign name from the catalog; its id when it has none.'),
+    advertiser_id: z.string().describe('Advertiser id.'),
+    advertiser_name: z.string().describe('Advertiser name.'),
+    status: z.enum(['active', 'paused', 'ended', 'archived']).describe('Catalog status; `archived` for a campaign no longer in the catalog that served in the range.'),
+    bid_micros: Micros('Price of one served offer'),
+    today: z
+      .object({
+        day: z.string().describe('The UTC day of `until`, YYYY-MM-DD.'),
+        spend_micros: Micros('Spent today (ledger)'),
+        budget_micros: Micros('Daily budget'),
+        budget_used: Ratio('spend / daily budget; null without a daily budget.'),
+        day_elapsed: z.number().describe('Fraction of the UTC day elapsed at `until`.'),
+        pacing: Ratio('budget_used / day_elapsed: 1 spends evenly over the day, above 1 ahead of it; null without a daily budget.'),
+        exhausts_at: z.string().nullable().describe("When today's budget runs out at today's average spend rate (ISO 8601); null if it does not within the day, or is already exhausted."),
+        exhausted: z.boolean().describe("No further serve fits today's budget (spend + bid would exceed it)."),
+      })
+      .describe('Today (UTC) from the spend ledger: the whole campaign, every app, live traffic only.'),
+    lifetime: z
+      .object({
+        spend_micros: Micros('Spent over its life (ledger)'),
+        budget_micros: Micros('Lifetime budget'),
+        budget_used: Ratio('spend / lifetime budget; null without one.'),
+      })
+      .describe('Lifetime from the spend ledger: the whole campaign, live traffic only.'),
+    range: z
+      .object({
+        spend_micros: Micros('Spent by the served decisions of the range'),
+        served: z.number().int().describe('Served decisions.'),
+        rendered: z.number().int().describe('Served decisions with a counted rendered event.'),
+        qualified: z.number().int().describe('Served decisions with a counted qualified impression.'),
+        clicks: z.number().int().describe('Served decisions with a counted click.'),
+        ctr: Ratio('clicks / qualified; null without qualified impressions.'),
+        ecpm_micros: z.number().int().nullable().describe('spend / rendered × 1000, in micros; null without rendered impressions.'),
+      })
+      .describe("The report's range and filter (app, test keys)."),
+  })
+  .describe("One campaign's spend against its budgets.");
 
 const ReportSchema = z
   .object({
@@ -72,10 +116,11 @@ const ReportSchema = z
     funnel_by_app: z.array(FunnelRowSchema).describe('The funnel per app.'),
     top_categories: z.array(TopMatch).describe('Most matched categories (message and digest signals, and served offers).'),
     top_entities: z.array(TopMatch).describe('Most matched entities.'),
+    spend_by_campaign: z.array(CampaignSpendSchema).describe('Every live campaign (and archived ones that served in the range): spend today and lifetime against its budgets, pacing, projected exhaustion, CTR and eCPM. Most spent today first.'),
   })
-  .describe('Decides, fill rate, no-fill reasons, latency, funnel and top matches over a range.');
+  .describe('Decides, fill rate, no-fill reasons, latency, funnel, top matches and campaign spend over a range.');
 
-const FUNNEL = { id: 'haneul-jeju-winter', name: 'haneul-jeju-winter', decides: 120, served: 84, rendered: 80, qualified: 61, clicks: 9, conversions: 1 };
+const FUNNEL = { id: 'cmp.haneul-korea-stays', name: 'Haneul Stay · Korea stays', decides: 120, served: 84, rendered: 80, qualified: 61, clicks: 9, conversions: 1 };
 const EXAMPLE = {
   range: '1h',
   from: '2026-11-22T09:00:00.000Z',
@@ -99,6 +144,28 @@ const EXAMPLE = {
   funnel_by_app: [{ ...FUNNEL, id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5', name: 'Acme Chat', decides: 200 }],
   top_categories: [{ id: 'travel.hotels', decides: 96 }],
   top_entities: [{ id: 'place.jeju', decides: 71 }],
+  spend_by_campaign: [
+    {
+      campaign_id: 'cmp.haneul-korea-stays',
+      name: 'Haneul Stay · Korea stays',
+      advertiser_id: 'adv.haneul-stay',
+      advertiser_name: 'Haneul Stay',
+      status: 'active',
+      bid_micros: 150_000,
+      today: {
+        day: '2026-11-22',
+        spend_micros: 54_000_000,
+        budget_micros: 200_000_000,
+        budget_used: 0.27,
+        day_elapsed: 0.4167,
+        pacing: 0.648,
+        exhausts_at: null,
+        exhausted: false,
+      },
+      lifetime: { spend_micros: 1_210_350_000, budget_micros: 6_000_000_000, budget_used: 0.2017 },
+      range: { spend_micros: 12_600_000, served: 84, rendered: 80, qualified: 61, clicks: 9, ctr: 0.1475, ecpm_micros: 157_500_000 },
+    },
+  ],
 };
 
 export async function reportRoutes(app: FastifyInstance) {

@@ -1,9 +1,22 @@
 // The report behind the operator dashboard: decides, fill rate, no-fill reasons and decide
 // latency over time, the funnel decide → rendered → qualified → click → conversion per campaign
-// and per app, and the most matched categories and entities. The figures are SQL aggregates
-// (report-repository.ts); this file fills the gaps of the timeline and adds up the totals. No
-// message text exists to report on: decisions hold ids, reason codes and counts only.
-import type { FunnelRow, ReportRepository } from './report-repository.js';
+// and per app, the most matched categories and entities, and each campaign's spend against its
+// budgets (pacing, projected exhaustion, CTR, eCPM). The figures are SQL aggregates
+// (report-repository.ts) and the spend ledger; this file fills the gaps of the timeline, adds up
+// the totals and works out the spend ratios. No message text exists to report on: decisions
+// hold ids, reason codes and counts only.
+import type { ReportCampaign } from '../catalog/catalog-repository.js';
+import type { LedgerSpend } from '../counters/counter-store.js';
+import type { CampaignRangeRow, FunnelRow, ReportRepository } from './report-repository.js';
+
+/** Where the report's numbers come from, each table read by its own repository. */
+export interface ReportSources {
+  figures: ReportRepository;
+  /** Campaign names and budgets (the catalog). */
+  campaigns: { campaignsForReport(): Promise<ReportCampaign[]> };
+  /** The spend ledger of record (Postgres): lifetime and one UTC day's spend per campaign. */
+  ledger: { spendOf(campaignIds: readonly string[], day: string): Promise<LedgerSpend[]> };
+}
 
 export const REPORT_RANGES = {
   '1h': { ms: 3_600_000, bucketSeconds: 60 },
@@ -37,6 +50,47 @@ export interface TimelinePoint {
   no_fill_reasons: Record<string, number>;
 }
 
+/** One campaign's spend against its budgets. Money is in micros of the account currency. */
+export interface CampaignSpend {
+  campaign_id: string;
+  /** The catalog name, or the id when the campaign has none. */
+  name: string;
+  advertiser_id: string;
+  advertiser_name: string;
+  status: ReportCampaign['status'] | 'archived';
+  bid_micros: number;
+  /** The UTC day of `until`, from the ledger; whole campaign (every app), live traffic only. */
+  today: {
+    day: string;
+    spend_micros: number;
+    budget_micros: number;
+    /** spend / daily budget; null without a daily budget. */
+    budget_used: number | null;
+    /** Fraction of the UTC day elapsed at `until`. */
+    day_elapsed: number;
+    /** budget_used / day_elapsed: 1 is on pace, above 1 spends ahead of the day; null without a budget. */
+    pacing: number | null;
+    /** When today's budget runs out at today's average spend rate; null if not within the day. */
+    exhausts_at: string | null;
+    /** No further serve fits today's budget (spend + bid would exceed it). */
+    exhausted: boolean;
+  };
+  /** Lifetime, from the ledger; whole campaign, live traffic only. */
+  lifetime: { spend_micros: number; budget_micros: number; budget_used: number | null };
+  /** The report's range and filter (app, test keys): served decisions and what followed them. */
+  range: {
+    spend_micros: number;
+    served: number;
+    rendered: number;
+    qualified: number;
+    clicks: number;
+    /** clicks / qualified impressions; null without qualified impressions. */
+    ctr: number | null;
+    /** spend / rendered impressions × 1000, in micros; null without rendered impressions. */
+    ecpm_micros: number | null;
+  };
+}
+
 export interface Report {
   range: ReportRange;
   from: string;
@@ -50,21 +104,25 @@ export interface Report {
   funnel_by_app: FunnelRow[];
   top_categories: { id: string; decides: number }[];
   top_entities: { id: string; decides: number }[];
+  spend_by_campaign: CampaignSpend[];
 }
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-export async function buildReport(reports: ReportRepository, filter: ReportFilter): Promise<Report> {
+export async function buildReport(sources: ReportSources, filter: ReportFilter): Promise<Report> {
   const { ms, bucketSeconds } = REPORT_RANGES[filter.range];
   const until = filter.until;
   const from = new Date(until.getTime() - ms);
-  const { timeline, reasons, byCampaign, byApp, categories, entities } = await reports.figures({
-    from,
-    until,
-    appId: filter.appId,
-    includeTest: filter.includeTest,
-    bucketSeconds,
-  });
+  const [{ timeline, reasons, byCampaign, byApp, campaignRange, categories, entities }, campaigns] = await Promise.all([
+    sources.figures.figures({ from, until, appId: filter.appId, includeTest: filter.includeTest, bucketSeconds }),
+    sources.campaigns.campaignsForReport(),
+  ]);
+  const today = until.toISOString().slice(0, 10);
+  // Live campaigns, and archived ones that served in the range.
+  const inRange = new Map(campaignRange.map((r) => [r.id, r]));
+  const listed = campaigns.filter((c) => !c.archived || inRange.has(c.id));
+  const ledger = new Map((await sources.ledger.spendOf(listed.map((c) => c.id), today)).map((l) => [l.campaignId, l]));
+  const nameOf = new Map(campaigns.map((c) => [c.id, c.name ?? c.id]));
 
   // Every bucket of the range, empty ones included, so charts show gaps as zero.
   const firstBucket = Math.floor(from.getTime() / 1000 / bucketSeconds) * bucketSeconds;
@@ -105,9 +163,63 @@ export async function buildReport(reports: ReportRepository, filter: ReportFilte
       conversions: sum(byApp, 'conversions'),
     },
     timeline: [...points.values()],
-    funnel_by_campaign: byCampaign,
+    funnel_by_campaign: byCampaign.map((r) => ({ ...r, name: nameOf.get(r.id) ?? r.id })),
     funnel_by_app: byApp,
     top_categories: categories,
     top_entities: entities,
+    spend_by_campaign: listed
+      .map((c) => campaignSpend(c, ledger.get(c.id), inRange.get(c.id), until))
+      .sort((a, b) => b.today.spend_micros - a.today.spend_micros || b.range.spend_micros - a.range.spend_micros || (a.campaign_id < b.campaign_id ? -1 : 1)),
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+function campaignSpend(c: ReportCampaign, ledger: LedgerSpend | undefined, range: CampaignRangeRow | undefined, until: Date): CampaignSpend {
+  const dayStart = Math.floor(until.getTime() / DAY_MS) * DAY_MS;
+  const elapsedMs = until.getTime() - dayStart;
+  const spentToday = ledger?.dayMicros ?? 0;
+  const daily = c.budgetDailyMicros;
+  const used = daily > 0 ? spentToday / daily : null;
+  // At today's average rate (spend since midnight UTC / time since then) the budget runs out at
+  // dayStart + elapsed × daily / spent; only a time before the day ends is an exhaustion.
+  let exhaustsAt: string | null = null;
+  const exhausted = spentToday + c.bidMicros > daily;
+  if (!exhausted && spentToday > 0 && elapsedMs > 0) {
+    const at = dayStart + Math.round((elapsedMs * daily) / spentToday);
+    if (at < dayStart + DAY_MS) exhaustsAt = new Date(at).toISOString();
+  }
+  const r = range ?? { spend_micros: 0, served: 0, rendered: 0, qualified: 0, clicks: 0 };
+  return {
+    campaign_id: c.id,
+    name: c.name ?? c.id,
+    advertiser_id: c.advertiserId,
+    advertiser_name: c.advertiserName,
+    status: c.archived ? 'archived' : c.status,
+    bid_micros: c.bidMicros,
+    today: {
+      day: new Date(dayStart).toISOString().slice(0, 10),
+      spend_micros: spentToday,
+      budget_micros: daily,
+      budget_used: used === null ? null : round(used, 4),
+      day_elapsed: round(elapsedMs / DAY_MS, 4),
+      pacing: used === null || elapsedMs === 0 ? null : round(used / (elapsedMs / DAY_MS), 3),
+      exhausts_at: exhaustsAt,
+      exhausted,
+    },
+    lifetime: {
+      spend_micros: ledger?.totalMicros ?? 0,
+      budget_micros: c.budgetTotalMicros,
+      budget_used: c.budgetTotalMicros > 0 ? round((ledger?.totalMicros ?? 0) / c.budgetTotalMicros, 4) : null,
+    },
+    range: {
+      spend_micros: r.spend_micros,
+      served: r.served,
+      rendered: r.rendered,
+      qualified: r.qualified,
+      clicks: r.clicks,
+      ctr: r.qualified > 0 ? round(r.clicks / r.qualified, 4) : null,
+      ecpm_micros: r.rendered > 0 ? Math.round((r.spend_micros / r.rendered) * 1000) : null,
+    },
   };
 }

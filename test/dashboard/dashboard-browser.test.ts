@@ -81,12 +81,50 @@ describe('dashboard in headless Chromium', () => {
     expect(Number(await page.locator('#chart-latency svg').getAttribute('data-points'))).toBeGreaterThanOrEqual(3);
     const campaignRows = page.locator('#funnel-campaign tbody tr');
     expect(await campaignRows.count()).toBe(2);
-    expect(await campaignRows.first().locator('td').first().textContent()).toBe('cmp.jeju-hotels');
+    expect(await campaignRows.first().locator('td').first().textContent()).toBe('Jeju ocean-view hotels');
+    expect(await campaignRows.first().locator('td').first().getAttribute('title')).toBe('cmp.jeju-hotels');
     expect(await campaignRows.first().locator('td[data-step="served"]').textContent()).toMatch(/^4/);
     expect(await campaignRows.first().locator('td[data-step="conversions"]').textContent()).toMatch(/^1/);
     expect(await page.locator('#funnel-app tbody tr').count()).toBe(2);
     expect(await page.locator('#top-entities .hbar').first().textContent()).toContain('place.jeju');
     await page.screenshot({ path: new URL('overview-1h.png', ARTIFACTS).pathname, fullPage: true });
+
+    // Spend and pacing: campaign and advertiser names, money as units with two decimals.
+    const spendRows = page.locator('#spend-campaign tbody tr');
+    expect(await spendRows.count()).toBe(2);
+    const hotels = page.locator('#spend-campaign tr[data-campaign="cmp.jeju-hotels"]');
+    expect(await hotels.locator('td[data-col="name"]').textContent()).toBe('Jeju ocean-view hotelsHaneul Stay');
+    expect(await page.locator('#spend-campaign tr[data-campaign="cmp.phones"] td[data-col="name"]').textContent()).toBe('cmp.phonesGadget Harbor');
+    // 4 live serves at a 2.00 bid in the last hour; the daily budget is 100.00.
+    expect(await hotels.locator('td[data-col="range-spend"]').textContent()).toBe('8.004 served');
+    expect(await hotels.locator('td[data-col="today"]').textContent()).toMatch(/^\d+\.\d{2} \/ 100\.00/);
+    expect(await hotels.locator('td[data-col="lifetime"]').textContent()).toMatch(/^\d+\.\d{2} \/ 1,000\.00/);
+    // CTR: 1 click over 2 qualified impressions; eCPM: 8.00 over 3 rendered, per thousand.
+    expect(await hotels.locator('td[data-col="ctr"]').textContent()).toBe('50.0%1 / 2');
+    expect(await hotels.locator('td[data-col="ecpm"]').textContent()).toBe('2,666.673 rendered');
+    await page.locator('#spend-campaign').screenshot({ path: new URL('spend-1h.png', ARTIFACTS).pathname });
+
+    // The latency chart says which latency it shows.
+    expect(await page.locator('#chart-latency figcaption').textContent()).toBe('Decide handler latency: p50, p90, p99 (ms)');
+
+    // Hovering a line chart shows the value under the pointer: the busiest minute's decide rate,
+    // as the report gives it for that bucket.
+    const report = (await t.app.inject({ url: '/admin/reports?range=1h', headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    const busiest = report.timeline.reduce((best: { decides: number }, p: { decides: number }) => (p.decides > best.decides ? p : best));
+    const index = report.timeline.indexOf(busiest);
+    const chart = page.locator('#chart-decides svg');
+    const box = (await chart.boundingBox())!;
+    // The plot spans x 48..548 of the 560-wide view box (frame() in dashboard.js).
+    const x = ((48 + (index * 500) / (report.timeline.length - 1)) * box.width) / 560;
+    await chart.hover({ position: { x, y: box.height / 2 } });
+    const tooltip = page.locator('#chart-decides .tooltip');
+    await tooltip.waitFor({ state: 'visible' });
+    expect(await tooltip.getAttribute('data-at')).toBe(busiest.at);
+    expect(await tooltip.textContent()).toContain(`decides/min: ${busiest.decides_per_minute}`);
+    expect(busiest.decides_per_minute).toBeGreaterThan(0);
+    await page.locator('#chart-decides').screenshot({ path: new URL('hover-decides.png', ARTIFACTS).pathname });
+    await page.mouse.move(0, 0);
+    await tooltip.waitFor({ state: 'hidden' });
 
     // The app filter narrows every chart to one app.
     await page.selectOption('#app', { label: 'Host B' });

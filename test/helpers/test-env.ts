@@ -63,16 +63,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** One app on a test database; pass `shared` to build a second instance on the same stores. */
+/** One app on a test database; pass `shared` to build a second instance on the same stores,
+ *  `clock` to run it at a chosen time. */
 export async function createTestApp(
   overrides: ConfigInput = {},
   shared?: { testDb: TestDatabase; counters?: CounterStore },
+  clock?: { now: () => number },
 ): Promise<TestApp & { testDb: TestDatabase }> {
   const testDb = shared?.testDb ?? (await createTestDatabase());
   const db = shared ? await testDb.openAnother() : testDb.db;
   const counters = shared?.counters ?? createTestCounters();
   const logs = new LogCapture();
-  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs });
+  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs, now: clock?.now });
   await app.ready();
   return {
     app,

@@ -35,7 +35,7 @@ describe(`reports (${stores})`, () => {
     expect(byApp[seeded.hostA.app_id]).toEqual({ id: seeded.hostA.app_id, name: 'Host A', decides: 7, served: 4, rendered: 3, qualified: 2, clicks: 1, conversions: 1 });
     expect(byApp[seeded.hostB.app_id]).toEqual({ id: seeded.hostB.app_id, name: 'Host B', decides: 2, served: 1, rendered: 0, qualified: 0, clicks: 0, conversions: 0 });
     expect(r.funnel_by_campaign).toEqual([
-      { id: 'cmp.jeju-hotels', name: 'cmp.jeju-hotels', decides: 4, served: 4, rendered: 3, qualified: 2, clicks: 1, conversions: 1 },
+      { id: 'cmp.jeju-hotels', name: 'Jeju ocean-view hotels', decides: 4, served: 4, rendered: 3, qualified: 2, clicks: 1, conversions: 1 },
       { id: 'cmp.phones', name: 'cmp.phones', decides: 1, served: 1, rendered: 0, qualified: 0, clicks: 0, conversions: 0 },
     ]);
   });

@@ -16,7 +16,10 @@ export interface SeededTraffic {
 }
 
 export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: number) => Promise<void>): Promise<SeededTraffic> {
-  await app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
+  // One campaign named, one not (reports show its id).
+  const catalog = miniCatalog();
+  catalog.campaigns![0].name = 'Jeju ocean-view hotels';
+  await app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: catalog });
   const hostA = (await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host A' } })).json();
   const hostB = (await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host B' } })).json();
   let n = 0;
