@@ -1,7 +1,9 @@
 // The conversions table: the single-use insert (the (app_id, nonce) unique constraint is what
-// makes a nonce single use, across instances), the row a reused nonce names, a decision's
-// conversion count, and the predicate the reports count with.
+// makes a nonce single use, across instances), which also counts the decision a live conversion
+// reaches in the report rollups, the row a reused nonce names, and a decision's conversion count.
 import type { Database } from '../db/database.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { foldFunnelSteps } from '../reporting/report-repository.js';
 
 export interface NewConversion {
   id: string;
@@ -16,21 +18,32 @@ export interface NewConversion {
   createdAt: Date;
 }
 
-/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
- *  the decision has a conversion that is not test traffic. */
-export const DECISION_HAS_REAL_CONVERSION = 'EXISTS (SELECT 1 FROM conversions v WHERE v.decision_id = d.id AND NOT v.test)';
+const INSERT_IF_NONCE_UNUSED = `
+WITH inserted AS (
+  INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
+  VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
+  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id, decision_id, test
+), reached AS (
+  SELECT DISTINCT decision_id, 'conversion' AS step FROM inserted WHERE decision_id IS NOT NULL AND NOT test
+), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
+SELECT id FROM inserted`;
 
 export class ConversionRepository {
   constructor(private readonly db: Database) {}
 
   /** Inserts the conversion unless its app already used the nonce; true when inserted. */
   async insertIfNonceUnused(c: NewConversion): Promise<boolean> {
-    const inserted = await this.db.query<{ id: string }>(
-      `INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
-       ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id`,
-      [c.id, c.appId, c.offerSnapshotId, c.decisionId, c.nonce, c.signedAt, c.requestHash, c.test, c.createdAt.toISOString()],
-    );
+    const inserted = await this.db.query<{ id: string }>(INSERT_IF_NONCE_UNUSED, [
+      c.id,
+      c.appId,
+      c.offerSnapshotId,
+      c.decisionId,
+      c.nonce,
+      c.signedAt,
+      c.requestHash,
+      c.test,
+      c.createdAt.toISOString(),
+    ]);
     return inserted.rows.length === 1;
   }
 

@@ -16,6 +16,7 @@ import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 import type { LedgerSpend } from '../counters/counter-store.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
+import { campaignKey, foldDecisions } from '../reporting/report-repository.js';
 
 export interface DecisionRecord {
   id: string;
@@ -70,8 +71,14 @@ const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
   { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
 ];
 
-const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: 'campaign_id, created_at, spend_micros' });
+// What the report rollups count of a decision row (report-repository.ts, foldDecisions).
+const ROLLUP_COLUMNS = 'app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, latency_us, matched_category_ids, matched_entity_ids';
 
+const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: `${ROLLUP_COLUMNS}, 1 AS sign` });
+
+// The rows, their spend in the ledger and their counts in the report rollups: one statement.
+// Its parts take row locks in a fixed order (ledger, then rollups, each in key order), so two
+// instances' batches never deadlock.
 const INSERT_DECISIONS = `
 WITH inserted AS (
 ${DECISION_ROWS.sql}
@@ -83,10 +90,12 @@ ${DECISION_ROWS.sql}
   INSERT INTO campaign_spend_daily AS s (campaign_id, day, spend_micros, serves)
   SELECT campaign_id, day, micros, serves FROM spent ORDER BY campaign_id, day
   ON CONFLICT (campaign_id, day) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves
-)
-INSERT INTO campaign_spend_total AS s (campaign_id, spend_micros, serves)
-SELECT campaign_id, sum(micros), sum(serves) FROM spent GROUP BY 1 ORDER BY 1
-ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves`;
+), total AS (
+  INSERT INTO campaign_spend_total AS s (campaign_id, spend_micros, serves)
+  SELECT campaign_id, sum(micros), sum(serves) FROM spent GROUP BY 1 ORDER BY 1
+  ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED.spend_micros, serves = s.serves + EXCLUDED.serves
+), ${foldDecisions('inserted', 'decided')}
+SELECT count(*) FROM inserted`;
 
 // A decide that timed out answered TIMEOUT: its record must say so, whatever its pipeline had
 // written by then (the recorder batches both statements below, see decision-recorder.ts).
@@ -94,14 +103,28 @@ ON CONFLICT (campaign_id) DO UPDATE SET spend_micros = s.spend_micros + EXCLUDED
 // The TIMEOUT row of a decide whose pipeline wrote no row: inserted unless a row with that id
 // exists (a write whose outcome was unknown may have committed after all). Returns the ids
 // inserted; an id not returned needs CORRECT_TIMED_OUT.
-const INSERT_TIMEOUTS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id) DO NOTHING', returning: 'id' });
+const TIMEOUT_ROWS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id) DO NOTHING', returning: `id, ${ROLLUP_COLUMNS}, 1 AS sign` });
+const INSERT_TIMEOUTS = `
+WITH inserted AS (
+${TIMEOUT_ROWS.sql}
+), ${foldDecisions('inserted', 'decided')}
+SELECT id FROM inserted`;
 
-// Turns rows that were written into TIMEOUT rows, and takes a served row's spend off the ledger,
-// in one statement. Every sub-statement reads the rows as they were before it.
+// Turns rows that were written into TIMEOUT rows, takes a served row's spend off the ledger, and
+// moves the row's counts in the report rollups from what was written to what it now says, in
+// one statement. Every sub-statement reads the rows as they were before it.
 const CORRECT_TIMED_OUT = `
 WITH target AS (
-  SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us
+  SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us,
+         d.app_id, d.test, d.created_at, d.reason_codes, d.latency_us AS written_latency_us, d.matched_category_ids, d.matched_entity_ids
   FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
+), rollup_change AS (
+  SELECT app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, written_latency_us AS latency_us,
+         matched_category_ids, matched_entity_ids, -1 AS sign
+  FROM target
+  UNION ALL
+  SELECT app_id, test, created_at, false, NULL, 0, '{TIMEOUT}'::text[], latency_us, matched_category_ids, matched_entity_ids, 1
+  FROM target
 ), corrected AS (
   UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
     expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
@@ -112,10 +135,18 @@ WITH target AS (
 ), daily AS (
   UPDATE campaign_spend_daily s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
   FROM unspent u WHERE s.campaign_id = u.campaign_id AND s.day = u.day
-)
-UPDATE campaign_spend_total s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
-FROM (SELECT campaign_id, sum(micros) AS micros, sum(serves) AS serves FROM unspent GROUP BY 1) u
-WHERE s.campaign_id = u.campaign_id`;
+), total AS (
+  UPDATE campaign_spend_total s SET spend_micros = s.spend_micros - u.micros, serves = s.serves - u.serves
+  FROM (SELECT campaign_id, sum(micros) AS micros, sum(serves) AS serves FROM unspent GROUP BY 1) u
+  WHERE s.campaign_id = u.campaign_id
+), ${foldDecisions('rollup_change', 'decided')}
+SELECT count(*) FROM target`;
+
+/** For the report rollups' funnel (foldFunnelSteps): the decisions named in CTE `reached`, with
+ *  what their counts are kept under. */
+export const decisionsReaching = (reached: string) => `
+  SELECT d.id, d.created_at, d.app_id, d.test, ${campaignKey('d.serve', 'd.campaign_id')} AS campaign_id
+  FROM decisions d WHERE d.id IN (SELECT decision_id FROM ${reached})`;
 
 // Lifetime and one UTC day's spend of each campaign, as committed (0 for one that never spent).
 const SPEND_OF = `
@@ -190,7 +221,7 @@ export class DecisionRepository {
 
   /** Inserts TIMEOUT rows whose id is not taken yet; returns the ids inserted. */
   async insertTimedOut(rows: DecisionRecord[]): Promise<Set<string>> {
-    const r = await this.db.query<{ id: string }>(INSERT_TIMEOUTS.sql, INSERT_TIMEOUTS.params(rows));
+    const r = await this.db.query<{ id: string }>(INSERT_TIMEOUTS, TIMEOUT_ROWS.params(rows));
     return new Set(r.rows.map((x) => x.id));
   }
 

@@ -1,6 +1,7 @@
 // The events table (rendered and qualified impressions) and every read of it: the idempotent
-// batch insert behind the event recorder, whether a decision's rendered event is committed, a
-// decision's event counts, and the predicate the reports count with.
+// batch insert behind the event recorder (which also counts the funnel steps counted events
+// reach in the report rollups), whether a decision's rendered event is committed, and a
+// decision's event counts.
 //
 // Idempotency is enforced by the (app_id, idempotency_key) unique constraint, not by a read
 // before the write: concurrent duplicates, from one instance or many, insert exactly once; the
@@ -12,6 +13,8 @@
 import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 import { batchInsert } from '../persistence/batch-insert.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { foldFunnelSteps } from '../reporting/report-repository.js';
 
 export type ImpressionType = 'offer_rendered' | 'qualified_impression';
 
@@ -48,8 +51,18 @@ const INSERT_EVENTS = batchInsert<ImpressionRow>(
     { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
     { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
   ],
-  { onConflict: '(app_id, idempotency_key) DO NOTHING', returning: 'id' },
+  { onConflict: '(app_id, idempotency_key) DO NOTHING', returning: 'id, decision_id, type, counted' },
 );
+
+// The rows, and the funnel steps their counted ones reach, in the report rollups.
+const INSERT_EVENTS_COUNTED = `
+WITH inserted AS (
+${INSERT_EVENTS.sql}
+), reached AS (
+  SELECT DISTINCT decision_id, CASE type WHEN 'offer_rendered' THEN 'rendered' ELSE 'qualified' END AS step
+  FROM inserted WHERE counted AND decision_id IS NOT NULL
+), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
+SELECT id FROM inserted`;
 
 const FIND_EXISTING = `
 SELECT e.id, e.app_id, e.idempotency_key, e.request_hash, e.type
@@ -67,12 +80,6 @@ SELECT (count(*) FILTER (WHERE type = 'offer_rendered'))::int AS offer_rendered,
        (count(*) FILTER (WHERE type = 'qualified_impression'))::int AS qualified_impression
 FROM events WHERE decision_id = $1`;
 
-/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
- *  the decision has a counted event of this type. */
-export function decisionHasCountedEvent(type: ImpressionType): string {
-  return `EXISTS (SELECT 1 FROM events e WHERE e.decision_id = d.id AND e.type = '${type}' AND e.counted)`;
-}
-
 /** Remembered positive answers; cleared whole when full (they are cheap to refetch). */
 const MAX_REMEMBERED = 100_000;
 
@@ -89,7 +96,7 @@ export class EventRepository {
   /** Inserts a batch in one statement; each row learns whether it was inserted or which committed
    *  row holds its (app, idempotency key). */
   async insertImpressions(rows: ImpressionRow[]): Promise<ImpressionWriteResult[]> {
-    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS.sql, INSERT_EVENTS.params(rows));
+    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS_COUNTED, INSERT_EVENTS.params(rows));
     const insertedIds = new Set(inserted.rows.map((r) => r.id));
     const losers = rows.filter((r) => !insertedIds.has(r.id));
     const existing = new Map<string, { id: string; request_hash: Uint8Array; type: ImpressionType }>();

@@ -1,8 +1,11 @@
-// The clicks table: the batch insert behind the click recorder, a decision's click count, and the
-// predicate the reports count with. A click's id is made before its redirect is answered, so a
-// batch retried after a failure whose outcome was unknown inserts each click once (ON CONFLICT).
+// The clicks table: the batch insert behind the click recorder (which also counts the decisions
+// a counted click reaches in the report rollups) and a decision's click count. A click's id is
+// made before its redirect is answered, so a batch retried after a failure whose outcome was
+// unknown inserts each click once (ON CONFLICT), and its funnel step at most once (a mark).
 import type { Database } from '../db/database.js';
 import { batchInsert } from '../persistence/batch-insert.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { foldFunnelSteps } from '../reporting/report-repository.js';
 
 export interface ClickRow {
   id: string;
@@ -29,18 +32,22 @@ const INSERT_CLICKS = batchInsert<ClickRow>(
     { name: 'counted', type: 'boolean', value: (r) => r.counted },
     { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
   ],
-  { onConflict: '(id) DO NOTHING' },
+  { onConflict: '(id) DO NOTHING', returning: 'decision_id, counted' },
 );
 
-/** SQL predicate for read models that aggregate over decisions (alias `d`) in one statement:
- *  the decision has a counted click. */
-export const DECISION_HAS_COUNTED_CLICK = 'EXISTS (SELECT 1 FROM clicks c WHERE c.decision_id = d.id AND c.counted)';
+const INSERT_CLICKS_COUNTED = `
+WITH inserted AS (
+${INSERT_CLICKS.sql}
+), reached AS (
+  SELECT DISTINCT decision_id, 'click' AS step FROM inserted WHERE counted
+), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
+SELECT count(*) FROM inserted`;
 
 export class ClickRepository {
   constructor(private readonly db: Database) {}
 
   async insert(rows: ClickRow[]): Promise<void> {
-    await this.db.query(INSERT_CLICKS.sql, INSERT_CLICKS.params(rows));
+    await this.db.query(INSERT_CLICKS_COUNTED, INSERT_CLICKS.params(rows));
   }
 
   /** Every click that arrived for a decision, counted or not (the decision lookup's `clicks`). */

@@ -1,18 +1,23 @@
-// The SQL behind the report (report.ts): plain aggregates over the decision records, the same
-// SQL on Postgres and PGlite; the (created_at) and (app_id, created_at) indexes on decisions
-// bound each scan to the range asked for.
+// The report's figures (report.ts) and the rollups they are read from. A report never reads the
+// raw history: it sums rollup rows, so its cost follows the range's length, not how many
+// decisions the range holds (bench/RESULTS.md, "Reports").
 //
-// A read model: its statements scan decisions (and join apps for names), tables owned by other
-// repositories, because each figure is one aggregate over the range's decisions, computed where
-// the rows are. What the funnel counts from events, clicks and conversions are predicates those
-// tables' repositories export, so each of those tables is still named by its owner's SQL alone.
+// The rollups (migration 005) are kept in the very statements that write decisions, events,
+// clicks and conversions, as the spend ledger is kept with the decision rows: a rollup can never
+// disagree with the rows it counts, and there is no job to fall behind or watermark to lose.
+// This file owns those tables and writes their SQL, as CTE fragments the writers embed
+// (foldDecisions, foldFunnelSteps), so each rollup's shape and arithmetic are read in one place.
+//
+// Two grains: a minute (grain 60) and a half hour (grain 1800). A range is whole minutes; it reads
+// half-hour rows for the half hours it covers whole and minute rows for the ragged ends (and for
+// the last hour, whose buckets are minutes). A 7-day report sums about 340 half hours and at most
+// 59 minutes at each end, per app and campaign.
 import type { Queryable } from '../db/database.js';
-import { decisionHasCountedEvent } from '../events/event-repository.js';
-import { DECISION_HAS_COUNTED_CLICK } from '../links/click-repository.js';
-import { DECISION_HAS_REAL_CONVERSION } from '../conversions/conversion-repository.js';
 
 export interface ReportWindow {
+  /** Start of the range; a whole minute. */
   from: Date;
+  /** End of the range (exclusive); a whole minute. */
   until: Date;
   /** Only this app's traffic; all apps when null. */
   appId: string | null;
@@ -43,7 +48,9 @@ export interface CampaignRangeRow {
 }
 
 export interface ReportFigures {
-  timeline: { bucket: number; decides: number; fills: number; p50: number | null; p90: number | null; p99: number | null }[];
+  timeline: { bucket: number; decides: number; fills: number }[];
+  /** Latency histogram per timeline bucket: `latency_bucket` as in latency-histogram.ts. */
+  latency: { bucket: number; latency_bucket: number; n: number }[];
   reasons: { bucket: number; reason: string; n: number }[];
   byCampaign: FunnelRow[];
   byApp: FunnelRow[];
@@ -52,84 +59,183 @@ export interface ReportFigures {
   entities: { id: string; decides: number }[];
 }
 
-// $1 from, $2 until, $3 app id or null, $4 include test traffic.
-const DECISION_FILTER = `d.created_at >= $1 AND d.created_at < $2 AND ($3::text IS NULL OR d.app_id = $3) AND ($4::boolean OR NOT d.test)`;
+export const MINUTE_GRAIN_S = 60;
+export const HALF_HOUR_GRAIN_S = 1800;
+
+// ---- Writing: CTE fragments the writers embed in the statements that write the rows. ----------
+
+const GRAINS = `(VALUES (${MINUTE_GRAIN_S}), (${HALF_HOUR_GRAIN_S})) AS g(grain)`;
+/** Start of the grain's minute or half hour holding `time`. */
+const at = (time: string) => `date_bin(g.grain * interval '1 second', ${time}, timestamptz '1970-01-01 00:00:00+00')`;
+/** The latency histogram's bucket of a latency in microseconds: floor(8 · log2 µs), in float8
+ *  (a numeric logarithm cost ~20 µs a row). Migration 005 uses the same expression. */
+const latencyBucket = (latencyUs: string) => `floor(8 * ln(greatest(${latencyUs}, 1)::float8) / ln(2::float8))::smallint`;
+/** The rollup's campaign key: served decisions' campaign, '' for the rest. */
+export const campaignKey = (serve: string, campaignId: string) => `CASE WHEN ${serve} THEN coalesce(${campaignId}, '') ELSE '' END`;
+
+const TOTALS_COLUMNS = 'grain, at, app_id, test, campaign_id, decides, served, spend_micros, rendered, qualified, clicks, conversions';
+const KEY = '1, 2, 3, 4, 5';
+const ADD_TOTALS = ['decides', 'served', 'spend_micros', 'rendered', 'qualified', 'clicks', 'conversions'].map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ');
+
+/**
+ * CTEs (to follow `WITH …,`) that add decision rows to every rollup. `source` names a CTE with
+ * the decisions' created_at, app_id, test, serve, campaign_id, spend_micros, reason_codes,
+ * latency_us, matched_category_ids and matched_entity_ids, and `sign`: 1 adds a row, -1 takes
+ * it off (a TIMEOUT correction takes the row as written off and adds it as corrected). Rows are
+ * grouped to one upsert row per key, in key order, so concurrent writers lock rollup rows in
+ * the same order. `prefix` names the CTEs.
+ */
+export function foldDecisions(source: string, prefix: string): string {
+  return `${prefix}_totals AS (
+  INSERT INTO report_rollups AS r (${TOTALS_COLUMNS})
+  SELECT g.grain, ${at('s.created_at')}, s.app_id, s.test, ${campaignKey('s.serve', 's.campaign_id')},
+         sum(s.sign), coalesce(sum(s.sign) FILTER (WHERE s.serve), 0), sum(s.sign * s.spend_micros), 0, 0, 0, 0
+  FROM ${source} s CROSS JOIN ${GRAINS}
+  GROUP BY ${KEY} ORDER BY ${KEY}
+  ON CONFLICT (grain, at, app_id, test, campaign_id) DO UPDATE SET ${ADD_TOTALS}
+), ${prefix}_reasons AS (
+  INSERT INTO report_reason_rollups AS r (grain, at, app_id, test, reason, decides)
+  SELECT g.grain, ${at('s.created_at')}, s.app_id, s.test, x.reason, sum(s.sign)
+  FROM ${source} s CROSS JOIN ${GRAINS} CROSS JOIN LATERAL unnest(s.reason_codes) AS x(reason)
+  WHERE NOT s.serve
+  GROUP BY ${KEY} ORDER BY ${KEY}
+  ON CONFLICT (grain, at, app_id, test, reason) DO UPDATE SET decides = r.decides + EXCLUDED.decides
+), ${prefix}_latency AS (
+  INSERT INTO report_latency_rollups AS r (grain, at, app_id, test, bucket, decides)
+  SELECT g.grain, ${at('s.created_at')}, s.app_id, s.test, ${latencyBucket('s.latency_us')}, sum(s.sign)
+  FROM ${source} s CROSS JOIN ${GRAINS}
+  GROUP BY ${KEY} ORDER BY ${KEY}
+  ON CONFLICT (grain, at, app_id, test, bucket) DO UPDATE SET decides = r.decides + EXCLUDED.decides
+), ${prefix}_matches AS (
+  INSERT INTO report_match_rollups AS r (grain, at, app_id, test, kind, match_id, decides)
+  SELECT g.grain, ${at('s.created_at')}, s.app_id, s.test, x.kind, x.id, sum(s.sign)
+  FROM ${source} s CROSS JOIN ${GRAINS}
+    CROSS JOIN LATERAL (SELECT 'category', c FROM unnest(s.matched_category_ids) AS c
+                        UNION ALL SELECT 'entity', e FROM unnest(s.matched_entity_ids) AS e) AS x(kind, id)
+  GROUP BY ${KEY}, 6 ORDER BY ${KEY}, 6
+  ON CONFLICT (grain, at, app_id, test, kind, match_id) DO UPDATE SET decides = r.decides + EXCLUDED.decides
+)`;
+}
+
+export type FunnelStep = 'rendered' | 'qualified' | 'click' | 'conversion';
+
+/**
+ * CTEs (to follow `WITH …,`) that count funnel steps reached: `reached` names a CTE of distinct
+ * (decision_id, step) from counted rows just written; `decisions` is a query giving those
+ * decisions' id, created_at, app_id, test and campaign_id (the rollup's campaign key), written by
+ * the decisions' own repository. A step's first mark for a decision adds 1 at the decision's
+ * time; a step already marked adds nothing (the mark's primary key decides, across instances).
+ */
+export function foldFunnelSteps(reached: string, decisions: string, prefix: string): string {
+  return `${prefix}_decisions AS (
+  ${decisions}
+), ${prefix}_marked AS (
+  INSERT INTO report_funnel_marks (decision_id, step, decided_at)
+  SELECT x.decision_id, x.step, d.created_at FROM ${reached} x JOIN ${prefix}_decisions d ON d.id = x.decision_id
+  ORDER BY 1, 2
+  ON CONFLICT (decision_id, step) DO NOTHING
+  RETURNING decision_id, step
+), ${prefix}_totals AS (
+  INSERT INTO report_rollups AS r (${TOTALS_COLUMNS})
+  SELECT g.grain, ${at('d.created_at')}, d.app_id, d.test, d.campaign_id, 0, 0, 0,
+         count(*) FILTER (WHERE m.step = 'rendered'), count(*) FILTER (WHERE m.step = 'qualified'),
+         count(*) FILTER (WHERE m.step = 'click'), count(*) FILTER (WHERE m.step = 'conversion')
+  FROM ${prefix}_marked m JOIN ${prefix}_decisions d ON d.id = m.decision_id CROSS JOIN ${GRAINS}
+  GROUP BY ${KEY} ORDER BY ${KEY}
+  ON CONFLICT (grain, at, app_id, test, campaign_id) DO UPDATE SET ${ADD_TOTALS}
+)`;
+}
+
+// ---- Reading ---------------------------------------------------------------------------------
+
+// $1 from, $2 until (whole minutes), $3 / $4 the whole half hours inside them, $5 app id or
+// null, $6 include test traffic. Half-hour rows cover [$3, $4); minute rows the rest.
+const filter = (r: string) => `((${r}.grain = ${HALF_HOUR_GRAIN_S} AND ${r}.at >= $3 AND ${r}.at < $4)
+    OR (${r}.grain = ${MINUTE_GRAIN_S} AND ${r}.at >= $1 AND ${r}.at < $2 AND NOT (${r}.at >= $3 AND ${r}.at < $4)))
+  AND ($5::text IS NULL OR ${r}.app_id = $5) AND ($6::boolean OR NOT ${r}.test)`;
+const bucketOf = (r: string) => `floor(extract(epoch FROM ${r}.at) / $7)::bigint * $7`;
 
 const TIMELINE = `
-SELECT floor(extract(epoch FROM d.created_at) / $5)::bigint * $5 AS bucket,
-       count(*)::int AS decides,
-       (count(*) FILTER (WHERE d.serve))::int AS fills,
-       percentile_cont(0.5) WITHIN GROUP (ORDER BY d.latency_us) AS p50,
-       percentile_cont(0.9) WITHIN GROUP (ORDER BY d.latency_us) AS p90,
-       percentile_cont(0.99) WITHIN GROUP (ORDER BY d.latency_us) AS p99
-FROM decisions d
-WHERE ${DECISION_FILTER}
-GROUP BY 1 ORDER BY 1`;
+SELECT ${bucketOf('r')} AS bucket, sum(r.decides)::int AS decides, sum(r.served)::int AS fills
+FROM report_rollups r
+WHERE ${filter('r')}
+GROUP BY 1 HAVING sum(r.decides) > 0 ORDER BY 1`;
+
+const LATENCY = `
+SELECT ${bucketOf('r')} AS bucket, r.bucket AS latency_bucket, sum(r.decides)::int AS n
+FROM report_latency_rollups r
+WHERE ${filter('r')}
+GROUP BY 1, 2 HAVING sum(r.decides) > 0`;
 
 const NO_FILL_REASONS = `
-SELECT floor(extract(epoch FROM d.created_at) / $5)::bigint * $5 AS bucket, r.reason, count(*)::int AS n
-FROM decisions d, unnest(d.reason_codes) AS r(reason)
-WHERE ${DECISION_FILTER} AND NOT d.serve
-GROUP BY 1, 2`;
+SELECT ${bucketOf('r')} AS bucket, r.reason, sum(r.decides)::int AS n
+FROM report_reason_rollups r
+WHERE ${filter('r')}
+GROUP BY 1, 2 HAVING sum(r.decides) > 0`;
 
 // Each later step counts decisions that reached it (counted events only), so the funnel reads
-// as conversion between steps, not as raw event volume.
-const funnel = (groupBy: 'campaign' | 'app') => `
-SELECT ${groupBy === 'campaign' ? 'd.campaign_id' : 'd.app_id'} AS id,
-       ${groupBy === 'campaign' ? 'd.campaign_id' : 'max(a.name)'} AS name,
-       count(*)::int AS decides,
-       (count(*) FILTER (WHERE d.serve))::int AS served,
-       (count(*) FILTER (WHERE ${decisionHasCountedEvent('offer_rendered')}))::int AS rendered,
-       (count(*) FILTER (WHERE ${decisionHasCountedEvent('qualified_impression')}))::int AS qualified,
-       (count(*) FILTER (WHERE ${DECISION_HAS_COUNTED_CLICK}))::int AS clicks,
-       (count(*) FILTER (WHERE ${DECISION_HAS_REAL_CONVERSION}))::int AS conversions
-FROM decisions d ${groupBy === 'app' ? 'JOIN apps a ON a.id = d.app_id' : ''}
-WHERE ${DECISION_FILTER} ${groupBy === 'campaign' ? 'AND d.serve' : ''}
-GROUP BY 1
+// as conversion between steps, not as raw event volume. A campaign's decides are the ones it won.
+const FUNNEL_BY_APP = `
+SELECT r.app_id AS id, max(a.name) AS name, sum(r.decides)::int AS decides, sum(r.served)::int AS served,
+       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks, sum(r.conversions)::int AS conversions
+FROM report_rollups r JOIN apps a ON a.id = r.app_id
+WHERE ${filter('r')}
+GROUP BY 1 HAVING sum(r.decides) > 0
+ORDER BY served DESC, decides DESC, id`;
+
+const FUNNEL_BY_CAMPAIGN = `
+SELECT r.campaign_id AS id, r.campaign_id AS name, sum(r.served)::int AS decides, sum(r.served)::int AS served,
+       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks, sum(r.conversions)::int AS conversions
+FROM report_rollups r
+WHERE ${filter('r')} AND r.campaign_id <> ''
+GROUP BY 1 HAVING sum(r.served) > 0
 ORDER BY served DESC, decides DESC, id
-${groupBy === 'campaign' ? 'LIMIT 50' : ''}`;
+LIMIT 50`;
 
 // Every campaign that served in the range (no limit: the spend table lists them all).
 const CAMPAIGN_RANGE = `
-SELECT d.campaign_id AS id,
-       sum(d.spend_micros)::bigint AS spend_micros,
-       count(*)::int AS served,
-       (count(*) FILTER (WHERE ${decisionHasCountedEvent('offer_rendered')}))::int AS rendered,
-       (count(*) FILTER (WHERE ${decisionHasCountedEvent('qualified_impression')}))::int AS qualified,
-       (count(*) FILTER (WHERE ${DECISION_HAS_COUNTED_CLICK}))::int AS clicks
-FROM decisions d
-WHERE ${DECISION_FILTER} AND d.serve
-GROUP BY 1`;
+SELECT r.campaign_id AS id, sum(r.spend_micros)::bigint AS spend_micros, sum(r.served)::int AS served,
+       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks
+FROM report_rollups r
+WHERE ${filter('r')} AND r.campaign_id <> ''
+GROUP BY 1 HAVING sum(r.served) > 0`;
 
-const top = (column: 'matched_category_ids' | 'matched_entity_ids') => `
-SELECT x.id, count(*)::int AS decides
-FROM decisions d, unnest(d.${column}) AS x(id)
-WHERE ${DECISION_FILTER}
-GROUP BY 1 ORDER BY 2 DESC, 1
+const TOP_MATCHES = `
+SELECT r.match_id AS id, sum(r.decides)::int AS decides
+FROM report_match_rollups r
+WHERE ${filter('r')} AND r.kind = $7
+GROUP BY 1 HAVING sum(r.decides) > 0
+ORDER BY 2 DESC, 1
 LIMIT 10`;
 
-const FUNNEL_BY_CAMPAIGN = funnel('campaign');
-const FUNNEL_BY_APP = funnel('app');
-const TOP_CATEGORIES = top('matched_category_ids');
-const TOP_ENTITIES = top('matched_entity_ids');
+const HALF_HOUR_MS = HALF_HOUR_GRAIN_S * 1000;
 
 export class ReportRepository {
   constructor(private readonly db: Queryable) {}
 
-  /** Every figure of the window, each from one statement, run together. */
+  /** Every figure of the window, each from one statement over the rollups, run together. */
   async figures(w: ReportWindow): Promise<ReportFigures> {
-    const params = [w.from.toISOString(), w.until.toISOString(), w.appId, w.includeTest];
-    const [timeline, reasons, byCampaign, byApp, campaignRange, categories, entities] = await Promise.all([
+    // Half-hour rows only where the buckets are at least that wide and the range holds whole
+    // half hours; an empty [$3, $4) leaves everything to the minute rows.
+    const from = w.from.getTime();
+    const until = w.until.getTime();
+    let halfHoursFrom = Math.ceil(from / HALF_HOUR_MS) * HALF_HOUR_MS;
+    let halfHoursUntil = Math.floor(until / HALF_HOUR_MS) * HALF_HOUR_MS;
+    if (w.bucketSeconds < HALF_HOUR_GRAIN_S || halfHoursFrom >= halfHoursUntil) halfHoursFrom = halfHoursUntil = until;
+    const params = [w.from.toISOString(), w.until.toISOString(), new Date(halfHoursFrom).toISOString(), new Date(halfHoursUntil).toISOString(), w.appId, w.includeTest];
+    const [timeline, latency, reasons, byCampaign, byApp, campaignRange, categories, entities] = await Promise.all([
       this.db.query<ReportFigures['timeline'][number]>(TIMELINE, [...params, w.bucketSeconds]),
+      this.db.query<ReportFigures['latency'][number]>(LATENCY, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['reasons'][number]>(NO_FILL_REASONS, [...params, w.bucketSeconds]),
       this.db.query<FunnelRow>(FUNNEL_BY_CAMPAIGN, params),
       this.db.query<FunnelRow>(FUNNEL_BY_APP, params),
       this.db.query<CampaignRangeRow>(CAMPAIGN_RANGE, params),
-      this.db.query<{ id: string; decides: number }>(TOP_CATEGORIES, params),
-      this.db.query<{ id: string; decides: number }>(TOP_ENTITIES, params),
+      this.db.query<{ id: string; decides: number }>(TOP_MATCHES, [...params, 'category']),
+      this.db.query<{ id: string; decides: number }>(TOP_MATCHES, [...params, 'entity']),
     ]);
     return {
       timeline: timeline.rows,
+      latency: latency.rows,
       reasons: reasons.rows,
       byCampaign: byCampaign.rows,
       byApp: byApp.rows,

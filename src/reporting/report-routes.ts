@@ -76,8 +76,8 @@ const CampaignSpendSchema = z
 const ReportSchema = z
   .object({
     range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]).describe('The range asked for.'),
-    from: z.string().describe('Start of the range, ISO 8601.'),
-    until: z.string().describe('End of the range (now), ISO 8601.'),
+    from: z.string().describe('Start of the range, ISO 8601: a whole minute.'),
+    until: z.string().describe('End of the range (exclusive), ISO 8601: the end of the current minute, so the range holds everything up to now.'),
     bucket_seconds: z.number().int().describe('Width of each timeline bucket.'),
     app_id: z.string().nullable().describe('The app filter, or null for every app.'),
     include_test: z.boolean().describe('Whether test-key traffic is included.'),
@@ -106,7 +106,7 @@ const ReportSchema = z
               p90: z.number().describe('90th percentile, ms.'),
               p99: z.number().describe('99th percentile, ms.'),
             })
-            .nullable().describe('Decide handler latency percentiles.'),
+            .nullable().describe('Decide handler latency percentiles, from a log-bucket histogram: within 4.4% of the exact value.'),
           no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
         })
           .describe('One timeline bucket.'),
