@@ -42,11 +42,11 @@ const CampaignSpendSchema = z
     bid_micros: Micros('Price of one served offer'),
     today: z
       .object({
-        day: z.string().describe('The UTC day of `until`, YYYY-MM-DD.'),
+        day: z.string().describe('Today, the UTC day of the request, YYYY-MM-DD.'),
         spend_micros: Micros('Spent today (ledger)'),
         budget_micros: Micros('Daily budget'),
         budget_used: Ratio('spend / daily budget; null without a daily budget.'),
-        day_elapsed: z.number().describe('Fraction of the UTC day elapsed at `until`.'),
+        day_elapsed: z.number().describe('Fraction of the UTC day elapsed at the request.'),
         pacing: Ratio('budget_used / day_elapsed: 1 spends evenly over the day, above 1 ahead of it; null without a daily budget.'),
         exhausts_at: z.string().nullable().describe("When today's budget runs out at today's average spend rate (ISO 8601); null if it does not within the day, or is already exhausted."),
         exhausted: z.boolean().describe("No further serve fits today's budget (spend + bid would exceed it)."),

@@ -61,14 +61,14 @@ export interface CampaignSpend {
   advertiser_name: string;
   status: ReportCampaign['status'] | 'archived';
   bid_micros: number;
-  /** The UTC day of `until`, from the ledger; whole campaign (every app), live traffic only. */
+  /** Today (the UTC day of the request), from the ledger; whole campaign (every app), live traffic only. */
   today: {
     day: string;
     spend_micros: number;
     budget_micros: number;
     /** spend / daily budget; null without a daily budget. */
     budget_used: number | null;
-    /** Fraction of the UTC day elapsed at `until`. */
+    /** Fraction of the UTC day elapsed at the request. */
     day_elapsed: number;
     /** budget_used / day_elapsed: 1 is on pace, above 1 spends ahead of the day; null without a budget. */
     pacing: number | null;
