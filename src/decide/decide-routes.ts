@@ -13,7 +13,6 @@ import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, SERVING_KEY_ERRORS, errorResponse } from '../http/error-responses.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
 import { z } from 'zod';
-import { newId } from '../util/ids.js';
 
 const KO_ENVELOPE = {
   message: '다음 달 제주도 호텔 최저가 추천해줘',
@@ -238,7 +237,7 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
     // The key could not be checked in time (key store slow or down): fail open. Its record is
     // written once the lookup, still running, names a valid key's app.
     if (!request.principal) {
-      const answer = timeoutAnswer(requestId, newId('dec'));
+      const answer = timeoutAnswer(requestId, app.services.decide.newDecisionId());
       if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, envelope, route.kind, reply.elapsedTime);
       return answer;
     }

@@ -23,7 +23,7 @@ import { utcDay } from '../spend/spend-keeper.js';
 import type { MatchCandidate } from '../native/offer-index.js';
 import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
-import { newId, sha256 } from '../util/ids.js';
+import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
 import { randomBytes } from 'node:crypto';
 import type { Campaign, Offer } from '../catalog/catalog-schema.js';
 import type { SnapshotContent } from '../catalog/catalog-repository.js';
@@ -102,6 +102,9 @@ export interface Deadline {
  *  what it claimed, so that a timeout can give the claim back. */
 interface Attempt {
   decisionId: string;
+  /** The decide's clock reading, which its id carries: every record of the decision is made at
+   *  this time (its day partition, and the primary key (id, created_at), depend on it). */
+  atMs: number;
   receipt: ClaimReceipt | null;
   started: number;
   /** Whether the pipeline's decision row is known to have committed. */
@@ -169,7 +172,8 @@ export class DecideService {
     log: FailOpenLog | undefined,
     run: (attempt: Attempt) => Promise<T>,
   ): Promise<T | NoFill> {
-    const attempt: Attempt = { decisionId: newId('dec'), receipt: null, started: performance.now(), written: false };
+    const atMs = this.now();
+    const attempt: Attempt = { decisionId: newDecisionId(atMs), atMs, receipt: null, started: performance.now(), written: false };
     const pipeline = run(attempt);
     // The pipeline may settle after the deadline answered; its late failure is expected.
     pipeline.catch(() => {});
@@ -196,6 +200,11 @@ export class DecideService {
     return timeoutAnswer(requestId, attempt.decisionId);
   }
 
+  /** A decision id made now (it carries its time): for a TIMEOUT answered before the service ran. */
+  newDecisionId(): string {
+    return newDecisionId(this.now());
+  }
+
   /** After a TIMEOUT answer: waits for the pipeline to stop (every step is bounded by a store
    *  timeout), makes its record the TIMEOUT record, then gives its claim back. The claim is only
    *  given back once the record is right: if the database cannot be reached, the claim stays
@@ -204,7 +213,13 @@ export class DecideService {
    *  still running names one (an invalid key, or a store that stays down, leaves no record:
    *  there is no app to record it for). */
   recordWhenAuthenticated(lookup: Promise<AuthOutcome>, answer: NoFill, envelope: Envelope, kind: 'offer' | 'affiliate', elapsedMs: number): void {
-    const attempt: Attempt = { decisionId: answer.decision_id, receipt: null, started: performance.now() - elapsedMs, written: false };
+    const attempt: Attempt = {
+      decisionId: answer.decision_id,
+      atMs: decisionIdTime(answer.decision_id) ?? this.now(),
+      receipt: null,
+      started: performance.now() - elapsedMs,
+      written: false,
+    };
     const settling = lookup.then(async (outcome) => {
       if (!outcome.ok) return;
       await this.settleTimedOut(attempt, Promise.resolve(), this.timeoutRecord(kind, attempt, outcome.principal, answer.request_id, envelope));
@@ -314,7 +329,7 @@ export class DecideService {
     | { kind: 'winner'; base: DecisionBase; winner: MatchCandidate; snapshot: SnapshotContent; campaign: Campaign | undefined; nowMs: number; spendMicros: number }
   > {
     const started = attempt.started;
-    const nowMs = this.now();
+    const nowMs = attempt.atMs;
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
     const match = this.catalog.index.match({
@@ -444,7 +459,7 @@ export class DecideService {
       requestId,
       kind,
       test: principal.mode === 'test',
-      createdAt: new Date(this.now()),
+      createdAt: new Date(attempt.atMs),
       serve: false,
       reasonCodes: ['TIMEOUT'],
       offerSnapshotId: null,

@@ -50,3 +50,24 @@ export function newId(prefix: string, bytes = 16): string {
 export function sha256(data: string | Uint8Array): Buffer {
   return createHash('sha256').update(data).digest();
 }
+
+// A decision id carries the millisecond it was made: `dec_` + that time in 8 base62 digits +
+// 128 random bits in 22. The decide records the decision with exactly that time as created_at,
+// so a lookup by id names the day partition it lives in (src/db/migrations/006_history_partitions.sql).
+// Ids made before carry 22 digits and no time.
+const TIME_DIGITS = 8;
+const TIMED_DECISION_ID = /^dec_[0-9A-Za-z]{30}$/;
+
+export function newDecisionId(atMs: number): string {
+  let time = '';
+  for (let t = Math.floor(atMs), i = 0; i < TIME_DIGITS; i++, t = Math.floor(t / 62)) time = ALPHABET[t % 62] + time;
+  return `dec_${time}${base62(randomBytesPooled(16))}`;
+}
+
+/** The millisecond a decision id was made at, or null for an id that carries none. */
+export function decisionIdTime(id: string): number | null {
+  if (!TIMED_DECISION_ID.test(id)) return null;
+  let t = 0;
+  for (let i = 4; i < 4 + TIME_DIGITS; i++) t = t * 62 + ALPHABET.indexOf(id[i]);
+  return t;
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { base62, newId, randomBytesPooled } from '../../src/util/ids.js';
+import { base62, decisionIdTime, newDecisionId, newId, randomBytesPooled } from '../../src/util/ids.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -45,5 +45,18 @@ describe('ids', () => {
     for (let i = 0; i < 1000; i++) randomBytesPooled(16);
     expect(Buffer.from(first).equals(copy)).toBe(true);
     expect(randomBytesPooled(10_000)).toHaveLength(10_000);
+  });
+
+  it('decision ids carry the millisecond they were made, sort by it, and older ids carry none', () => {
+    const times = [0, 1, 61, 1_790_000_000_123, Date.now(), 62 ** 8 - 1];
+    const ids = times.map((t) => newDecisionId(t));
+    for (const [i, id] of ids.entries()) {
+      expect(id).toMatch(/^dec_[0-9A-Za-z]{30}$/);
+      expect(decisionIdTime(id)).toBe(times[i]);
+    }
+    expect([...ids].sort()).toEqual(ids.slice().sort((a, b) => decisionIdTime(a)! - decisionIdTime(b)!));
+    expect(newDecisionId(5)).not.toBe(newDecisionId(5));
+    expect(decisionIdTime(newId('dec'))).toBeNull();
+    expect(decisionIdTime('evt_00000000000000000000000000000')).toBeNull();
   });
 });
