@@ -20,7 +20,8 @@ import { EventRepository } from '../src/events/event-repository.js';
 import { ClickRepository } from '../src/links/click-repository.js';
 import { ConversionRepository } from '../src/conversions/conversion-repository.js';
 import { AffiliateImpressionRepository } from '../src/affiliate/affiliate-impression-repository.js';
-import { newId } from '../src/util/ids.js';
+import { newDecisionId, newId } from '../src/util/ids.js';
+import { HistoryMaintenance } from '../src/db/history-partitions.js';
 import { createScratchDatabase } from './support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,13 +41,14 @@ INSERT INTO decisions (id, app_id, request_id, kind, test, created_at, serve, re
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`;
 
 function row(appId: string): DecisionRecord {
+  const at = Date.now();
   return {
-    id: newId('dec'),
+    id: newDecisionId(at),
     appId,
     requestId: newId('req'),
     kind: 'offer',
     test: false,
-    createdAt: new Date(),
+    createdAt: new Date(at),
     serve: false,
     reasonCodes: ['NO_ELIGIBLE_OFFER'],
     offerSnapshotId: null,
@@ -108,6 +110,11 @@ async function measure(concurrency: number, write: () => Promise<void>) {
 const { db, drop, label } = await createDatabase();
 try {
   await migrate(db);
+  // Today's history partitions, as the service makes them at start.
+  await new HistoryMaintenance(db, {
+    retentionDays: { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 },
+    daysAhead: 1,
+  }).run({ wait: true });
   const appId = (await new AppRepository(db).createApp('bench')).app_id;
   const decisions = new DecisionRepository(db, {
     events: new EventRepository(db),

@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { publicBaseUrl, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { HistoryMaintenance } from './db/history-partitions.js';
 import { holdInProcessCountersLock } from './db/sole-instance-lock.js';
 import { createCounterStore } from './counters/index.js';
 import type { CounterStore } from './counters/counter-store.js';
@@ -74,6 +75,7 @@ export interface Services {
   spend: SpendKeeper;
   links: TrackedLinkSigner;
   decide: DecideService;
+  history: HistoryMaintenance;
   decisionRepo: DecisionRepository;
   affiliateImpressions: AffiliateImpressions;
   events: EventRecorder;
@@ -150,6 +152,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const counters = instrumentCounterStore(rawCounters, metrics);
 
   let soleInstance: { release(): Promise<void> } | null = null;
+  let history: HistoryMaintenance | undefined;
   try {
     await rawCounters.ready?.(2000);
     await migrate(db);
@@ -169,6 +172,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       conversions: conversionRepo,
       clickIntents: affiliateImpressionRepo,
     });
+    history = new HistoryMaintenance(
+      db,
+      {
+        retentionDays: {
+          decisions: config.decisionsRetentionDays,
+          events: config.eventsRetentionDays,
+          clicks: config.clicksRetentionDays,
+          conversions: config.conversionsRetentionDays,
+          affiliate_impressions: config.affiliateImpressionsRetentionDays,
+          click_intents: config.clickIntentsRetentionDays,
+        },
+        daysAhead: config.historyDaysAhead,
+        keyExpiry: [
+          { name: 'event_idempotency_keys', days: config.idempotencyKeyRetentionDays, forgetBefore: (t) => eventRepo.forgetIdempotencyKeysBefore(t) },
+          { name: 'conversion_nonces', days: config.conversionNonceRetentionDays, forgetBefore: (t) => conversionRepo.forgetNoncesBefore(t) },
+        ],
+      },
+      { now, log: app.log, intervalMs: config.historyMaintenanceMs },
+    );
+    // Today's partitions must exist before the first write: wait for another instance's run.
+    await history.run({ wait: true });
+    history.start();
     const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
     if (loadDemo && (await catalog.isEmpty())) await loadDemoCatalog(catalog, app.log);
     const catalogRuntime = new CatalogRuntime(catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
@@ -225,10 +250,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       spend,
       links,
       decide,
+      history,
       now,
     };
     app.decorate('services', services);
   } catch (err) {
+    await history?.stop();
     await soleInstance?.release();
     if (ownDb) await db.close().catch(() => {});
     if (ownCounters) await rawCounters.close().catch(() => {});
@@ -248,6 +275,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   app.addHook('onClose', async () => {
     app.services.catalogRuntime.stop();
     app.services.spend.stop();
+    await app.services.history.stop();
     // Requests have drained (Fastify closes the server first); timed-out decides finish
     // correcting their records, then the writers flush what was queued.
     await app.services.decide.drain();

@@ -37,9 +37,16 @@ export class AffiliateImpressions {
     const impression = await this.impressions.findByTokenHash(sha256(token));
     if (!impression || impression.expiresAt.getTime() < this.now()) throw new Refusal('unknown_impression');
     const id = newId('cli');
-    const inserted = await this.impressions.insertClickIntent({ id, impressionId: impression.id, eventId, occurredAt, createdAt: new Date(this.now()) });
+    const inserted = await this.impressions.insertClickIntent({
+      id,
+      impressionId: impression.id,
+      impressionCreatedAt: impression.createdAt,
+      eventId,
+      occurredAt,
+      createdAt: new Date(this.now()),
+    });
     if (inserted) return { ok: true, inserted: true, click_intent_id: id, billable: false };
-    const existing = await this.impressions.clickIntentId(impression.id, eventId);
+    const existing = await this.impressions.clickIntentId(impression.id, impression.createdAt, eventId);
     return { ok: true, inserted: false, click_intent_id: existing, billable: false };
   }
 }

@@ -67,6 +67,26 @@ export const ConfigSchema = z.object({
   metricsHost: z.string().default('127.0.0.1'),
   /** With it, `/metrics` also answers on the API port to `Authorization: Bearer <token>`. */
   metricsToken: z.string().min(24).optional(),
+  /** History (src/db/history-partitions.ts, docs/scaling.md): days of each history table kept,
+   *  counted from a row's time and dropped a whole UTC day at a time; 0 keeps it for ever.
+   *  Decisions must outlive the attribution window (a conversion names its decision). */
+  decisionsRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  eventsRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  clicksRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  conversionsRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  affiliateImpressionsRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  /** Counted from the click intent's impression (they are kept with it). */
+  clickIntentsRetentionDays: z.coerce.number().int().min(0).max(3650).default(90),
+  /** How long an event idempotency key is remembered: a retry within it returns the original
+   *  event; after it the key makes a new event. */
+  idempotencyKeyRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
+  /** How long a conversion nonce is remembered. A replay is expired_conversion 300 s after its
+   *  signed timestamp, so one day already covers replays. */
+  conversionNonceRetentionDays: z.coerce.number().int().min(1).max(3650).default(7),
+  /** Days ahead whose history partitions always exist (made by the maintenance run). */
+  historyDaysAhead: z.coerce.number().int().min(1).max(60).default(7),
+  /** How often each instance tries the history maintenance run (one instance at a time does it). */
+  historyMaintenanceMs: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
 });
@@ -106,6 +126,16 @@ export const ENV_VARS: Record<keyof Config, string> = {
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',
   metricsToken: 'METRICS_TOKEN',
+  decisionsRetentionDays: 'DECISIONS_RETENTION_DAYS',
+  eventsRetentionDays: 'EVENTS_RETENTION_DAYS',
+  clicksRetentionDays: 'CLICKS_RETENTION_DAYS',
+  conversionsRetentionDays: 'CONVERSIONS_RETENTION_DAYS',
+  affiliateImpressionsRetentionDays: 'AFFILIATE_IMPRESSIONS_RETENTION_DAYS',
+  clickIntentsRetentionDays: 'CLICK_INTENTS_RETENTION_DAYS',
+  idempotencyKeyRetentionDays: 'IDEMPOTENCY_KEY_RETENTION_DAYS',
+  conversionNonceRetentionDays: 'CONVERSION_NONCE_RETENTION_DAYS',
+  historyDaysAhead: 'HISTORY_DAYS_AHEAD',
+  historyMaintenanceMs: 'HISTORY_MAINTENANCE_MS',
 };
 
 export class ConfigError extends Error {}
@@ -120,7 +150,14 @@ export function parseConfig(input: ConfigInput): Config {
     });
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return parsed.data;
+  const c = parsed.data;
+  // A conversion within the window names its decision: the decision must still be there.
+  if (c.decisionsRetentionDays !== 0 && c.decisionsRetentionDays <= c.attributionWindowDays) {
+    throw new ConfigError(
+      `invalid configuration:\n  ${ENV_VARS.decisionsRetentionDays}: must be more than ${ENV_VARS.attributionWindowDays} (${c.attributionWindowDays}), or 0`,
+    );
+  }
+  return c;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,6 +1,9 @@
-// The conversions table: the single-use insert (the (app_id, nonce) unique constraint is what
-// makes a nonce single use, across instances), which also counts the decision a live conversion
-// reaches in the report rollups, the row a reused nonce names, and a decision's conversion count.
+// The conversions table and its nonces: the single-use insert (the primary key of
+// conversion_nonces, (app_id, nonce), is what makes a nonce single use, across instances), the
+// conversion a reused nonce names, and a decision's conversion count; the insert also counts the
+// decision a live conversion reaches in the report rollups. Nonces have a table of their own because conversions are partitioned by day and no
+// constraint on them can span days; a nonce is kept for CONVERSION_NONCE_RETENTION_DAYS
+// (src/db/migrations/006_history_partitions.sql says why that is enough).
 import type { Database } from '../db/database.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
@@ -19,10 +22,13 @@ export interface NewConversion {
 }
 
 const INSERT_IF_NONCE_UNUSED = `
-WITH inserted AS (
+WITH nonce AS (
+  INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($2, $5, $1, $7, $9)
+  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id
+), inserted AS (
   INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
-  VALUES ($1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9)
-  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING id, decision_id, test
+  SELECT $1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9 WHERE EXISTS (SELECT 1 FROM nonce)
+  RETURNING id, decision_id, test
 ), reached AS (
   SELECT DISTINCT decision_id, 'conversion' AS step FROM inserted WHERE decision_id IS NOT NULL AND NOT test
 ), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
@@ -49,12 +55,26 @@ export class ConversionRepository {
 
   /** The conversion that used this nonce, with the hash of the request that made it. */
   async findByNonce(appId: string, nonce: string): Promise<{ id: string; requestHash: Buffer } | null> {
-    const r = await this.db.query<{ id: string; request_hash: Uint8Array }>('SELECT id, request_hash FROM conversions WHERE app_id = $1 AND nonce = $2', [
+    const r = await this.db.query<{ id: string; request_hash: Uint8Array }>('SELECT conversion_id AS id, request_hash FROM conversion_nonces WHERE app_id = $1 AND nonce = $2', [
       appId,
       nonce,
     ]);
     const e = r.rows[0];
     return e ? { id: e.id, requestHash: Buffer.from(e.request_hash) } : null;
+  }
+
+  /** Forgets the nonces recorded before `before` (history maintenance); returns how many. */
+  async forgetNoncesBefore(before: Date, batch = 10_000): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const r = await this.db.query(
+        `DELETE FROM conversion_nonces WHERE (app_id, nonce) IN (
+           SELECT app_id, nonce FROM conversion_nonces WHERE created_at < $1 LIMIT $2)`,
+        [before.toISOString(), batch],
+      );
+      forgotten += r.rowCount;
+      if (r.rowCount < batch) return forgotten;
+    }
   }
 
   /** Conversions of a decision, test ones included (the decision lookup's `conversions`). */

@@ -8,4 +8,7 @@ export const ADVISORY_LOCKS = {
   inProcessCounters: 7_316_449_022,
   /** Transaction lock of a catalog import: one import at a time across instances. */
   catalogImport: 7_316_449_023,
+  /** Session lock of a history maintenance run (day partitions made ahead, expired ones dropped):
+   *  one instance does it; the others skip that run. */
+  historyMaintenance: 7_316_449_024,
 } as const;

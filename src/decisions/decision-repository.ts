@@ -17,6 +17,7 @@ import type { Database } from '../db/database.js';
 import type { LedgerSpend } from '../counters/counter-store.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { campaignKey, foldDecisions } from '../reporting/report-repository.js';
+import { decisionIdTime } from '../util/ids.js';
 
 export interface DecisionRecord {
   id: string;
@@ -103,7 +104,8 @@ SELECT count(*) FROM inserted`;
 // The TIMEOUT row of a decide whose pipeline wrote no row: inserted unless a row with that id
 // exists (a write whose outcome was unknown may have committed after all). Returns the ids
 // inserted; an id not returned needs CORRECT_TIMED_OUT.
-const TIMEOUT_ROWS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id) DO NOTHING', returning: `id, ${ROLLUP_COLUMNS}, 1 AS sign` });
+// created_at is the time the id carries (ids.ts), so (id, created_at) is the id.
+const TIMEOUT_ROWS = batchInsert('decisions', DECISION_COLUMNS, { onConflict: '(id, created_at) DO NOTHING', returning: `id, ${ROLLUP_COLUMNS}, 1 AS sign` });
 const INSERT_TIMEOUTS = `
 WITH inserted AS (
 ${TIMEOUT_ROWS.sql}
@@ -112,12 +114,14 @@ SELECT id FROM inserted`;
 
 // Turns rows that were written into TIMEOUT rows, takes a served row's spend off the ledger, and
 // moves the row's counts in the report rollups from what was written to what it now says, in
-// one statement. Every sub-statement reads the rows as they were before it.
+// one statement. Every sub-statement reads the rows as they were before it. `created_at` (the
+// time each id carries) names the day partitions to read.
 const CORRECT_TIMED_OUT = `
 WITH target AS (
   SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us,
          d.app_id, d.test, d.created_at, d.reason_codes, d.latency_us AS written_latency_us, d.matched_category_ids, d.matched_entity_ids
   FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
+  WHERE d.created_at = ANY($3::timestamptz[])
 ), rollup_change AS (
   SELECT app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, written_latency_us AS latency_us,
          matched_category_ids, matched_entity_ids, -1 AS sign
@@ -128,7 +132,7 @@ WITH target AS (
 ), corrected AS (
   UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
     expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
-  FROM target WHERE d.id = target.id
+  FROM target WHERE d.id = target.id AND d.created_at = target.created_at
 ), unspent AS (
   SELECT campaign_id, day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
   FROM target WHERE serve AND spend_micros > 0 GROUP BY 1, 2
@@ -216,18 +220,22 @@ export class DecisionRepository {
 
   /** Inserts a batch of decision rows and adds their spend to the ledger, in one statement. */
   async insert(rows: DecisionRecord[]): Promise<void> {
+    checkCreatedAt(rows);
     await this.db.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
   }
 
   /** Inserts TIMEOUT rows whose id is not taken yet; returns the ids inserted. */
   async insertTimedOut(rows: DecisionRecord[]): Promise<Set<string>> {
+    checkCreatedAt(rows);
     const r = await this.db.query<{ id: string }>(INSERT_TIMEOUTS, TIMEOUT_ROWS.params(rows));
     return new Set(r.rows.map((x) => x.id));
   }
 
   /** Turns written rows into TIMEOUT rows and takes a served row's spend off the ledger. */
   async correctTimedOut(rows: ReadonlyArray<{ id: string; latencyUs: number }>): Promise<void> {
-    await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs)]);
+    const times = rows.map((r) => new Date(decisionIdTime(r.id) ?? Number.NaN));
+    if (times.some((t) => Number.isNaN(t.getTime()))) throw new Error('a TIMEOUT correction needs decision ids that carry their time');
+    await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs), times]);
   }
 
   /** The ledger's figures: lifetime and `day` spend of each campaign (0 for one that never spent). */
@@ -238,11 +246,21 @@ export class DecisionRepository {
   }
 
   private async loadOwnership(ids: readonly string[]): Promise<(DecisionOwnership | null)[]> {
-    const r = await this.db.query<{ id: string; app_id: string; offer_snapshot_id: string | null; created_at: Date; test: boolean }>(
-      'SELECT id, app_id, offer_snapshot_id, created_at, test FROM decisions WHERE id = ANY($1::text[])',
-      [ids],
-    );
-    const found = new Map(r.rows.map((d) => [d.id, { appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: d.created_at, test: d.test }]));
+    type Row = { id: string; app_id: string; offer_snapshot_id: string | null; created_at: Date; test: boolean };
+    const { timed, times, untimed } = byTime(ids);
+    const rows: Row[] = [];
+    if (timed.length > 0) {
+      const r = await this.db.query<Row>(
+        'SELECT id, app_id, offer_snapshot_id, created_at, test FROM decisions WHERE id = ANY($1::text[]) AND created_at = ANY($2::timestamptz[])',
+        [timed, times],
+      );
+      rows.push(...r.rows);
+    }
+    if (untimed.length > 0) {
+      const r = await this.db.query<Row>('SELECT id, app_id, offer_snapshot_id, created_at, test FROM decisions WHERE id = ANY($1::text[])', [untimed]);
+      rows.push(...r.rows);
+    }
+    const found = new Map(rows.map((d) => [d.id, { appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: d.created_at, test: d.test }]));
     return ids.map((id) => found.get(id) ?? null);
   }
 
@@ -271,9 +289,12 @@ export class DecisionRepository {
   // click, a qualified impression before any render): the integrator checking its integration
   // sees each call it made. What counts for reports and billing is the reports' business.
   async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & { implied_category_ids: string[] }) | null> {
+    const at = decisionIdTime(decisionId);
     const r = await this.db.query<Record<string, unknown> & { created_at: Date; expires_at: Date | null }>(
-      'SELECT * FROM decisions WHERE id = $1 AND app_id = $2',
-      [decisionId, appId],
+      at === null
+        ? 'SELECT * FROM decisions WHERE id = $1 AND app_id = $2'
+        : 'SELECT * FROM decisions WHERE id = $1 AND app_id = $2 AND created_at = $3::timestamptz',
+      at === null ? [decisionId, appId] : [decisionId, appId, new Date(at)],
     );
     const d = r.rows[0];
     if (!d) return null;
@@ -312,4 +333,29 @@ export class DecisionRepository {
       },
     };
   }
+}
+
+/** A decision whose id carries a time is recorded at exactly that time: its lookups find it by
+ *  (id, created_at), in the one day partition the time names. */
+function checkCreatedAt(rows: readonly DecisionRecord[]): void {
+  for (const r of rows) {
+    const at = decisionIdTime(r.id);
+    if (at !== null && at !== r.createdAt.getTime()) throw new Error(`decision ${r.id} recorded at another time than its id carries`);
+  }
+}
+
+/** Ids that carry their time (looked up with it, in their own partitions) and ids from before. */
+function byTime(ids: readonly string[]): { timed: string[]; times: Date[]; untimed: string[] } {
+  const timed: string[] = [];
+  const times: Date[] = [];
+  const untimed: string[] = [];
+  for (const id of ids) {
+    const at = decisionIdTime(id);
+    if (at === null) untimed.push(id);
+    else {
+      timed.push(id);
+      times.push(new Date(at));
+    }
+  }
+  return { timed, times, untimed };
 }

@@ -3,16 +3,19 @@
 // reach in the report rollups), whether a decision's rendered event is committed, and a
 // decision's event counts.
 //
-// Idempotency is enforced by the (app_id, idempotency_key) unique constraint, not by a read
-// before the write: concurrent duplicates, from one instance or many, insert exactly once; the
-// others learn the original row.
+// Idempotency is enforced by the primary key of event_idempotency_keys, (app_id,
+// idempotency_key), not by a read before the write: concurrent duplicates, from one instance or
+// many, insert exactly once; the others learn the original row. The keys live in a table of
+// their own, unpartitioned, because the events table is partitioned by day and no constraint on
+// it can span days; a key is kept for IDEMPOTENCY_KEY_RETENTION_DAYS
+// (src/db/migrations/006_history_partitions.sql says why).
 //
 // Whether a decision has a rendered event is asked by every qualified impression. Those checks
 // are batched with DataLoader (the checks of one event-loop turn become one query) and their
 // positive answers remembered, because a rendered event, once committed, stays.
 import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
-import { batchInsert } from '../persistence/batch-insert.js';
+import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 
@@ -36,28 +39,46 @@ export type ImpressionWriteResult =
   | { inserted: true; eventId: string }
   | { inserted: false; eventId: string; sameRequest: boolean; type: ImpressionType };
 
-const INSERT_EVENTS = batchInsert<ImpressionRow>(
-  'events',
-  [
-    { name: 'id', type: 'text', value: (r) => r.id },
-    { name: 'app_id', type: 'text', value: (r) => r.appId },
-    { name: 'type', type: 'text', value: (r) => r.type },
-    { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
-    { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
-    { name: 'idempotency_key', type: 'text', value: (r) => r.idempotencyKey },
-    { name: 'request_hash', type: 'bytea', value: (r) => r.requestHash },
-    { name: 'test', type: 'boolean', value: (r) => r.test },
-    { name: 'counted', type: 'boolean', value: (r) => r.counted },
-    { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
-    { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
-  ],
-  { onConflict: '(app_id, idempotency_key) DO NOTHING', returning: 'id, decision_id, type, counted' },
-);
+const EVENT_COLUMNS: readonly BatchColumn<ImpressionRow>[] = [
+  { name: 'id', type: 'text', value: (r) => r.id },
+  { name: 'app_id', type: 'text', value: (r) => r.appId },
+  { name: 'type', type: 'text', value: (r) => r.type },
+  { name: 'offer_snapshot_id', type: 'text', value: (r) => r.offerSnapshotId },
+  { name: 'decision_id', type: 'text', value: (r) => r.decisionId },
+  { name: 'idempotency_key', type: 'text', value: (r) => r.idempotencyKey },
+  { name: 'request_hash', type: 'bytea', value: (r) => r.requestHash },
+  { name: 'test', type: 'boolean', value: (r) => r.test },
+  { name: 'counted', type: 'boolean', value: (r) => r.counted },
+  { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
+  { name: 'created_at', type: 'timestamptz', value: (r) => r.createdAt },
+];
+
+// The key rows first: an event row is written only for the keys this statement took (the same
+// key twice in one batch takes it once).
+const EVENT_ROWS = batchInsert<ImpressionRow>('events', EVENT_COLUMNS, {
+  where: 'batch.id IN (SELECT event_id FROM keys)',
+  returning: 'id, decision_id, type, counted',
+});
+const KEY_COLUMNS = ['id', 'app_id', 'type', 'idempotency_key', 'request_hash', 'created_at'];
+/** The events' parameter array of each key column: the key rows read the same parameters. */
+const keyArrays = KEY_COLUMNS.map((name) => {
+  const i = EVENT_COLUMNS.findIndex((c) => c.name === name);
+  return `$${i + 1}::${EVENT_COLUMNS[i].type}[]`;
+}).join(', ');
+// A CTE of its own, so a statement that adds more CTEs (data-modifying ones must be top level)
+// writes `WITH ${KEYS_TAKEN}, … AS (${EVENT_ROWS.sql}) …`.
+const KEYS_TAKEN = `keys AS (
+  INSERT INTO event_idempotency_keys (app_id, idempotency_key, event_id, type, request_hash, created_at)
+  SELECT app_id, idempotency_key, id, type, request_hash, created_at
+  FROM unnest(${keyArrays}) AS k(${KEY_COLUMNS.join(', ')})
+  ON CONFLICT (app_id, idempotency_key) DO NOTHING
+  RETURNING event_id
+)`;
 
 // The rows, and the funnel steps their counted ones reach, in the report rollups.
 const INSERT_EVENTS_COUNTED = `
-WITH inserted AS (
-${INSERT_EVENTS.sql}
+WITH ${KEYS_TAKEN}, inserted AS (
+${EVENT_ROWS.sql}
 ), reached AS (
   SELECT DISTINCT decision_id, CASE type WHEN 'offer_rendered' THEN 'rendered' ELSE 'qualified' END AS step
   FROM inserted WHERE counted AND decision_id IS NOT NULL
@@ -65,8 +86,8 @@ ${INSERT_EVENTS.sql}
 SELECT id FROM inserted`;
 
 const FIND_EXISTING = `
-SELECT e.id, e.app_id, e.idempotency_key, e.request_hash, e.type
-FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, idempotency_key)
+SELECT e.event_id AS id, e.app_id, e.idempotency_key, e.request_hash, e.type
+FROM event_idempotency_keys e JOIN unnest($1::text[], $2::text[]) AS k(app_id, idempotency_key)
   ON e.app_id = k.app_id AND e.idempotency_key = k.idempotency_key`;
 
 const RENDERED = `
@@ -96,7 +117,7 @@ export class EventRepository {
   /** Inserts a batch in one statement; each row learns whether it was inserted or which committed
    *  row holds its (app, idempotency key). */
   async insertImpressions(rows: ImpressionRow[]): Promise<ImpressionWriteResult[]> {
-    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS_COUNTED, INSERT_EVENTS.params(rows));
+    const inserted = await this.db.query<{ id: string }>(INSERT_EVENTS_COUNTED, EVENT_ROWS.params(rows));
     const insertedIds = new Set(inserted.rows.map((r) => r.id));
     const losers = rows.filter((r) => !insertedIds.has(r.id));
     const existing = new Map<string, { id: string; request_hash: Uint8Array; type: ImpressionType }>();
@@ -135,6 +156,22 @@ export class EventRepository {
   async countsOfDecision(decisionId: string): Promise<{ offer_rendered: number; qualified_impression: number }> {
     const r = await this.db.query<{ offer_rendered: number; qualified_impression: number }>(COUNTS_OF_DECISION, [decisionId]);
     return r.rows[0];
+  }
+
+  /** Forgets the idempotency keys recorded before `before` (history maintenance): a key used
+   *  again after that makes a new event. Deleted a batch at a time, so no statement runs long;
+   *  returns how many were forgotten. */
+  async forgetIdempotencyKeysBefore(before: Date, batch = 10_000): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const r = await this.db.query(
+        `DELETE FROM event_idempotency_keys WHERE (app_id, idempotency_key) IN (
+           SELECT app_id, idempotency_key FROM event_idempotency_keys WHERE created_at < $1 LIMIT $2)`,
+        [before.toISOString(), batch],
+      );
+      forgotten += r.rowCount;
+      if (r.rowCount < batch) return forgotten;
+    }
   }
 
   /** Keys are `app_id \u0000 decision_id`. */

@@ -32,7 +32,8 @@ const INSERT_CLICKS = batchInsert<ClickRow>(
     { name: 'counted', type: 'boolean', value: (r) => r.counted },
     { name: 'not_counted_reason', type: 'text', value: (r) => r.notCountedReason },
   ],
-  { onConflict: '(id) DO NOTHING', returning: 'decision_id, counted' },
+  // (id, created_at): the partition key must be in it; a retried batch repeats both.
+  { onConflict: '(id, created_at) DO NOTHING', returning: 'decision_id, counted' },
 );
 
 const INSERT_CLICKS_COUNTED = `

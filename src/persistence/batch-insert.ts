@@ -25,6 +25,8 @@ export interface BatchColumn<Row> {
 }
 
 export interface BatchInsertClauses {
+  /** A condition on the batch's rows (alias `batch`): only those that meet it are inserted. */
+  where?: string;
   /** What follows `ON CONFLICT`, e.g. `(id) DO NOTHING`. */
   onConflict?: string;
   /** What follows `RETURNING`, e.g. `id`. */
@@ -51,6 +53,7 @@ export function batchInsert<Row>(table: string, columns: readonly BatchColumn<Ro
   const selected = columns.map((c) => (c.type === 'text[]' ? `string_to_array(${c.name}, ',')` : c.name)).join(', ');
   const sql =
     `INSERT INTO ${table} (${names})\nSELECT ${selected}\nFROM unnest(${arrays}) AS batch(${names})` +
+    (clauses.where ? `\nWHERE ${clauses.where}` : '') +
     (clauses.onConflict ? `\nON CONFLICT ${clauses.onConflict}` : '') +
     (clauses.returning ? `\nRETURNING ${clauses.returning}` : '');
   const encoders = columns.map((c) => encoderOf(c));

@@ -29,4 +29,12 @@ describe('config', () => {
       expect((err as Error).message).toContain('ADMIN_KEY');
     }
   });
+
+  it('keeps decisions at least as long as a conversion may name them', () => {
+    expect(loadConfig({}).decisionsRetentionDays).toBe(90);
+    expect(() => loadConfig({ DECISIONS_RETENTION_DAYS: '30' })).toThrow(/DECISIONS_RETENTION_DAYS/);
+    expect(loadConfig({ DECISIONS_RETENTION_DAYS: '31' }).decisionsRetentionDays).toBe(31);
+    expect(loadConfig({ DECISIONS_RETENTION_DAYS: '0' }).decisionsRetentionDays).toBe(0);
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_RETENTION_DAYS: '0' })).toThrow(/IDEMPOTENCY_KEY_RETENTION_DAYS/);
+  });
 });

@@ -1,6 +1,6 @@
 // Events, conversions, tracked links and decision lookup through HTTP (SPEC 2.4–2.8, 4.4–4.9, §5, §6, 7.3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 import { DatabaseUnavailable } from '../../src/db/database.js';
@@ -16,14 +16,14 @@ const envelope = (message = '제주도 호텔 최저가 알려줘') => ({
 const BROWSER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 describe(`events, links and lookup (${stores})`, () => {
-  let t: TestApp;
+  let t: TestApp & { testDb: TestDatabase };
   let hostA: { app_id: string; serving_key: string; conversion_secret: string };
   let hostB: { app_id: string; serving_key: string; conversion_secret: string };
   let key = 0;
   const newKey = () => `idem-${Date.now()}-${++key}`;
 
-  const serve = async (host = hostA) => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(host.serving_key), payload: envelope() });
+  const serve = async (host = hostA, instance: TestApp = t) => {
+    const res = await instance.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(host.serving_key), payload: envelope() });
     const body = res.json();
     expect(body.serve).toBe(true);
     return body as { decision_id: string; offer_id: string; link: string };
@@ -235,10 +235,18 @@ describe(`events, links and lookup (${stores})`, () => {
     });
 
     it('expired_conversion for a decision older than the attribution window', async () => {
-      const d = await serve();
-      await t.db.query("UPDATE decisions SET created_at = now() - interval '31 days' WHERE id = $1", [d.decision_id]);
-      const res = await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }));
-      expect(res.json()).toEqual({ ok: false, error: 'expired_conversion' });
+      // Made 31 days ago, by an instance whose clock reads then (a decision's time is in its id).
+      const past = await createTestApp(
+        { loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 },
+        { testDb: t.testDb, counters: t.counters, now: () => Date.now() - 31 * 86_400_000 },
+      );
+      try {
+        const d = await serve(hostA, past);
+        const res = await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }));
+        expect(res.json()).toEqual({ ok: false, error: 'expired_conversion' });
+      } finally {
+        await past.close();
+      }
     });
   });
 

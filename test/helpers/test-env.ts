@@ -63,18 +63,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** One app on a test database; pass `shared` to build a second instance on the same stores,
- *  `clock` to run it at a chosen time. */
+/** One app on a test database; pass `shared` to build a second instance on the same stores
+ *  (`now`: that instance's clock), `clock` to run a first instance at a chosen time. */
 export async function createTestApp(
   overrides: ConfigInput = {},
-  shared?: { testDb: TestDatabase; counters?: CounterStore },
+  shared?: { testDb: TestDatabase; counters?: CounterStore; now?: () => number },
   clock?: { now: () => number },
 ): Promise<TestApp & { testDb: TestDatabase }> {
   const testDb = shared?.testDb ?? (await createTestDatabase());
   const db = shared ? await testDb.openAnother() : testDb.db;
   const counters = shared?.counters ?? createTestCounters();
   const logs = new LogCapture();
-  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs, now: clock?.now });
+  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs, now: clock?.now ?? shared?.now });
   await app.ready();
   return {
     app,
