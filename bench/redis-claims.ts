@@ -1,0 +1,93 @@
+// Claims per second one Redis primary answers (docs/scaling.md, "Redis: how claims shard"): the
+// decide's claim script (claimFirst, src/counters/redis-counter-store.ts) over 3 candidates of
+// different campaigns with a session cap each, from one process at several concurrencies, and
+// the Redis server's CPU per claim (INFO's used_cpu_sys + used_cpu_user before and after).
+//
+//   REDIS_URL=redis://127.0.0.1:6379/0 npm run bench:redis-claims -- [--seconds 5] [--concurrency 10,50,200]
+//
+// Uses keys under its own prefix and deletes none of the store's others. Writes
+// bench/out/redis-claims.{json,md}.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { createCounterStore } from '../src/counters/index.js';
+import type { ClaimCandidate } from '../src/counters/counter-store.js';
+import { counterKeys } from '../src/counters/keys.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const SECONDS = Number(arg('seconds', '5'));
+const CONCURRENCY = arg('concurrency', '10,50,200').split(',').map(Number);
+const url = process.env.REDIS_URL;
+if (!url) throw new Error('REDIS_URL is required');
+
+const prefix = `sn:claimbench:${process.pid}:`;
+const store = createCounterStore({ redisUrl: url, keyPrefix: prefix, commandTimeoutMs: 2000 });
+await store.ready?.(2000);
+const campaigns = Array.from({ length: 50 }, (_, i) => `cmp.bench-${i}`);
+const day = new Date().toISOString().slice(0, 10);
+await store.loadSpend(campaigns.map((campaignId) => ({ campaignId, totalMicros: 0, day, dayMicros: 0 })));
+
+let session = 0;
+function candidates(): ClaimCandidate[] {
+  const s = `s${++session}`;
+  return [0, 1, 2].map((k) => {
+    const campaignId = campaigns[(session + k * 17) % campaigns.length];
+    return {
+      frequency: [
+        { key: counterKeys.frequency(s, campaignId), limit: 3, windowMs: 3_600_000 },
+        { key: counterKeys.globalFrequency(s), limit: 10, windowMs: 3_600_000 },
+      ],
+      spend: { campaignId, amountMicros: 1, totalLimitMicros: 1e15, dailyLimitMicros: 1e14, day, msToDayEnd: 3_600_000 },
+    };
+  });
+}
+
+const info = new Redis(url);
+const serverCpu = async () => {
+  const text = await info.info('cpu');
+  const v = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(text)?.[1] ?? 0);
+  return v('used_cpu_sys') + v('used_cpu_user');
+};
+
+const rows: { concurrency: number; claimsPerSecond: number; serverCpuMicrosPerClaim: number }[] = [];
+for (const concurrency of CONCURRENCY) {
+  let claims = 0;
+  const cpu0 = await serverCpu();
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const out = await store.claimFirst(candidates());
+        if (out.claimedIndex < 0) throw new Error('a claim that should pass did not');
+        claims++;
+      }
+    }),
+  );
+  const cpu = (await serverCpu()) - cpu0;
+  rows.push({ concurrency, claimsPerSecond: Math.round(claims / SECONDS), serverCpuMicrosPerClaim: Math.round((cpu / claims) * 1e6) });
+  console.log(`${concurrency} concurrent: ${Math.round(claims / SECONDS)} claims/s, Redis CPU ${Math.round((cpu / claims) * 1e6)} µs per claim`);
+}
+// The bench's keys: frequency windows expire by themselves; the spend hashes go now.
+for (const c of campaigns) await info.del(`${prefix}${counterKeys.spend(c)}`);
+await info.quit();
+await store.close();
+
+const md = [
+  '# Redis claims (claimFirst, 3 candidates of different campaigns, session caps)',
+  '',
+  '| concurrency | claims/s (one client process) | Redis CPU per claim |',
+  '|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.concurrency} | ${r.claimsPerSecond} | ${r.serverCpuMicrosPerClaim} µs |`),
+  '',
+  `One Redis core saturates near ${Math.round(1e6 / Math.min(...rows.map((r) => r.serverCpuMicrosPerClaim)))} claims/s at the lowest CPU per claim measured.`,
+].join('\n');
+mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+writeFileSync(path.join(ROOT, 'bench/out/redis-claims.json'), `${JSON.stringify(rows, null, 2)}\n`);
+writeFileSync(path.join(ROOT, 'bench/out/redis-claims.md'), `${md}\n`);
+console.log(md);
