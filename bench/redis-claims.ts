@@ -5,8 +5,8 @@
 //
 //   REDIS_URL=redis://127.0.0.1:6379/0 npm run bench:redis-claims -- [--seconds 5] [--concurrency 10,50,200]
 //
-// Uses keys under its own prefix and deletes none of the store's others. Writes
-// bench/out/redis-claims.{json,md}.
+// Uses keys under its own prefix, deletes them all when done (a run makes hundreds of thousands
+// of frequency keys), and touches no other key. Writes bench/out/redis-claims.{json,md}.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,8 +73,13 @@ for (const concurrency of CONCURRENCY) {
   rows.push({ concurrency, claimsPerSecond: Math.round(claims / SECONDS), serverCpuMicrosPerClaim: Math.round((cpu / claims) * 1e6) });
   console.log(`${concurrency} concurrent: ${Math.round(claims / SECONDS)} claims/s, Redis CPU ${Math.round((cpu / claims) * 1e6)} µs per claim`);
 }
-// The bench's keys: frequency windows expire by themselves; the spend hashes go now.
-for (const c of campaigns) await info.del(`${prefix}${counterKeys.spend(c)}`);
+// Every key of this run, and only those.
+let cursor = '0';
+do {
+  const [next, keys] = await info.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
+  if (keys.length > 0) await info.unlink(...keys);
+  cursor = next;
+} while (cursor !== '0');
 await info.quit();
 await store.close();
 
