@@ -17,7 +17,8 @@ import type { ClickRow } from '../../src/links/click-repository.js';
 import { REPORT_RANGES, type ReportRange } from '../../src/reporting/report.js';
 import { ReportRepository, type ReportWindow } from '../../src/reporting/report-repository.js';
 import { percentileUs } from '../../src/reporting/latency-histogram.js';
-import { newId } from '../../src/util/ids.js';
+import { newDecisionId, newId } from '../../src/util/ids.js';
+import { HistoryMaintenance, HISTORY_TABLES, type HistoryTable } from '../../src/db/history-partitions.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
 import type { Database } from '../../src/db/database.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
@@ -94,6 +95,10 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
   beforeAll(async () => {
     testDb = await createTestDatabase();
     db = testDb.db;
+    // History is kept by UTC day (migration 006) and the service makes the days around its own
+    // clock; this traffic reaches eight days back, so its days are made here, kept for ever.
+    const keepAll = Object.fromEntries(Object.keys(HISTORY_TABLES).map((t) => [t, 0])) as Record<HistoryTable, number>;
+    await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 10 }, { now: () => UNTIL - 9 * 86_400_000 }).run({ wait: true });
     // A second pool on the same database: writes from "another instance" run concurrently.
     other = await testDb.openAnother();
     await new CatalogRepository(db).import(miniCatalog());
@@ -125,7 +130,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       const snapshot = pick(snapshots);
       const test = rnd() < 0.12;
       return {
-        id: newId('dec'),
+        id: newDecisionId(t),
         appId: pick(apps),
         requestId: newId('req'),
         kind: 'offer',
@@ -163,7 +168,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     // TIMEOUT rows inserted for decides that wrote none (one id already taken: not inserted).
     const corrected = rows.filter((r) => r.createdAt.getTime() > UNTIL - 3_600_000).slice(0, 12);
     await decisions.correctTimedOut(corrected.map((r) => ({ id: r.id, latencyUs: 50_000 })));
-    const timeouts = [0, 1, 2].map((k) => ({ ...rows[k], id: newId('dec'), createdAt: new Date(UNTIL - (k + 1) * 7 * MINUTE), serve: false, reasonCodes: ['TIMEOUT'], offerSnapshotId: null, campaignId: null, spendMicros: 0, latencyUs: 50_500 }));
+    const timeouts = [0, 1, 2].map((k) => ({ ...rows[k], id: newDecisionId(UNTIL - (k + 1) * 7 * MINUTE), createdAt: new Date(UNTIL - (k + 1) * 7 * MINUTE), serve: false, reasonCodes: ['TIMEOUT'], offerSnapshotId: null, campaignId: null, spendMicros: 0, latencyUs: 50_500 }));
     const inserted = await decisions.insertTimedOut([...timeouts, { ...rows[5], reasonCodes: ['TIMEOUT'] }]);
     expect(inserted.size).toBe(3);
 
