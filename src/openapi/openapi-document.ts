@@ -1,8 +1,10 @@
 // What the published /openapi.json adds to what @fastify/swagger builds from the route schemas,
 // so that generated clients get good names and types: an operationId per operation, the public
 // shapes as named components referenced where they are used, `security: []` on public
-// operations, and booleans whose value the spec fixes as `type: boolean` + `const` (an
-// `enum: [true]` breaks some generators). Checked by Redocly in CI.
+// operations, and booleans whose value the spec fixes as plain `type: boolean`, the value said in
+// the description: an `enum: [true]` breaks openapi-generator's Python client, and so does
+// `const: true` (it reads it as the string enum 'true' and refuses every real answer; tried with
+// openapi-generator 7.26, README "The API contract"). Checked by Redocly in CI.
 import { z } from 'zod';
 import { Envelope } from '../decide/envelope.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
@@ -64,7 +66,8 @@ function jsonSchema(schema: z.ZodType): Json {
   return json;
 }
 
-/** A one-value boolean enum becomes `type: boolean` + `const`, everywhere in a schema. */
+/** A one-value boolean enum becomes a plain `type: boolean` whose description names the value,
+ *  everywhere in a schema. */
 function plainBooleans(node: unknown): void {
   if (Array.isArray(node)) {
     node.forEach(plainBooleans);
@@ -72,10 +75,13 @@ function plainBooleans(node: unknown): void {
   }
   if (!node || typeof node !== 'object') return;
   const o = node as Json;
-  if (Array.isArray(o.enum) && o.enum.length === 1 && typeof o.enum[0] === 'boolean') {
+  const fixed = Array.isArray(o.enum) && o.enum.length === 1 && typeof o.enum[0] === 'boolean' ? o.enum[0] : typeof o.const === 'boolean' ? o.const : undefined;
+  if (fixed !== undefined) {
     o.type = 'boolean';
-    o.const = o.enum[0];
     delete o.enum;
+    delete o.const;
+    const said = typeof o.description === 'string' ? o.description : '';
+    if (!said.includes(String(fixed))) o.description = `${said} Always \`${fixed}\` here.`.trim();
   }
   for (const v of Object.values(o)) plainBooleans(v);
 }

@@ -18,7 +18,7 @@ const HOST = `
 import type { components, operations } from './schema';
 type Decided = operations['decide']['responses'][200]['content']['application/json'];
 export function surface(answer: Decided): string | null {
-  if (answer.serve) {
+  if ('offer_id' in answer) {
     const offer: components['schemas']['ServedOffer'] = answer;
     return \`\${offer.disclosure} · \${offer.advertiser} → \${offer.link}\`;
   }
@@ -54,6 +54,8 @@ describe('/openapi.json for client generators', () => {
     for (const { op } of ops) expect(Array.isArray(op.security)).toBe(true);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Envelope', 'ServedOffer', 'NoFill', 'ImpressionEvent', 'Error']));
     expect(JSON.stringify(doc)).not.toMatch(/"enum":\[(true|false)\]/);
+    // Nor a boolean `const`: openapi-generator's Python client reads it as the string enum 'true'.
+    expect(JSON.stringify(doc)).not.toMatch(/"const":(true|false)/);
   });
 
   it('passes Redocly lint with 0 errors', async () => {
