@@ -49,7 +49,7 @@ import { referenceRoutes } from './reference/reference-routes.js';
 import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
-import { ReportRepository } from './reporting/report-repository.js';
+import { MINUTE_ROLLUP_RETENTION_DAYS, ReportRepository } from './reporting/report-repository.js';
 import type { ReportSources } from './reporting/report.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 
@@ -172,6 +172,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       conversions: conversionRepo,
       clickIntents: affiliateImpressionRepo,
     });
+    const reportFigures = new ReportRepository(db);
     history = new HistoryMaintenance(
       db,
       {
@@ -187,6 +188,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         keyExpiry: [
           { name: 'event_idempotency_keys', days: config.idempotencyKeyRetentionDays, forgetBefore: (t) => eventRepo.forgetIdempotencyKeysBefore(t) },
           { name: 'conversion_nonces', days: config.conversionNonceRetentionDays, forgetBefore: (t) => conversionRepo.forgetNoncesBefore(t) },
+          // Report rollups: minute rows once no range reads them, the rest with the decisions.
+          { name: 'report minute rollups', days: MINUTE_ROLLUP_RETENTION_DAYS, forgetBefore: (t) => reportFigures.forgetRollupsBefore(60, t) },
+          { name: 'report half-hour rollups', days: config.decisionsRetentionDays, forgetBefore: (t) => reportFigures.forgetRollupsBefore(1800, t) },
+          { name: 'report funnel marks', days: config.decisionsRetentionDays, forgetBefore: (t) => reportFigures.forgetFunnelMarksBefore(t) },
         ],
       },
       { now, log: app.log, intervalMs: config.historyMaintenanceMs },
@@ -235,7 +240,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       impressions: new ImpressionEvents(snapshots, decisionRepo, eventRepo, events, now),
       conversions: new ConversionService(conversionRepo, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
       clicks: new ClickRecorder(clickRepo, metrics.flushObserver('clicks')),
-      reports: { figures: new ReportRepository(db), campaigns: catalog, ledger: decisionRepo },
+      reports: { figures: reportFigures, campaigns: catalog, ledger: decisionRepo },
       metrics,
       config,
       baseUrl,

@@ -162,6 +162,8 @@ export class HistoryMaintenance {
       }
     }
     for (const keys of this.policy.keyExpiry ?? []) {
+      // 0 keeps them for ever, as for the tables.
+      if (keys.days <= 0) continue;
       report.keysForgotten[keys.name] = await keys.forgetBefore(new Date(now - keys.days * DAY_MS));
     }
     if (report.created.length + report.dropped.length + report.deferred.length > 0) this.opts.log?.info(report, 'history partitions maintained');

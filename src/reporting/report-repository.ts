@@ -210,8 +210,44 @@ LIMIT 10`;
 
 const HALF_HOUR_MS = HALF_HOUR_GRAIN_S * 1000;
 
+/** Minute rows are read for the last hour and the ragged ends of ranges up to 7 days: a day
+ *  past the longest range, they are never read again. */
+export const MINUTE_ROLLUP_RETENTION_DAYS = 8;
+const ROLLUP_TABLES = ['report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups'] as const;
+
 export class ReportRepository {
   constructor(private readonly db: Queryable) {}
+
+  /** Deletes the rollup rows of one grain (60: minutes, 1800: half hours) that start before
+   *  `before`, in batches; returns how many. */
+  async forgetRollupsBefore(grain: 60 | 1800, before: Date, batch = 10_000): Promise<number> {
+    let forgotten = 0;
+    for (const table of ROLLUP_TABLES) {
+      for (;;) {
+        const r = await this.db.query(
+          `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE grain = $1 AND at < $2 LIMIT $3)`,
+          [grain, before.toISOString(), batch],
+        );
+        forgotten += r.rowCount;
+        if (r.rowCount < batch) break;
+      }
+    }
+    return forgotten;
+  }
+
+  /** Deletes the funnel marks of decisions made before `before` (they go with their decisions:
+   *  an event can no longer name a decision retention has dropped), in batches. */
+  async forgetFunnelMarksBefore(before: Date, batch = 10_000): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const r = await this.db.query(
+        'DELETE FROM report_funnel_marks WHERE (decision_id, step) IN (SELECT decision_id, step FROM report_funnel_marks WHERE decided_at < $1 LIMIT $2)',
+        [before.toISOString(), batch],
+      );
+      forgotten += r.rowCount;
+      if (r.rowCount < batch) return forgotten;
+    }
+  }
 
   /** Every figure of the window, each from one statement over the rollups, run together. */
   async figures(w: ReportWindow): Promise<ReportFigures> {

@@ -293,7 +293,8 @@ describe(`migration 006 (${engine})`, () => {
           VALUES ('cli_old', 'aim_old', 'e1', '${at(old + 2 * DAY)}');
         INSERT INTO campaign_spend_total (campaign_id, spend_micros, serves) VALUES ('cmp', 1000, 1);
       `);
-      expect(await migrate(db)).toEqual(['006_history_partitions.sql']);
+      // 006, and whatever later migrations there are.
+      expect((await migrate(db))[0]).toBe('006_history_partitions.sql');
 
       const part = async (table: string, id: string) =>
         (await db.query<{ part: string }>(`SELECT tableoid::regclass::text AS part FROM ${table} WHERE id = $1`, [id])).rows[0]?.part;
