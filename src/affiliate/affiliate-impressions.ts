@@ -2,17 +2,9 @@
 // capability: 256 random bits handed to the host once; only its SHA-256 is stored.
 import { Refusal } from '../errors/error-registry.js';
 import { newId, sha256 } from '../util/ids.js';
-import type { AffiliateImpressionRepository } from './affiliate-impression-repository.js';
+import type { AffiliateImpressionRepository, AffiliateImpressionRow } from './affiliate-impression-repository.js';
 
-export interface NewAffiliateImpression {
-  tokenHash: Buffer;
-  decisionId: string;
-  appId: string;
-  networkId: string;
-  offerSnapshotId: string;
-  expiresAt: Date;
-  createdAt: Date;
-}
+export type NewAffiliateImpression = Omit<AffiliateImpressionRow, 'id'>;
 
 export interface RecordedClickIntent {
   ok: true;

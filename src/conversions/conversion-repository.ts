@@ -7,6 +7,7 @@
 import type { Database } from '../db/database.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
+import { deleteInBatches } from '../persistence/batch-delete.js';
 
 export interface NewConversion {
   id: string;
@@ -64,17 +65,14 @@ export class ConversionRepository {
   }
 
   /** Forgets the nonces recorded before `before` (history maintenance); returns how many. */
-  async forgetNoncesBefore(before: Date, batch = 10_000): Promise<number> {
-    let forgotten = 0;
-    for (;;) {
-      const r = await this.db.query(
-        `DELETE FROM conversion_nonces WHERE (app_id, nonce) IN (
-           SELECT app_id, nonce FROM conversion_nonces WHERE created_at < $1 LIMIT $2)`,
-        [before.toISOString(), batch],
-      );
-      forgotten += r.rowCount;
-      if (r.rowCount < batch) return forgotten;
-    }
+  forgetNoncesBefore(before: Date, batch?: number): Promise<number> {
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM conversion_nonces WHERE (app_id, nonce) IN (
+         SELECT app_id, nonce FROM conversion_nonces WHERE created_at < $1 LIMIT $2)`,
+      [before.toISOString()],
+      batch,
+    );
   }
 
   /** Conversions of a decision, test ones included (the decision lookup's `conversions`). */

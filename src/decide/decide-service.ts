@@ -30,7 +30,7 @@ import type { SnapshotContent } from '../catalog/catalog-repository.js';
 import { isUnderPrefix } from '../catalog/destinations.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
-import { StoreUnavailable } from '../errors/error-registry.js';
+import { StoreUnavailable, stackFrames } from '../errors/error-registry.js';
 
 export type ReasonCode =
   | 'POLICY_BLOCK'
@@ -190,7 +190,7 @@ export class DecideService {
       // An outage is expected to happen and answered TIMEOUT; anything else is a bug, answered
       // TIMEOUT too (the host is never blocked) but logged as one.
       if (err instanceof StoreUnavailable) log?.warn({ err: { type: err.name, code: err.code } }, 'decide failed open: store unavailable');
-      else if (!(err instanceof DeadlineExceeded)) log?.error({ err: { type: (err as Error).name, frames: (err as Error).stack?.split('\n').slice(1).join('\n') } }, 'decide failed open: bug');
+      else if (!(err instanceof DeadlineExceeded)) log?.error({ err: { type: (err as Error).name, frames: stackFrames(err) } }, 'decide failed open: bug');
     } finally {
       clearTimeout(timer);
     }

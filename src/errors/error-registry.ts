@@ -253,6 +253,12 @@ export class Refusal extends Error {
   }
 }
 
+/** Where an error happened, for a log line: its stack frames without the first line, whose
+ *  message may quote input (a value, a key, a body). */
+export function stackFrames(err: unknown): string | undefined {
+  return err instanceof Error ? err.stack?.split('\n').slice(1).join('\n') : undefined;
+}
+
 /** A store (Postgres, Redis) could not be reached or did not answer in time: answered 503 with
  *  retry-after, because nothing was written and a retry loses nothing. Unlike any other error,
  *  which is a bug and answered 500. */

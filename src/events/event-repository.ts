@@ -18,6 +18,7 @@ import type { Database } from '../db/database.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
+import { deleteInBatches } from '../persistence/batch-delete.js';
 
 export type ImpressionType = 'offer_rendered' | 'qualified_impression';
 
@@ -161,17 +162,14 @@ export class EventRepository {
   /** Forgets the idempotency keys recorded before `before` (history maintenance): a key used
    *  again after that makes a new event. Deleted a batch at a time, so no statement runs long;
    *  returns how many were forgotten. */
-  async forgetIdempotencyKeysBefore(before: Date, batch = 10_000): Promise<number> {
-    let forgotten = 0;
-    for (;;) {
-      const r = await this.db.query(
-        `DELETE FROM event_idempotency_keys WHERE (app_id, idempotency_key) IN (
-           SELECT app_id, idempotency_key FROM event_idempotency_keys WHERE created_at < $1 LIMIT $2)`,
-        [before.toISOString(), batch],
-      );
-      forgotten += r.rowCount;
-      if (r.rowCount < batch) return forgotten;
-    }
+  forgetIdempotencyKeysBefore(before: Date, batch?: number): Promise<number> {
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM event_idempotency_keys WHERE (app_id, idempotency_key) IN (
+         SELECT app_id, idempotency_key FROM event_idempotency_keys WHERE created_at < $1 LIMIT $2)`,
+      [before.toISOString()],
+      batch,
+    );
   }
 
   /** Keys are `app_id \u0000 decision_id`. */

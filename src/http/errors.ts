@@ -2,7 +2,7 @@
 // registry (src/errors/, SPEC 2.8), at the registry's status. Internal details never reach a
 // response body, and no input text ever does.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERRORS, Refusal, StoreUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode } from '../errors/error-registry.js';
+import { ERRORS, Refusal, StoreUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS, stackFrames, type ErrorCode } from '../errors/error-registry.js';
 import { RequestInvalid } from './validation.js';
 
 export interface ErrorBody {
@@ -56,9 +56,7 @@ export function installErrorHandler(app: FastifyInstance) {
     }
     const status = err.statusCode ?? 500;
     if (status >= 500) {
-      // The frames say where the bug is; the message line is left out, as it may quote input.
-      const frames = err.stack?.split('\n').slice(1).join('\n');
-      request.log.error({ err: { type: err.name, code: err.code, frames } }, 'request failed');
+      request.log.error({ err: { type: err.name, code: err.code, frames: stackFrames(err) } }, 'request failed');
       return sendError(reply, 'internal_error');
     }
     if (status === 429) return sendError(reply, 'rate_limited');

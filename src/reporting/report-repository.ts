@@ -13,6 +13,7 @@
 // the last hour, whose buckets are minutes). A 7-day report sums about 340 half hours and at most
 // 59 minutes at each end, per app and campaign.
 import type { Queryable } from '../db/database.js';
+import { deleteInBatches } from '../persistence/batch-delete.js';
 
 export interface ReportWindow {
   /** Start of the range; a whole minute. */
@@ -220,33 +221,24 @@ export class ReportRepository {
 
   /** Deletes the rollup rows of one grain (60: minutes, 1800: half hours) that start before
    *  `before`, in batches; returns how many. */
-  async forgetRollupsBefore(grain: 60 | 1800, before: Date, batch = 10_000): Promise<number> {
+  async forgetRollupsBefore(grain: 60 | 1800, before: Date, batch?: number): Promise<number> {
     let forgotten = 0;
     for (const table of ROLLUP_TABLES) {
-      for (;;) {
-        const r = await this.db.query(
-          `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE grain = $1 AND at < $2 LIMIT $3)`,
-          [grain, before.toISOString(), batch],
-        );
-        forgotten += r.rowCount;
-        if (r.rowCount < batch) break;
-      }
+      const statement = `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE grain = $1 AND at < $2 LIMIT $3)`;
+      forgotten += await deleteInBatches(this.db, statement, [grain, before.toISOString()], batch);
     }
     return forgotten;
   }
 
   /** Deletes the funnel marks of decisions made before `before` (they go with their decisions:
    *  an event can no longer name a decision retention has dropped), in batches. */
-  async forgetFunnelMarksBefore(before: Date, batch = 10_000): Promise<number> {
-    let forgotten = 0;
-    for (;;) {
-      const r = await this.db.query(
-        'DELETE FROM report_funnel_marks WHERE (decision_id, step) IN (SELECT decision_id, step FROM report_funnel_marks WHERE decided_at < $1 LIMIT $2)',
-        [before.toISOString(), batch],
-      );
-      forgotten += r.rowCount;
-      if (r.rowCount < batch) return forgotten;
-    }
+  forgetFunnelMarksBefore(before: Date, batch?: number): Promise<number> {
+    return deleteInBatches(
+      this.db,
+      'DELETE FROM report_funnel_marks WHERE (decision_id, step) IN (SELECT decision_id, step FROM report_funnel_marks WHERE decided_at < $1 LIMIT $2)',
+      [before.toISOString()],
+      batch,
+    );
   }
 
   /** Every figure of the window, each from one statement over the rollups, run together. */

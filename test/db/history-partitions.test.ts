@@ -10,12 +10,12 @@ import { ADVISORY_LOCKS } from '../../src/db/advisory-locks.js';
 import { HISTORY_TABLES, HistoryMaintenance, historyPartitions, partitionName, type HistoryTable } from '../../src/db/history-partitions.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/database.js';
-import { DecisionRepository, type DecisionRecord } from '../../src/decisions/decision-repository.js';
+import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { EventRepository } from '../../src/events/event-repository.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
-import { newDecisionId } from '../../src/util/ids.js';
 import { ADMIN, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, type TestApp, type TestDatabase } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { decisionAt, noActivity } from '../helpers/decision-records.js';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
@@ -29,40 +29,6 @@ const envelope = {
   country: 'KR',
   audience: { age_band: '18_plus', contextual_offer_consent: true },
   native_surface: { clickable: true, disclosure_capable: true },
-};
-
-/** A decision record as the decide writes one, made at `atMs`. */
-function decisionAt(appId: string, atMs: number, served?: { snapshotId: string; campaignId: string; spend: number }): DecisionRecord {
-  return {
-    id: newDecisionId(atMs),
-    appId,
-    requestId: `req-${atMs}`,
-    kind: 'offer',
-    test: false,
-    createdAt: new Date(atMs),
-    serve: Boolean(served),
-    reasonCodes: served ? ['MATCHED'] : ['LOW_INTENT'],
-    offerSnapshotId: served?.snapshotId ?? null,
-    campaignId: served?.campaignId ?? null,
-    expiresAt: null,
-    locale: 'ko-KR',
-    country: 'KR',
-    intentType: null,
-    messageIntent: null,
-    matchedCategoryIds: [],
-    matchedEntityIds: [],
-    impliedCategoryIds: [],
-    droppedDigestIds: 0,
-    latencyUs: 100,
-    spendMicros: served?.spend ?? 0,
-  };
-}
-
-const noActivity = {
-  events: { countsOfDecision: async () => ({ offer_rendered: 0, qualified_impression: 0 }) },
-  clicks: { countOfDecision: async () => 0 },
-  conversions: { countOfDecision: async () => 0 },
-  clickIntents: { clickIntentsOfDecision: async () => 0 },
 };
 
 describe(`history partitions (${engine})`, () => {

@@ -4,48 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppRepository } from '../../src/apps/app-repository.js';
 import { HISTORY_TABLES, HistoryMaintenance, type HistoryTable } from '../../src/db/history-partitions.js';
-import { DecisionRepository, type DecisionRecord } from '../../src/decisions/decision-repository.js';
+import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { MINUTE_ROLLUP_RETENTION_DAYS, ReportRepository } from '../../src/reporting/report-repository.js';
-import { newDecisionId } from '../../src/util/ids.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
+import { decisionAt, noActivity } from '../helpers/decision-records.js';
 
 const DAY = 86_400_000;
 const NOW = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;
 const AGES = [1, 10, 100];
 const keepAll = Object.fromEntries(Object.keys(HISTORY_TABLES).map((t) => [t, 0])) as Record<HistoryTable, number>;
-const noActivity = {
-  events: { countsOfDecision: async () => ({ offer_rendered: 0, qualified_impression: 0 }) },
-  clicks: { countOfDecision: async () => 0 },
-  conversions: { countOfDecision: async () => 0 },
-  clickIntents: { clickIntentsOfDecision: async () => 0 },
-};
-
-function decisionAt(appId: string, atMs: number): DecisionRecord {
-  return {
-    id: newDecisionId(atMs),
-    appId,
-    requestId: `req-${atMs}`,
-    kind: 'offer',
-    test: false,
-    createdAt: new Date(atMs),
-    serve: false,
-    reasonCodes: ['LOW_INTENT'],
-    offerSnapshotId: null,
-    campaignId: null,
-    expiresAt: null,
-    locale: 'ko-KR',
-    country: 'KR',
-    intentType: null,
-    messageIntent: null,
-    matchedCategoryIds: ['travel'],
-    matchedEntityIds: [],
-    impliedCategoryIds: [],
-    droppedDigestIds: 0,
-    latencyUs: 1_000,
-    spendMicros: 0,
-  };
-}
-
 describe(`report rollup retention (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   let t: TestDatabase;
   const rows = async (grain: number) =>
@@ -59,7 +26,7 @@ describe(`report rollup retention (${usingRealPostgres ? 'Postgres' : 'PGlite'})
     for (const age of AGES) {
       const at = NOW - age * DAY;
       await new HistoryMaintenance(t.db, { retentionDays: keepAll, daysAhead: 1 }, { now: () => at }).run({ wait: true });
-      const d = decisionAt(app.app_id, at);
+      const d = decisionAt(app.app_id, at, undefined, { matchedCategoryIds: ['travel'], latencyUs: 1_000 });
       await decisions.insert([d]);
       await t.db.query("INSERT INTO report_funnel_marks (decision_id, step, decided_at) VALUES ($1, 'rendered', $2)", [d.id, d.createdAt.toISOString()]);
     }

@@ -22,6 +22,7 @@ import { HistoryMaintenance, HISTORY_TABLES, type HistoryTable } from '../../src
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
 import type { Database } from '../../src/db/database.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { noActivity } from '../helpers/decision-records.js';
 
 const engine = usingRealPostgres ? 'Postgres' : 'PGlite';
 const MINUTE = 60_000;
@@ -38,13 +39,6 @@ function random(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const noActivity = {
-  events: { countsOfDecision: async () => ({ offer_rendered: 0, qualified_impression: 0 }) },
-  clicks: { countOfDecision: async () => 0 },
-  conversions: { countOfDecision: async () => 0 },
-  clickIntents: { clickIntentsOfDecision: async () => 0 },
-};
 
 // The figures as the reports computed them from the raw rows before the rollups existed.
 // $1 from, $2 until, $3 app id or null, $4 include test traffic, $5 bucket seconds.
