@@ -51,7 +51,7 @@ async function main() {
   // The embedded database belongs to this process: the CLI's commands come through here.
   if (!config.databaseUrl && config.dataDir !== 'memory') channel = await startLocalAdminChannel(app, config.dataDir);
   // Prometheus scrapes its own listener; in a cluster the primary's serves every worker's series.
-  const { registry } = app.services.metrics;
+  const { registry } = app.metrics;
   if (cluster.isWorker) {
     // Answer the primary's scrape over IPC with this worker's registry. prom-client installs
     // that answer when an AggregatorRegistry is constructed, in a worker too.
@@ -78,8 +78,8 @@ async function main() {
  *  need: the demo app's live and test keys (the same at every start, `src/apps/demo-keys.ts`), its
  *  conversion secret and a curl. On stderr, so stdout stays pure JSON log lines. */
 async function printDemoBanner(app: FastifyInstance) {
-  const { apps, baseUrl, config } = app.services;
-  const demo = await ensureDemoKeys(apps, config.dataDir);
+  const { baseUrl, config } = app;
+  const demo = await ensureDemoKeys(app.repositories.apps, config.dataDir);
   process.stderr.write(
     [
       '',

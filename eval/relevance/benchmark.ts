@@ -90,7 +90,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       async snapshot(id) {
         if (!snapshots.has(id)) {
           // Snapshots are immutable: the row is what was served.
-          const r = await app.services.db.query<{ content: { offer: { id: string; campaign_id: string; targeting?: { category_ids?: string[]; entity_ids?: string[] } } } }>(
+          const r = await app.db.query<{ content: { offer: { id: string; campaign_id: string; targeting?: { category_ids?: string[]; entity_ids?: string[] } } } }>(
             'SELECT content FROM offer_snapshots WHERE id = $1',
             [id],
           );

@@ -15,6 +15,7 @@ import { Catalog } from '../catalog/catalog-schema.js';
 import { reportRoutes } from '../reporting/report-routes.js';
 import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, ImportReport, RevokedKey, RotatedSecret } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
+import { feature } from '../http/feature.js';
 
 const UNKNOWN_ID = {
   404: errorResponse('No app or key with this id.', [{ name: 'unknown_id', error: 'not_found', summary: 'Unknown id · 알 수 없는 id' }]),
@@ -36,7 +37,7 @@ export interface AdminApiOptions {
   routeMethods: ReadonlySet<string>;
 }
 
-export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
+async function admin(app: FastifyInstance, opts: AdminApiOptions) {
   const adminKeyHash = sha256(opts.adminKey);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -53,7 +54,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
   const tags = ['admin'];
   const security = [{ adminKey: [] }];
   const bad = { badRequest: { error: 'invalid_request' as const } };
-  const { apps, catalog, catalogRuntime } = app.services;
+  const { catalogRuntime } = app;
+  const { apps, catalog } = app.repositories;
   // Inside this plugin, so the admin key check above guards the reports too.
   await app.register(reportRoutes);
 
@@ -194,3 +196,5 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
     },
   );
 }
+
+export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogRuntime', 'now'] });

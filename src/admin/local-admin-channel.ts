@@ -12,8 +12,8 @@ import { chmodSync, lstatSync, unlinkSync, writeFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminApi } from './admin-routes.js';
 import { localChannelPaths, type LocalChannelPaths } from './local-channel-paths.js';
-import { clientError, frameworkError, installErrorHandler } from '../http/errors.js';
-import { useZodValidation } from '../http/validation.js';
+import { clientError, frameworkError } from '../http/errors.js';
+import httpConventions from '../http/conventions.js';
 import { methodNotAllowedHook, notFound, trackRouteMethods } from '../http/method-not-allowed.js';
 
 export interface LocalAdminChannel {
@@ -33,12 +33,13 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   });
-  installErrorHandler(local);
-  local.removeContentTypeParser('text/plain');
-  useZodValidation(local);
+  await local.register(httpConventions);
   const routeMethods = trackRouteMethods(local);
   local.setNotFoundHandler(notFound);
-  local.decorate('services', main.services);
+  // The admin API works on the main server's resources.
+  local.decorate('repositories', main.repositories);
+  local.decorate('catalogRuntime', main.catalogRuntime);
+  local.decorate('now', main.now);
   await local.register(adminApi, { prefix: '/admin', adminKey: key, routeMethods });
   // As on the public port: after the admin plugin, which has its own copy behind its key check.
   local.addHook('onRequest', methodNotAllowedHook(local, routeMethods));

@@ -5,8 +5,11 @@ import type { z } from 'zod';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
 import { ClickIntentRequest, ClickIntentResponse } from './click-intent-schemas.js';
+import { feature } from '../http/feature.js';
+import { AffiliateImpressions } from './affiliate-impressions.js';
 
-export async function affiliateRoutes(app: FastifyInstance) {
+async function clickIntents(app: FastifyInstance) {
+  const affiliateImpressions = new AffiliateImpressions(app.repositories.affiliateImpressions, app.now);
   app.post(
     '/v1/events/click-intent',
     {
@@ -35,12 +38,14 @@ export async function affiliateRoutes(app: FastifyInstance) {
       },
       config: {
         badRequest: { error: 'invalid_click_intent' },
-        rateLimit: { max: app.services.config.clickIntentRateLimitPerMinute, timeWindow: 60_000 },
+        rateLimit: { max: app.config.clickIntentRateLimitPerMinute, timeWindow: 60_000 },
       },
     },
     async (request) => {
       const { impression_token, event_id, occurred_at } = request.body as z.infer<typeof ClickIntentRequest>;
-      return app.services.affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
+      return affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
     },
   );
 }
+
+export const affiliateRoutes = feature(clickIntents, { name: 'click-intents', needs: ['config', 'now', 'repositories'] });

@@ -2,6 +2,7 @@
 // calling app; answers 401 with the documented error strings otherwise.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthOutcome, Principal } from './authenticator.js';
+import type { Deadline } from '../util/deadline.js';
 import { sendError, sendUnavailable } from '../http/errors.js';
 
 declare module 'fastify' {
@@ -12,20 +13,22 @@ declare module 'fastify' {
     /** A key lookup still running when decide's budget ran out: decide answers TIMEOUT at once
      *  and records that answer once the lookup names the app. */
     lateAuthentication?: Promise<AuthOutcome>;
+    /** The request's time budget, on routes that have one (decide sets it when the request arrives). */
+    deadline?: Deadline;
   }
 }
 
 /** For endpoints that must fail open (decide): an unreachable key store is not a 401, the
- *  route decides what to answer. The lookup counts against the decide time budget: a key store
+ *  route decides what to answer. The lookup counts against the request's deadline: a key store
  *  that hangs (a partitioned database waits for its 5 s query timeout) must not hold decide past
  *  it, so once the budget is spent the key counts as unavailable and decide answers TIMEOUT. */
 export async function authenticateServingKey(request: FastifyRequest, reply: FastifyReply) {
-  const remainingMs = request.server.services.config.decideTimeBudgetMs - reply.elapsedTime;
+  const remainingMs = request.deadline?.remainingMs() ?? 0;
   let timer: NodeJS.Timeout | undefined;
   const budgetSpent = new Promise<AuthOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, unavailable: true }), Math.max(0, remainingMs));
   });
-  const lookup = request.server.services.authenticator.authenticate(request.headers.authorization);
+  const lookup = request.server.authenticator.authenticate(request.headers.authorization);
   try {
     const outcome = await Promise.race([lookup, budgetSpent]);
     if (!outcome.ok && 'unavailable' in outcome) request.lateAuthentication = lookup;
@@ -37,7 +40,7 @@ export async function authenticateServingKey(request: FastifyRequest, reply: Fas
 
 /** For endpoints that must not pretend (events): an unreachable key store is a 503. */
 export async function requireServingKey(request: FastifyRequest, reply: FastifyReply) {
-  applyOutcome(await request.server.services.authenticator.authenticate(request.headers.authorization), request, reply);
+  applyOutcome(await request.server.authenticator.authenticate(request.headers.authorization), request, reply);
   if (reply.sent) return;
   if (request.authUnavailable) return sendUnavailable(reply);
 }

@@ -4,6 +4,9 @@ import { requireServingKey } from '../auth/require-serving-key.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { ConversionRequest, ConversionResponse } from './conversion-schemas.js';
+import { feature } from '../http/feature.js';
+import { ConversionService } from './conversion-service.js';
+import { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 
 const EXAMPLE = {
   offer_snapshot_id: 'snp_4f9Qm2x8Lr1aZ0cV7bN3kD',
@@ -21,7 +24,9 @@ const RECORDED = {
   ledger_written: false,
 };
 
-export async function conversionRoutes(app: FastifyInstance) {
+async function conversions(app: FastifyInstance) {
+  const { repositories: repos, config } = app;
+  const service = new ConversionService(repos.conversions, repos.apps, new SnapshotLookup(repos.catalog), repos.decisions, config.attributionWindowDays * 86_400_000, app.now);
   app.post(
     '/v1/events/conversion',
     {
@@ -61,6 +66,8 @@ export async function conversionRoutes(app: FastifyInstance) {
       // Before validation: a request without a valid key is a 401 whatever its body.
       preValidation: requireServingKey,
     },
-    async (request) => app.services.conversions.record(request.principal!, request.body as ConversionRequest),
+    async (request) => service.record(request.principal!, request.body as ConversionRequest),
   );
 }
+
+export const conversionRoutes = feature(conversions, { name: 'conversions', needs: ['config', 'now', 'repositories', 'authenticator'] });

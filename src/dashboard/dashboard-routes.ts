@@ -3,6 +3,7 @@
 // shell itself needs no key. Files are read once at start; the build copies them to dist/.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { feature } from '../http/feature.js';
 
 const ASSETS = {
   'dashboard.html': 'text/html; charset=utf-8',
@@ -13,7 +14,7 @@ const ASSETS = {
 // Same-origin scripts and styles only; style attributes carry the chart bar widths.
 const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-export async function dashboardRoutes(app: FastifyInstance) {
+async function dashboard(app: FastifyInstance) {
   const files = Object.fromEntries(
     Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(name, import.meta.url))]),
   ) as Record<keyof typeof ASSETS, Buffer>;
@@ -46,3 +47,5 @@ export async function dashboardRoutes(app: FastifyInstance) {
   app.get('/dashboard/dashboard.js', { schema: { ...schema('Dashboard script'), hide: true } }, serve('dashboard.js'));
   app.get('/dashboard/dashboard.css', { schema: { ...schema('Dashboard styles'), hide: true } }, serve('dashboard.css'));
 }
+
+export const dashboardRoutes = feature(dashboard, { name: 'dashboard', needs: [] });

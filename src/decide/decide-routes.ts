@@ -4,7 +4,8 @@
 // turn into an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
-import { timeoutAnswer, type Deadline } from './decide-service.js';
+import { DecideService, timeoutAnswer } from './decide-service.js';
+import { deadlineAfter, type Deadline } from '../util/deadline.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
 import { sendError } from '../http/errors.js';
@@ -13,6 +14,9 @@ import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, SERVING_KEY_ERRORS, errorResponse } from '../http/error-responses.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
 import { z } from 'zod';
+import { feature } from '../http/feature.js';
+import { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
+import type { Matcher } from '../native/offer-index.js';
 
 const KO_ENVELOPE = {
   message: '다음 달 제주도 호텔 최저가 추천해줘',
@@ -154,9 +158,34 @@ const affiliateResponses = {
 };
 
 
-export async function decideRoutes(app: FastifyInstance) {
-  const service = app.services.decide;
-  registerEnvelopeRoute(app, {
+export interface DecideOptions {
+  /** Another matcher in place of the live native index (tests run one beside it). */
+  matcher?: Matcher;
+}
+
+async function decide(app: FastifyInstance, opts: DecideOptions) {
+  const { config } = app;
+  const service = new DecideService({
+    catalog: app.catalogRuntime,
+    matcher: opts.matcher,
+    counters: app.counters,
+    spend: app.spend,
+    recorder: app.writers.decisions,
+    impressions: new AffiliateImpressions(app.repositories.affiliateImpressions, app.now),
+    links: app.links,
+    settings: {
+      baseUrl: app.baseUrl,
+      topK: 8,
+      sessionCap: { count: config.sessionCapCount, windowMs: config.sessionCapWindowSeconds * 1000 },
+      linkTtlSeconds: config.linkTtlSeconds,
+    },
+    now: app.now,
+  });
+
+  // Requests have drained (Fastify closes the server first); timed-out decides finish
+  // correcting their records before the writers (closed after this feature) flush.
+  app.addHook('onClose', () => service.drain());
+  registerEnvelopeRoute(app, service, {
     url: '/v1/offers/decide',
     summary: 'Decide whether a sponsored offer may be shown for this user turn',
     kind: 'offer',
@@ -164,7 +193,7 @@ export async function decideRoutes(app: FastifyInstance) {
     examples: envelopeExamples,
     run: (envelope, principal, requestId, deadline, log) => service.decide(envelope, principal, requestId, deadline, log),
   });
-  registerEnvelopeRoute(app, {
+  registerEnvelopeRoute(app, service, {
     url: '/v1/offers/affiliate',
     summary: 'Decide whether a travel affiliate offer (direct network tracking URL) may be shown',
     kind: 'affiliate',
@@ -183,8 +212,8 @@ interface EnvelopeRoute {
   run: (envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log: FastifyRequest['log']) => Promise<unknown>;
 }
 
-function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
-  const config = app.services.config;
+function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, route: EnvelopeRoute) {
+  const config = app.config;
   app.post(
     route.url,
     {
@@ -202,6 +231,11 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
       // The key first (a request without a valid key is a 401 whatever its body), then the
       // forbidden-key scan, which wins over every other validation failure (DESIGN.md §2), then
       // the envelope schema.
+      // One deadline per request, counted from its receipt; the key lookup and the pipeline
+      // both spend it.
+      onRequest: async (request, reply) => {
+        request.deadline = deadlineAfter(config.decideTimeBudgetMs, () => reply.elapsedTime);
+      },
       preValidation: [authenticateServingKey, rejectForbiddenKeys],
       errorHandler: (err, request, reply) => {
         if (err instanceof RequestInvalid) countOutcome('INVALID_ENVELOPE');
@@ -216,7 +250,7 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
   );
 
   function countOutcome(reasonCode: string) {
-    app.services.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: reasonCode });
+    app.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: reasonCode });
   }
 
   async function rejectForbiddenKeys(request: FastifyRequest, reply: FastifyReply) {
@@ -237,16 +271,15 @@ function registerEnvelopeRoute(app: FastifyInstance, route: EnvelopeRoute) {
     // The key could not be checked in time (key store slow or down): fail open. Its record is
     // written once the lookup, still running, names a valid key's app.
     if (!request.principal) {
-      const answer = timeoutAnswer(requestId, app.services.decide.newDecisionId());
-      if (request.lateAuthentication) app.services.decide.recordWhenAuthenticated(request.lateAuthentication, answer, envelope, route.kind, reply.elapsedTime);
+      const answer = timeoutAnswer(requestId, service.newDecisionId());
+      if (request.lateAuthentication) service.recordWhenAuthenticated(request.lateAuthentication, answer, envelope, route.kind, reply.elapsedTime);
       return answer;
     }
-    // The budget counts from the request's receipt (auth and the rate limit have spent some).
-    const budgetMs = config.decideTimeBudgetMs;
-    const deadline: Deadline = {
-      remainingMs: () => budgetMs - reply.elapsedTime,
-      expired: () => reply.elapsedTime >= budgetMs,
-    };
-    return route.run(envelope, request.principal, requestId, deadline, request.log);
+    return route.run(envelope, request.principal, requestId, request.deadline!, request.log);
   }
 }
+
+export const decideRoutes = feature(decide, {
+  name: 'decide',
+  needs: ['config', 'now', 'baseUrl', 'metrics', 'catalogRuntime', 'counters', 'spend', 'writers', 'repositories', 'links', 'authenticator'],
+});

@@ -1,11 +1,10 @@
-// Response shapes of decide (SPEC 2.2, 2.3, 2.8), for the OpenAPI document and the typed client.
+// Response shapes of decide (SPEC 2.2, 2.3, 2.8): the OpenAPI document, the typed client and the
+// service's own types all come from these.
 import { z } from 'zod';
+import { REASON_CODE_NAMES } from '../errors/reason-codes.js';
 
 export const ReasonCodeSchema = z
-  .enum([
-  'POLICY_BLOCK', 'LOW_INTENT', 'NO_ELIGIBLE_OFFER', 'BUDGET_EXHAUSTED', 'TIMEOUT', 'LOCALE_NOT_LIVE',
-  'FREQUENCY_CAPPED', 'MATCHED', 'INVALID_ENVELOPE', 'FORBIDDEN_IDENTITY_FIELD', 'CAPABILITY_UNMET',
-  ])
+  .enum(REASON_CODE_NAMES)
   .describe('Reason code (SPEC 7.2).');
 
 export const ServedOfferSchema = z
@@ -56,3 +55,9 @@ export const AffiliateFillSchema = z
     reason_codes: z.array(ReasonCodeSchema).describe('Includes `MATCHED`.'),
   })
   .describe('Affiliate fill (DESIGN.md §2).');
+
+export type ServedOffer = z.infer<typeof ServedOfferSchema>;
+export type NoFill = z.infer<typeof NoFillSchema>;
+export type AffiliateFill = z.infer<typeof AffiliateFillSchema>;
+export type DecideResponse = ServedOffer | NoFill;
+export type AffiliateResponse = AffiliateFill | NoFill;

@@ -12,6 +12,7 @@
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLanguage } from './gates.js';
 import { saysMinorAge } from './minor-age.js';
+import { firstServable, requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
@@ -20,7 +21,7 @@ import { counterKeys } from '../counters/keys.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
 import type { SpendKeeper } from '../spend/spend-keeper.js';
 import { utcDay } from '../spend/spend-keeper.js';
-import type { MatchCandidate } from '../native/offer-index.js';
+import type { MatchCandidate, Matcher } from '../native/offer-index.js';
 import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
@@ -31,72 +32,15 @@ import { isUnderPrefix } from '../catalog/destinations.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
 import { StoreUnavailable, stackFrames } from '../errors/error-registry.js';
+import type { Deadline } from '../util/deadline.js';
+import type { ReasonCode } from '../errors/reason-codes.js';
+import type { AffiliateResponse, DecideResponse, NoFill } from './decide-schemas.js';
 
-export type ReasonCode =
-  | 'POLICY_BLOCK'
-  | 'LOW_INTENT'
-  | 'NO_ELIGIBLE_OFFER'
-  | 'BUDGET_EXHAUSTED'
-  | 'TIMEOUT'
-  | 'LOCALE_NOT_LIVE'
-  | 'FREQUENCY_CAPPED'
-  | 'MATCHED'
-  | 'INVALID_ENVELOPE'
-  | 'FORBIDDEN_IDENTITY_FIELD'
-  | 'CAPABILITY_UNMET';
-
-export interface ServedOffer {
-  serve: true;
-  request_id: string;
-  decision_id: string;
-  offer_id: string;
-  expires_at: string | null;
-  disclosure: string;
-  advertiser: string;
-  link: string;
-  title?: string;
-  description?: string;
-  image_url?: string;
-  cta?: string;
-  reason_codes: ReasonCode[];
-}
-
-export interface NoFill {
-  serve: false;
-  request_id: string;
-  decision_id: string;
-  reason_codes: ReasonCode[];
-  retry_after_seconds?: number;
-}
-
-export type DecideResponse = ServedOffer | NoFill;
-
-export interface AffiliateFill {
-  serve: true;
-  request_id: string;
-  decision_id: string;
-  network: string;
-  advertiser: string;
-  disclosure: string;
-  affiliate_url: string;
-  impression_token: string;
-  expires_at: string;
-  title?: string;
-  description?: string;
-  image_url?: string;
-  cta?: string;
-  reason_codes: ReasonCode[];
-}
-
-export type AffiliateResponse = AffiliateFill | NoFill;
+export type { ReasonCode } from '../errors/reason-codes.js';
+export type { AffiliateFill, AffiliateResponse, DecideResponse, NoFill, ServedOffer } from './decide-schemas.js';
 
 type DecisionBase = Omit<DecisionRecord, 'serve' | 'reasonCodes' | 'latencyUs' | 'spendMicros'>;
 
-/** The handler budget of one request, measured by the clock from its receipt. */
-export interface Deadline {
-  expired(): boolean;
-  remainingMs(): number;
-}
 
 /** One decide in flight: its decision id (fixed from the start: one record per request) and
  *  what it claimed, so that a timeout can give the claim back. */
@@ -131,17 +75,37 @@ const DEADLINE = Symbol('deadline');
 
 const DEFAULT_DISCLOSURE = { ko: '광고', en: 'Sponsored' } as const;
 
+/** What a decide is made of. */
+export interface DecideParts {
+  /** The serving view: snapshots, campaigns, networks and places of the live catalog. */
+  catalog: CatalogRuntime;
+  /** Reads the message and ranks offers; the live native index unless a test puts another. */
+  matcher?: Matcher;
+  counters: CounterStore;
+  spend: SpendKeeper;
+  recorder: DecisionRecorder;
+  impressions: AffiliateImpressions;
+  links: TrackedLinkSigner;
+  settings: DecideSettings;
+  now?: () => number;
+}
+
 export class DecideService {
-  constructor(
-    private readonly catalog: CatalogRuntime,
-    private readonly counters: CounterStore,
-    private readonly spend: SpendKeeper,
-    private readonly recorder: DecisionRecorder,
-    private readonly impressions: AffiliateImpressions,
-    private readonly links: TrackedLinkSigner,
-    private readonly settings: DecideSettings,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly catalog: CatalogRuntime;
+  private readonly matcher: Matcher;
+  private readonly counters: CounterStore;
+  private readonly spend: SpendKeeper;
+  private readonly recorder: DecisionRecorder;
+  private readonly impressions: AffiliateImpressions;
+  private readonly links: TrackedLinkSigner;
+  private readonly settings: DecideSettings;
+  private readonly now: () => number;
+
+  constructor(parts: DecideParts) {
+    ({ catalog: this.catalog, counters: this.counters, spend: this.spend, recorder: this.recorder, impressions: this.impressions, links: this.links, settings: this.settings } = parts);
+    this.matcher = parts.matcher ?? parts.catalog.index;
+    this.now = parts.now ?? Date.now;
+  }
 
   private readonly settling = new Set<Promise<void>>();
   private closing = false;
@@ -332,7 +296,7 @@ export class DecideService {
     const nowMs = attempt.atMs;
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
-    const match = this.catalog.index.match({
+    const match = this.matcher.match({
       message: envelope.message,
       language: language ?? 'en',
       country: envelope.country?.toUpperCase(),
@@ -381,17 +345,13 @@ export class DecideService {
     const sensitive = match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message);
     const gates = evaluateGates(envelope, digest, sensitive);
     if (gates.length > 0) return noFill(gates);
-    // Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and
-    // CI their handling of each reason code without touching live numbers.
-    const trigger = principal.mode === 'test' ? testTrigger(digest?.category_ids) : null;
-    if (trigger === 'TIMEOUT') return noFill(['TIMEOUT'], 2);
-    if (trigger === 'FREQUENCY_CAPPED' || trigger === 'BUDGET_EXHAUSTED') return noFill([trigger], 60);
-    if (trigger && trigger !== 'MATCHED') return noFill([trigger]);
-    if (trigger === 'MATCHED' && match.candidates.length === 0) {
-      const forced = this.firstServable(kind, language ?? 'en');
-      if (forced) match.candidates.push(forced);
+    const forced = requestedTestOutcome(principal, digest?.category_ids);
+    if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);
+    if (forced?.fill && match.candidates.length === 0) {
+      const first = firstServable(this.catalog.serving, kind, language ?? 'en', (c) => this.servable(c, kind));
+      if (first) match.candidates.push(first);
     }
-    if (trigger !== 'MATCHED' && isLowIntent(intent)) return noFill(['LOW_INTENT']);
+    if (!forced && isLowIntent(intent)) return noFill(['LOW_INTENT']);
     // A digest is the host's own typed claim of what the user is after; only a place read from
     // the message is held to "a place alone is not an ask".
     const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);
@@ -414,21 +374,6 @@ export class DecideService {
       nowMs,
       spendMicros: claim.receipt?.spend?.amountMicros ?? 0,
     };
-  }
-
-  /** A deterministic fill for test keys: the live offer of this kind and language with the
-   *  lowest snapshot id. */
-  private firstServable(kind: 'sponsored' | 'affiliate', language: string): MatchCandidate | null {
-    let best: string | null = null;
-    for (const [id, s] of this.catalog.serving.snapshots) {
-      if (s.offer.kind === kind && s.offer.locale === language && (best === null || id < best)) {
-        const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
-        if (this.servable(c, kind)) best = id;
-      }
-    }
-    if (best === null) return null;
-    const s = this.catalog.serving.snapshots.get(best)!;
-    return { snapshotId: best, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
   }
 
   /** An offer that met the turn only through a place it named: "eSIM for Tokyo", "Louvre tour
@@ -539,22 +484,6 @@ const SPEND_UNKNOWN_RETRY_MS = 1_000;
 export interface FailOpenLog {
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
-}
-
-/** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
-export const TEST_TRIGGERS: Record<string, ReasonCode> = {
-  'sidenote.test.matched': 'MATCHED',
-  'sidenote.test.policy_block': 'POLICY_BLOCK',
-  'sidenote.test.low_intent': 'LOW_INTENT',
-  'sidenote.test.no_eligible_offer': 'NO_ELIGIBLE_OFFER',
-  'sidenote.test.frequency_capped': 'FREQUENCY_CAPPED',
-  'sidenote.test.budget_exhausted': 'BUDGET_EXHAUSTED',
-  'sidenote.test.timeout': 'TIMEOUT',
-};
-
-function testTrigger(categoryIds: string[] | undefined): ReasonCode | null {
-  for (const id of categoryIds ?? []) if (TEST_TRIGGERS[id]) return TEST_TRIGGERS[id];
-  return null;
 }
 
 function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Date, started: number, spendMicros: number): DecisionRecord {

@@ -8,6 +8,7 @@ import { paramsSchema, response } from '../http/openapi.js';
 import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { explainDecision } from './decision-explanation.js';
 import { DecisionExplanationSchema, DecisionMetadataSchema } from './decision-schemas.js';
+import { feature } from '../http/feature.js';
 
 const DECISION_ID = /^dec_[A-Za-z0-9]{1,64}$/;
 const IdParam = z.strictObject({
@@ -43,7 +44,7 @@ const NOT_FOUND_WHEN_MALFORMED = { badRequest: { error: 'not_found' as const, de
 
 const PARAMETERS = { personal_data_used: false, conversation_history_used: false };
 
-export async function decisionRoutes(app: FastifyInstance) {
+async function decisions(app: FastifyInstance) {
   app.get(
     '/v1/decisions/:id',
     {
@@ -84,7 +85,7 @@ export async function decisionRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { id } = request.params as z.infer<typeof IdParam>;
-      const decision = await app.services.decisionRepo.lookup(request.principal!.appId, id);
+      const decision = await app.repositories.decisions.lookup(request.principal!.appId, id);
       return decision ?? sendError(reply, 'not_found');
     },
   );
@@ -147,7 +148,8 @@ export async function decisionRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { id } = request.params as z.infer<typeof IdParam>;
-      const { decisionRepo, catalog, catalogRuntime } = app.services;
+      const { repositories, catalogRuntime } = app;
+      const { decisions: decisionRepo, catalog } = repositories;
       const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
       if (!decision) return sendError(reply, 'not_found');
       const advertiser = decision.offer_snapshot_id ? await catalog.snapshotAdvertiserName(decision.offer_snapshot_id) : null;
@@ -155,3 +157,5 @@ export async function decisionRoutes(app: FastifyInstance) {
     },
   );
 }
+
+export const decisionRoutes = feature(decisions, { name: 'decisions', needs: ['repositories', 'catalogRuntime', 'authenticator'] });

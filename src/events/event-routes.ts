@@ -15,6 +15,9 @@ import {
 } from './event-schemas.js';
 import type { ImpressionType } from './event-repository.js';
 import { newId } from '../util/ids.js';
+import { feature } from '../http/feature.js';
+import { ImpressionEvents } from './impression-events.js';
+import { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 
 type Route = { path: string; fixedType: ImpressionType | null; summary: string; body: z.ZodType };
 
@@ -74,7 +77,9 @@ function invalidEvent(route: Route) {
   return badRequest('invalid_event', 'The event failed validation: body, Idempotency-Key, or path and `type` disagree.', examples);
 }
 
-export async function eventRoutes(app: FastifyInstance) {
+async function events(app: FastifyInstance) {
+  const { repositories: repos } = app;
+  const impressions = new ImpressionEvents(new SnapshotLookup(repos.catalog), repos.decisions, repos.events, app.writers.events, app.now);
   for (const route of ROUTES) {
     const canonical = route.fixedType !== null;
     app.post(
@@ -115,12 +120,12 @@ export async function eventRoutes(app: FastifyInstance) {
         // Before validation: a request without a valid key is a 401 whatever its body.
         preValidation: requireServingKey,
       },
-      (request, reply) => handle(app, route, request, reply),
+      (request, reply) => handle(impressions, route, request, reply),
     );
   }
 }
 
-async function handle(app: FastifyInstance, route: Route, request: FastifyRequest, reply: FastifyReply) {
+async function handle(impressions: ImpressionEvents, route: Route, request: FastifyRequest, reply: FastifyReply) {
   const invalid = (message: string) => sendError(reply, 'invalid_event', { message });
   const body = request.body as ImpressionEventRequest;
   // A canonical path's schema admits only its own type, so the path decides here.
@@ -137,7 +142,7 @@ async function handle(app: FastifyInstance, route: Route, request: FastifyReques
   // recorded under a fresh key, so a retry of theirs can count twice (documented in the README).
   const key = header ?? body.idempotency_key ?? `auto_${newId('k')}`;
 
-  return app.services.impressions.record({
+  return impressions.record({
     principal: request.principal!,
     type,
     offerSnapshotId: body.offer_snapshot_id,
@@ -145,3 +150,5 @@ async function handle(app: FastifyInstance, route: Route, request: FastifyReques
     idempotencyKey: key,
   });
 }
+
+export const eventRoutes = feature(events, { name: 'events', needs: ['now', 'repositories', 'writers', 'authenticator'] });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { response } from '../http/openapi.js';
 import { pingDatabase } from '../db/database.js';
+import { feature } from '../http/feature.js';
 
 const CHECK_TIMEOUT_MS = 1000;
 
@@ -27,7 +28,7 @@ const Readiness = z
 
 const READY = { ok: true, checks: { database: 'ok', counters: 'ok', offer_index: 'ok' }, catalog_version: 3, offers: 42 };
 
-export async function healthRoutes(app: FastifyInstance) {
+async function health(app: FastifyInstance) {
   app.get(
     '/healthz',
     {
@@ -58,7 +59,7 @@ export async function healthRoutes(app: FastifyInstance) {
       },
     },
     async (_req, reply) => {
-      const { db, counters, catalogRuntime } = app.services;
+      const { db, counters, catalogRuntime } = app;
       const [database, counterStore] = await Promise.all([
         check(() => pingDatabase(db)),
         check(() => counters.ping()),
@@ -92,3 +93,5 @@ async function check(fn: () => Promise<unknown>): Promise<'ok' | 'unavailable'> 
     clearTimeout(timer);
   }
 }
+
+export const healthRoutes = feature(health, { name: 'health', needs: ['db', 'counters', 'catalogRuntime'] });

@@ -4,8 +4,8 @@
 // trusted proxies (Fastify's trustProxy), never from arbitrary callers (DESIGN.md §4).
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { CounterStore } from '../counters/counter-store.js';
 import { createRateLimitStore } from '../counters/rate-limit-store.js';
 
 /** A client's rate-limit identity: a keyed hash of its address (IPv6 cut to `v6Prefix` bits
@@ -14,12 +14,13 @@ export function clientIdentity(key: Buffer, ip: string, v6Prefix = 128): string 
   return createHmac('sha256', key).update(normalizeIP(ip, v6Prefix)).digest('base64url').slice(0, 22);
 }
 
-export async function registerRateLimit(app: FastifyInstance, counters: CounterStore, answerWithinMs: number, addressKey: Buffer) {
+async function rateLimiting(app: FastifyInstance) {
+  const addressKey = app.links.deriveKey('rate-limit-address');
   await app.register(rateLimit, {
     // Only routes that ask for a limit get one (decide, affiliate).
     global: false,
     // The limited routes (decide, affiliate, click intent) answer within the decide budget.
-    store: createRateLimitStore(counters, { answerWithinMs }),
+    store: createRateLimitStore(app.counters, { answerWithinMs: app.config.decideTimeBudgetMs }),
     keyGenerator: (request) => clientIdentity(addressKey, request.ip),
     // A counter store outage must not turn into errors for hosts: the limit fails open.
     skipOnError: true,
@@ -31,3 +32,6 @@ export async function registerRateLimit(app: FastifyInstance, counters: CounterS
     }),
   });
 }
+
+/** Registered before the features, so their routes' `config.rateLimit` finds it. */
+export default fp(rateLimiting, { name: 'rate-limiting', dependencies: ['config', 'counters', 'links'], fastify: '5.x' });

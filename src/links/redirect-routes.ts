@@ -14,6 +14,7 @@ import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
+import { feature } from '../http/feature.js';
 
 /** The shape of a tracked-link token (tracked-link.ts): `v2.<base64url>` as issued, or a legacy
  *  `v1.<payload>.<mac>` still read until it expires. Whether it is authentic is for the
@@ -30,8 +31,9 @@ const TokenParam = z.strictObject({
     ),
 });
 
-export async function redirectRoutes(app: FastifyInstance) {
-  const { links, catalogRuntime, clicks, counters } = app.services;
+async function redirects(app: FastifyInstance) {
+  const { links, catalogRuntime, counters } = app;
+  const { clicks } = app.writers;
   // Client IPs are stored only as a keyed, truncated hash.
   const ipKey = links.deriveKey('click-ip');
   const limitKey = links.deriveKey('rate-limit-address');
@@ -73,14 +75,14 @@ export async function redirectRoutes(app: FastifyInstance) {
     // it does not multiply the allowance.
     config: {
       rateLimit: {
-        max: app.services.config.clickRateLimitPerMinute,
+        max: app.config.clickRateLimitPerMinute,
         timeWindow: 60_000,
         keyGenerator: (request: FastifyRequest) => clientIdentity(limitKey, request.ip, 64),
       },
     },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
-      const claims = links.verify(request.params.token, app.services.now());
+      const claims = links.verify(request.params.token, app.now());
       if (!claims) return sendError(reply, 'invalid_link');
       const advertiser = catalogRuntime.serving.advertisers.get(claims.advertiserId);
       // Re-checked at click time: an advertiser suspended or a destination removed since the
@@ -99,7 +101,7 @@ export async function redirectRoutes(app: FastifyInstance) {
   });
 
   async function recordClick(claims: TrackedLinkClaims, request: FastifyRequest) {
-    const nowMs = app.services.now();
+    const nowMs = app.now();
     const userAgent = request.headers['user-agent'] ?? '';
     const bot = request.method === 'HEAD' || isBotUserAgent(userAgent);
     const ipHash = createHmac('sha256', ipKey).update(request.ip).digest('base64url').slice(0, 16);
@@ -117,3 +119,5 @@ export async function redirectRoutes(app: FastifyInstance) {
     });
   }
 }
+
+export const redirectRoutes = feature(redirects, { name: 'redirects', needs: ['config', 'now', 'links', 'catalogRuntime', 'counters', 'writers'] });

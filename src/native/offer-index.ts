@@ -132,7 +132,13 @@ interface IdTables {
   offers: [string, string, string, string][];
 }
 
-export class LiveOfferIndex {
+/** What the decide pipeline needs of a matcher: the live native index, or in a test another
+ *  matcher beside it (src/decide/decide-service.ts takes any). */
+export interface Matcher {
+  match(query: MatchQuery): MatchResult;
+}
+
+export class LiveOfferIndex implements Matcher {
   private readonly inner: BindingLiveOfferIndex;
   private tables: IdTables | undefined;
 

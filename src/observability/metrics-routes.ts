@@ -12,7 +12,7 @@ import { sendError } from '../http/errors.js';
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
 async function metricsPlugin(app: FastifyInstance) {
-  const { metrics, config } = app.services;
+  const { metrics, config } = app;
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern (`/r/:token`), never the URL: tokens and ids stay out of labels.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -33,13 +33,13 @@ async function tokenScrape(app: FastifyInstance, opts: { tokenHash: Buffer }) {
     if (!token || !timingSafeEqual(sha256(token), opts.tokenHash)) return sendError(reply, 'invalid_metrics_token');
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.header('content-type', app.services.metrics.registry.contentType);
-    return app.services.metrics.registry.metrics();
+    reply.header('content-type', app.metrics.registry.contentType);
+    return app.metrics.registry.metrics();
   });
 }
 
 // Not encapsulated: the timing hook must see every route.
-export const metricsRoutes = fp(metricsPlugin, { name: 'sidenote-metrics' });
+export const metricsRoutes = fp(metricsPlugin, { name: 'http-metrics', dependencies: ['config', 'metrics'], fastify: '5.x' });
 
 export interface MetricsListener {
   url: string;

@@ -1,8 +1,9 @@
 // Every reason code and error string the service can answer with, what it means, and whether
 // and when a host should try again. Served as JSON at /v1/reference/reason-codes and rendered
-// into docs/reason-codes.md. The no-fill reason codes (SPEC 7.2) are listed here; the error
-// strings come from the error registry (src/errors/), which the error handler answers from.
+// into docs/reason-codes.md. The reason codes (SPEC 7.2) and the error strings both come from
+// src/errors/: the decide answers and the error handler use the same tables.
 import { ERRORS } from '../errors/error-registry.js';
+import { REASON_CODES } from '../errors/reason-codes.js';
 
 export interface ReferenceEntry {
   code: string;
@@ -19,17 +20,15 @@ export interface ReferenceEntry {
 
 const DECIDE = ['POST /v1/offers/decide', 'POST /v1/offers/affiliate'];
 
-const NO_FILL_REASONS: ReferenceEntry[] = [
-  { code: 'MATCHED', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'An eligible offer was returned.', retry: false, retry_after_seconds: null },
-  { code: 'POLICY_BLOCK', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'Audience (age band not 18_plus, consent not true), digest safety (unknown or blocked) or a sensitive topic in the message did not allow a serve.', retry: false, retry_after_seconds: null },
-  { code: 'CAPABILITY_UNMET', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'native_surface.clickable or native_surface.disclosure_capable was false.', retry: false, retry_after_seconds: null },
-  { code: 'LOCALE_NOT_LIVE', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: "The locale's primary language is not ko or en, or no locale was sent.", retry: false, retry_after_seconds: null },
-  { code: 'LOW_INTENT', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'No evidence of commercial intent: no purchase or compare cue in the message and no fresh digest saying purchase or compare (or the digest says low), whatever topics the turn names.', retry: false, retry_after_seconds: null },
-  { code: 'NO_ELIGIBLE_OFFER', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'No live offer matches the signals, locale, country, budget bucket and exclusions.', retry: false, retry_after_seconds: null },
-  { code: 'FREQUENCY_CAPPED', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: "This session token has seen the matching campaigns' offers as often as their caps allow.", retry: true, retry_after_seconds: null },
-  { code: 'BUDGET_EXHAUSTED', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: "The matching campaigns' daily or total budget is spent. retry_after_seconds is the time to the daily reset, or 3600 for a lifetime budget.", retry: true, retry_after_seconds: null },
-  { code: 'TIMEOUT', kind: 'reason_code', status: 200, endpoints: DECIDE, meaning: 'The handler time budget was exceeded or a dependency failed; the answer fails open.', retry: true, retry_after_seconds: 2 },
-];
+const NO_FILL_REASONS: ReferenceEntry[] = Object.entries(REASON_CODES).map(([code, r]) => ({
+  code,
+  kind: 'reason_code' as const,
+  status: 200,
+  endpoints: DECIDE,
+  meaning: r.meaning,
+  retry: r.retry,
+  retry_after_seconds: r.retry_after_seconds,
+}));
 
 export const REFERENCE: ReferenceEntry[] = [
   ...NO_FILL_REASONS,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { response } from '../http/openapi.js';
 import { REFERENCE } from './reason-codes.js';
+import { feature } from '../http/feature.js';
 
 const ReferenceSchema = z
   .strictObject({
@@ -26,7 +27,7 @@ const ReferenceSchema = z
 
 const byCode = (code: string) => REFERENCE.find((e) => e.code === code)!;
 
-export async function referenceRoutes(app: FastifyInstance) {
+async function reference(app: FastifyInstance) {
   app.get(
     '/v1/reference/reason-codes',
     {
@@ -54,3 +55,5 @@ export async function referenceRoutes(app: FastifyInstance) {
     },
   );
 }
+
+export const referenceRoutes = feature(reference, { name: 'reference', needs: [] });

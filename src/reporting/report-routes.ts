@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { querySchema, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
+import { feature } from '../http/feature.js';
 
 const ReportQuery = z.strictObject({
   range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]).default('24h').describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets) or 7 days (6-hour buckets).'),
@@ -168,7 +169,7 @@ const EXAMPLE = {
   ],
 };
 
-export async function reportRoutes(app: FastifyInstance) {
+async function reports(app: FastifyInstance) {
   app.get(
     '/reports',
     {
@@ -188,12 +189,14 @@ export async function reportRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const query = request.query as z.infer<typeof ReportQuery>;
-      return buildReport(app.services.reports, {
+      return buildReport({ figures: app.repositories.reports, campaigns: app.repositories.catalog, ledger: app.repositories.decisions }, {
         range: query.range,
         appId: query.app_id ?? null,
         includeTest: query.include_test === 'true',
-        until: new Date(app.services.now()),
+        until: new Date(app.now()),
       });
     },
   );
 }
+
+export const reportRoutes = feature(reports, { name: 'reports', needs: ['repositories', 'now'] });

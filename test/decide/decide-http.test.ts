@@ -437,7 +437,7 @@ describe(`decide budgets and database failure (${stores})`, () => {
     );
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-      await app2.services.catalogRuntime.reload();
+      await app2.catalogRuntime.reload();
       const { serving_key } = (await app2.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'NoRedis' } })).json();
       const started = Date.now();
       const res = await app2.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });

@@ -14,6 +14,7 @@ import { buildApp } from '../../src/app.js';
 
 export { usingRealPostgres, createTestDatabase, type TestDatabase } from './test-db.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
+import type { Matcher } from '../../src/native/offer-index.js';
 export const usingRealRedis = Boolean(process.env.REDIS_URL);
 
 export function createTestCounters(prefix = `sn:t:${randomBytes(4).toString('hex')}:`): CounterStore {
@@ -68,13 +69,13 @@ export interface TestApp {
 export async function createTestApp(
   overrides: ConfigInput = {},
   shared?: { testDb: TestDatabase; counters?: CounterStore; now?: () => number },
-  clock?: { now: () => number },
+  clock?: { now?: () => number; matcher?: Matcher },
 ): Promise<TestApp & { testDb: TestDatabase }> {
   const testDb = shared?.testDb ?? (await createTestDatabase());
   const db = shared ? await testDb.openAnother() : testDb.db;
   const counters = shared?.counters ?? createTestCounters();
   const logs = new LogCapture();
-  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs, now: clock?.now ?? shared?.now });
+  const app = await buildApp(testConfig(overrides), { db, counters, logStream: logs, now: clock?.now ?? shared?.now, matcher: clock?.matcher });
   await app.ready();
   return {
     app,

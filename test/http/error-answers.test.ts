@@ -28,13 +28,14 @@ describe('error answers', () => {
   afterAll(() => t?.close());
 
   const withRecord = async (impl: () => Promise<never>, fn: () => Promise<void>) => {
-    const impressions = t.app.services.impressions;
-    const original = impressions.record;
-    impressions.record = impl;
+    // Recording an impression starts by asking the catalog whether its snapshot exists.
+    const catalog = t.app.repositories.catalog;
+    const original = catalog.snapshotExists;
+    catalog.snapshotExists = impl;
     try {
       await fn();
     } finally {
-      impressions.record = original;
+      catalog.snapshotExists = original;
     }
   };
 

@@ -78,7 +78,7 @@ describe('/metrics', () => {
   });
 
   it('is served by a listener of its own, which answers nothing else', async () => {
-    const listener = await startMetricsListener(async () => ({ contentType: t.app.services.metrics.registry.contentType, body: await t.app.services.metrics.registry.metrics() }), {
+    const listener = await startMetricsListener(async () => ({ contentType: t.app.metrics.registry.contentType, body: await t.app.metrics.registry.metrics() }), {
       host: '127.0.0.1',
       port: 0,
     });

@@ -83,12 +83,12 @@ async function harness(clickRateLimitPerMinute?: number): Promise<Harness> {
       for (let i = 0; i < 400; i++) {
         await new Promise((r) => setTimeout(r, 50));
         const n = await clickRows();
-        if (n === last && t.app.services.clicks.pending === 0) return n;
+        if (n === last && t.app.writers.clicks.pending === 0) return n;
         last = n;
       }
       return last;
     },
-    token: (i) => t.app.services.links.sign(claims(i)),
+    token: (i) => t.app.links.sign(claims(i)),
     async close() {
       await t.close();
       await counters.close();
@@ -107,7 +107,7 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
     afterAll(() => h?.close());
 
     it('100,000 clicks from one address leave at most the limit of rows, a bounded number of counter keys and no heap growth', { timeout: 300_000 }, async () => {
-      const limit = h.t.app.services.config.clickRateLimitPerMinute;
+      const limit = h.t.app.config.clickRateLimitPerMinute;
       expect(limit).toBe(120);
       const FLOOD = 100_000;
       const CHUNK = 500;
@@ -176,7 +176,7 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
     let ipHash: (ip: string) => string;
     beforeAll(async () => {
       h = await harness(LIMIT);
-      const key = h.t.app.services.links.deriveKey('click-ip');
+      const key = h.t.app.links.deriveKey('click-ip');
       ipHash = (ip) => createHmac('sha256', key).update(ip).digest('base64url').slice(0, 16);
     });
     afterAll(() => h?.close());

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
-import { TEST_TRIGGERS } from '../../src/decide/decide-service.js';
+import { TEST_TRIGGERS } from '../../src/decide/test-mode.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -114,8 +114,8 @@ describe(`test mode and traffic quality (${stores})`, () => {
       expect(d1.offer_id).toBe(d2.offer_id);
 
       // Expired: a link whose expiry passed.
-      const claims = t.app.services.links.verify(new URL(d1.link).pathname.slice(3))!;
-      const expired = t.app.services.links.sign({ ...claims, decisionId: d1.decision_id, expiresAt: Math.floor(Date.now() / 1000) - 1 });
+      const claims = t.app.links.verify(new URL(d1.link).pathname.slice(3))!;
+      const expired = t.app.links.sign({ ...claims, decisionId: d1.decision_id, expiresAt: Math.floor(Date.now() / 1000) - 1 });
       expect((await t.app.inject({ method: 'GET', url: `/r/${expired}`, headers: { 'user-agent': UA }, remoteAddress: '10.70.0.1' })).statusCode).toBe(302);
       expect((await clickRows(d1.decision_id))[0]).toMatchObject({ counted: false, not_counted_reason: 'expired' });
 

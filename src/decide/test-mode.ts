@@ -1,0 +1,56 @@
+// Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and CI
+// their handling of each reason code without touching live numbers. The pipeline asks once,
+// after the gates: a gate's answer is real for a test key too.
+import type { Principal } from '../auth/authenticator.js';
+import type { ServingCatalog } from '../catalog/serving-catalog.js';
+import type { ReasonCode } from '../errors/reason-codes.js';
+import type { MatchCandidate } from '../native/offer-index.js';
+
+/** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
+export const TEST_TRIGGERS: Record<string, ReasonCode> = {
+  'sidenote.test.matched': 'MATCHED',
+  'sidenote.test.policy_block': 'POLICY_BLOCK',
+  'sidenote.test.low_intent': 'LOW_INTENT',
+  'sidenote.test.no_eligible_offer': 'NO_ELIGIBLE_OFFER',
+  'sidenote.test.frequency_capped': 'FREQUENCY_CAPPED',
+  'sidenote.test.budget_exhausted': 'BUDGET_EXHAUSTED',
+  'sidenote.test.timeout': 'TIMEOUT',
+};
+
+export type TestOutcome = { fill: true } | { fill: false; reasonCodes: ReasonCode[]; retryAfterSeconds?: number };
+
+/** The outcome a test key asked for with a trigger id in its digest, or null (decide as usual). */
+export function requestedTestOutcome(principal: Principal, digestCategoryIds: readonly string[] | undefined): TestOutcome | null {
+  if (principal.mode !== 'test') return null;
+  const trigger = digestCategoryIds?.map((id) => TEST_TRIGGERS[id]).find(Boolean);
+  switch (trigger) {
+    case undefined:
+      return null;
+    case 'MATCHED':
+      return { fill: true };
+    case 'TIMEOUT':
+      return { fill: false, reasonCodes: ['TIMEOUT'], retryAfterSeconds: 2 };
+    case 'FREQUENCY_CAPPED':
+    case 'BUDGET_EXHAUSTED':
+      return { fill: false, reasonCodes: [trigger], retryAfterSeconds: 60 };
+    default:
+      return { fill: false, reasonCodes: [trigger] };
+  }
+}
+
+/** A deterministic fill for a test key that asked for one: the live offer of this kind and
+ *  language with the lowest snapshot id that `servable` accepts. */
+export function firstServable(
+  serving: ServingCatalog,
+  kind: 'sponsored' | 'affiliate',
+  language: string,
+  servable: (c: MatchCandidate) => boolean,
+): MatchCandidate | null {
+  let best: MatchCandidate | null = null;
+  for (const [id, s] of serving.snapshots) {
+    if (s.offer.kind !== kind || s.offer.locale !== language || (best && id >= best.snapshotId)) continue;
+    const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
+    if (servable(c)) best = c;
+  }
+  return best;
+}

@@ -1,0 +1,28 @@
+// The live catalog and its native offer index, reloaded when the catalog version changes. On
+// the embedded default an empty database gets the demo catalog first.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { CatalogRuntime } from '../catalog/catalog-runtime.js';
+import { loadDemoCatalog } from '../catalog/demo-catalog.js';
+import { LiveOfferIndex } from '../native/offer-index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    catalogRuntime: CatalogRuntime;
+  }
+}
+
+async function offerIndexResource(app: FastifyInstance) {
+  const { config, repositories } = app;
+  const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
+  if (loadDemo && (await repositories.catalog.isEmpty())) await loadDemoCatalog(repositories.catalog, app.log);
+  const runtime = new CatalogRuntime(repositories.catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
+  // No campaign is served before its spend is known: the keeper loads it from the ledger
+  // before a catalog that has it goes live.
+  runtime.beforeNewCampaigns = (ids) => app.spend.prepare(ids);
+  app.addHook('onClose', async () => runtime.stop());
+  app.decorate('catalogRuntime', runtime);
+  await runtime.start();
+}
+
+export default fp(offerIndexResource, { name: 'offer-index', dependencies: ['config', 'repositories', 'spend'], fastify: '5.x' });

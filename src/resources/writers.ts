@@ -1,0 +1,34 @@
+// The group-commit writers of decisions, events and clicks. Closed after the features (their
+// requests have drained), so everything acknowledged is flushed before the database closes.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { DecisionRecorder } from '../decide/decision-recorder.js';
+import { EventRecorder } from '../events/event-recorder.js';
+import { ClickRecorder } from '../links/click-recorder.js';
+
+export interface Writers {
+  decisions: DecisionRecorder;
+  events: EventRecorder;
+  clicks: ClickRecorder;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    writers: Writers;
+  }
+}
+
+async function writersResource(app: FastifyInstance) {
+  const { repositories: repos, metrics } = app;
+  const writers: Writers = {
+    decisions: new DecisionRecorder(repos.decisions, metrics.flushObserver('decisions')),
+    events: new EventRecorder(repos.events, metrics.flushObserver('events')),
+    clicks: new ClickRecorder(repos.clicks, metrics.flushObserver('clicks')),
+  };
+  app.addHook('onClose', async () => {
+    await Promise.all([writers.decisions.close(), writers.events.close(), writers.clicks.close()]);
+  });
+  app.decorate('writers', writers);
+}
+
+export default fp(writersResource, { name: 'writers', dependencies: ['repositories', 'metrics'], fastify: '5.x' });
