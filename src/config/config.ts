@@ -61,6 +61,9 @@ export const ConfigSchema = z.object({
   /** Time allowed for in-flight requests to finish on SIGTERM. */
   shutdownGraceMs: z.coerce.number().int().min(0).max(120_000).default(10_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** One log line per answered request (at info). Off by default: on the hot path it costs more
+   *  than the request's own validation, and the metrics already count every request. */
+  logRequests: bool.default(false),
   /** Where Prometheus scrapes `/metrics`: a listener of its own, off the public API port. `off`
    *  disables it. In cluster mode the primary listens here and serves every worker's series. */
   metricsPort: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(9464),
@@ -122,6 +125,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   apiKeyCacheMs: 'API_KEY_CACHE_MS',
   shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   logLevel: 'LOG_LEVEL',
+  logRequests: 'LOG_REQUESTS',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',

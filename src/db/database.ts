@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreUnavailable } from '../errors/error-registry.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { createHash } from 'node:crypto';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -90,6 +91,22 @@ const types = {
   },
 };
 
+/** Names for the statements sent with parameters, so each pooled connection prepares a statement
+ *  once and then only binds and executes it: Postgres skips parsing and planning the writers'
+ *  long batch statements on every flush. Statement texts are constants of the repositories; a
+ *  bound on distinct names keeps a text built at run time from preparing without end. */
+function preparedNames(limit = 500): (sql: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (sql) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < limit) {
+      name = `sn_${createHash('sha256').update(sql).digest('base64url').slice(0, 20)}`;
+      names.set(sql, name);
+    }
+    return name;
+  };
+}
+
 function openPostgres(connectionString: string, max: number): Database {
   const pool = new pg.Pool({
     connectionString,
@@ -103,8 +120,10 @@ function openPostgres(connectionString: string, max: number): Database {
   });
   // An idle client losing its connection emits here; without a listener the process would crash.
   pool.on('error', () => {});
+  const prepared = preparedNames();
   const query = async <T>(sql: string, params?: unknown[]) => {
-    const r = await pool.query(sql, params as unknown[]);
+    const name = params?.length ? prepared(sql) : undefined;
+    const r = await (name ? pool.query({ name, text: sql, values: params }) : pool.query(sql, params as unknown[]));
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
   };
   return {

@@ -250,7 +250,7 @@ function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, rou
   );
 
   function countOutcome(reasonCode: string) {
-    app.metrics.decideOutcomes.inc({ kind: route.kind, reason_code: reasonCode });
+    app.metrics.countDecideOutcome(route.kind, reasonCode);
   }
 
   async function rejectForbiddenKeys(request: FastifyRequest, reply: FastifyReply) {

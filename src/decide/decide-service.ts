@@ -21,7 +21,7 @@ import { counterKeys } from '../counters/keys.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
 import type { SpendKeeper } from '../spend/spend-keeper.js';
 import { utcDay } from '../spend/spend-keeper.js';
-import type { MatchCandidate, Matcher } from '../native/offer-index.js';
+import type { MatchCandidate, MatchResult, Matcher } from '../native/offer-index.js';
 import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
@@ -74,6 +74,17 @@ class DeadlineExceeded extends Error {}
 const DEADLINE = Symbol('deadline');
 
 const DEFAULT_DISCLOSURE = { ko: '광고', en: 'Sponsored' } as const;
+
+/** What a turn reads as when the gates refused it before its message was read. */
+const UNREAD: MatchResult = {
+  sensitiveTopicIds: [],
+  modelSensitive: false,
+  messageIntent: 'none',
+  signalCategoryIds: [],
+  signalEntityIds: [],
+  droppedDigestIds: 0,
+  candidates: [],
+};
 
 /** What a decide is made of. */
 export interface DecideParts {
@@ -296,7 +307,12 @@ export class DecideService {
     const nowMs = attempt.atMs;
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
-    const match = this.matcher.match({
+    // Gates that need no message run first. When one already fails, the answer is a no-fill
+    // whatever the message says: a sensitive topic could only add POLICY_BLOCK, so the message
+    // is read for that alone (no ranking), or not at all once POLICY_BLOCK is listed.
+    const gatedBeforeMessage = evaluateGates(envelope, digest, false);
+    const policyBlocked = gatedBeforeMessage.includes('POLICY_BLOCK');
+    const match = policyBlocked ? UNREAD : this.matcher.match({
       message: envelope.message,
       language: language ?? 'en',
       country: envelope.country?.toUpperCase(),
@@ -307,7 +323,7 @@ export class DecideService {
       intentType: digest?.intent_type,
       kind,
       nowMs,
-      topK: this.settings.topK,
+      topK: gatedBeforeMessage.length > 0 ? 0 : this.settings.topK,
     });
     const intent = effectiveIntent(digest?.intent_type, match.messageIntent);
     const base: DecisionBase = {
@@ -342,8 +358,8 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    const sensitive = match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message);
-    const gates = evaluateGates(envelope, digest, sensitive);
+    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message));
+    const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);
     if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);

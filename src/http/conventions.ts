@@ -1,5 +1,5 @@
 // What every route of a Sidenote server shares: errors in the API's format, zod validation,
-// one log line per request, JSON bodies only, and connections that close while draining.
+// one log line per request when asked (LOG_REQUESTS), JSON bodies only, and connections that close while draining.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { installErrorHandler } from './errors.js';
@@ -11,10 +11,10 @@ async function logRequestCompleted(request: FastifyRequest, reply: FastifyReply)
   request.log.info({ method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
 }
 
-async function httpConventions(app: FastifyInstance) {
+async function httpConventions(app: FastifyInstance, opts: { logRequests?: boolean }) {
   installErrorHandler(app);
   useZodValidation(app);
-  app.addHook('onResponse', logRequestCompleted);
+  if (opts.logRequests) app.addHook('onResponse', logRequestCompleted);
   // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
   app.removeContentTypeParser('text/plain');
   // While draining, every response asks its client to close the connection, so keep-alive

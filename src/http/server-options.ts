@@ -16,7 +16,7 @@ export function serverOptions(config: Config, logStream?: DestinationStream): Fa
       serializers: { req: (req: { method?: string; routeOptions?: { url?: string } }) => ({ method: req.method, route: req.routeOptions?.url }) },
       ...(logStream ? { stream: logStream } : {}),
     },
-    // One line per request, written when it completes (http/conventions.ts), not two.
+    // At most one line per request, written when it completes (http/conventions.ts), not two.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: config.bodyLimitBytes,

@@ -17,8 +17,7 @@ async function metricsPlugin(app: FastifyInstance) {
     // The route pattern (`/r/:token`), never the URL: tokens and ids stay out of labels.
     const route = request.routeOptions.url ?? 'unmatched';
     if (route === '/metrics') return;
-    metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+    metrics.observeRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   // On the API port only with a token: the series say how the business runs (fills, spend
   // outcomes, traffic), which is nobody's business on the public internet.

@@ -51,6 +51,34 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  // Label children bound once per label set: prom-client otherwise builds and hashes the label
+  // set on every call, on every request. The sets are bounded (route patterns, statuses, codes).
+  private readonly requestSeries = new Map<string, { requests: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
+  private readonly outcomeSeries = new Map<string, client.Counter.Internal>();
+
+  /** One answered request: counted and timed under its route pattern, method and status. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = { requests: this.httpRequests.labels(route, method, String(status)), duration: this.httpDuration.labels(route, method) };
+      this.requestSeries.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(seconds);
+  }
+
+  /** One decide answer (or refusal) of a kind, by reason code. */
+  countDecideOutcome(kind: string, reasonCode: string): void {
+    const key = `${kind} ${reasonCode}`;
+    let series = this.outcomeSeries.get(key);
+    if (!series) {
+      series = this.decideOutcomes.labels(kind, reasonCode);
+      this.outcomeSeries.set(key, series);
+    }
+    series.inc();
+  }
+
   constructor(gauges: {
     indexOffers: () => number;
     indexReloadSeconds: () => number;

@@ -28,6 +28,8 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     baseUrl: 'http://sidenote.test',
     dataDir: 'memory',
     logLevel: 'info',
+    // The request log on, so the privacy tests read every line an operator could turn on.
+    logRequests: true,
     loadDemoCatalog: true,
     adminKey: 'admin-key-for-tests-0123456789',
     metricsToken: TEST_METRICS_TOKEN,
