@@ -67,11 +67,20 @@ export interface CachedSpend extends LedgerSpend {
   generation: string;
 }
 
+export interface WindowHit {
+  key: string;
+  windowMs: number;
+  by: number;
+}
+
 export interface CounterStore {
   readonly kind: 'redis' | 'memory';
   /** Fixed-window hit for rate limiting: increments and returns the count in the current window
    *  and ms until it resets. The first hit starts the window. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }>;
+  /** Many fixed-window hits in one round trip: each key grows by `by` (at least 1), and the
+   *  answers come in the order asked. What a batch of requests counted locally sends at once. */
+  hits(batch: readonly WindowHit[]): Promise<{ count: number; resetInMs: number }[]>;
   /** Frequency and spend check for the top-K candidates of one decide, in ONE round trip,
    *  claiming the first candidate that passes ATOMICALLY (two instances never overspend or
    *  overserve). A candidate passes when every frequency count < limit, its campaign's spend is
@@ -165,6 +174,11 @@ export function checkKey(key: string): void {
 export function checkWindow(key: string, windowMs: number): void {
   keyArg(key);
   positiveInt(windowMs, 'windowMs');
+}
+
+export function checkHit(h: WindowHit): void {
+  checkWindow(h.key, h.windowMs);
+  positiveInt(h.by, 'by');
 }
 
 export function checkTtl(ttlMs: number): void {

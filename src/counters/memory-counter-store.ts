@@ -20,7 +20,7 @@ import {
   checkLedgerSpend,
   checkReceipt,
   checkTtl,
-  checkWindow,
+  checkHit,
   newGeneration,
   receiptOf,
   type CachedSpend,
@@ -29,6 +29,7 @@ import {
   type ClaimReceipt,
   type LedgerSpend,
   type StartableCounterStore,
+  type WindowHit,
 } from './counter-store.js';
 import { DEFAULT_KEY_PREFIX } from './keys.js';
 
@@ -174,15 +175,24 @@ export class MemoryCounterStore implements StartableCounterStore {
   }
 
   async hit(key: string, windowMs: number) {
-    checkWindow(key, windowMs);
+    return this.addToWindow({ key, windowMs, by: 1 });
+  }
+
+  async hits(batch: readonly WindowHit[]) {
+    for (const h of batch) checkHit(h);
+    return batch.map((h) => this.addToWindow(h));
+  }
+
+  private addToWindow({ key, windowMs, by }: WindowHit) {
+    checkHit({ key, windowMs, by });
     const now = this.now();
     const k = this.prefix + key;
     const e = this.rateWindows.live(k, now);
     if (!e) {
-      this.rateWindows.setEvicting(k, { value: 1, expiresAt: now + windowMs }, now);
-      return { count: 1, resetInMs: windowMs };
+      this.rateWindows.setEvicting(k, { value: by, expiresAt: now + windowMs }, now);
+      return { count: by, resetInMs: windowMs };
     }
-    e.value += 1;
+    e.value += by;
     return { count: e.value, resetInMs: Math.max(0, e.expiresAt - now) };
   }
 

@@ -28,6 +28,7 @@ import {
   checkLedgerSpend,
   checkReceipt,
   checkTtl,
+  checkHit,
   checkWindow,
   CounterStoreUnavailable,
   newGeneration,
@@ -40,6 +41,7 @@ import {
   type CounterStoreLogger,
   type LedgerSpend,
   type StartableCounterStore,
+  type WindowHit,
 } from './counter-store.js';
 import { DEFAULT_KEY_PREFIX, counterKeys } from './keys.js';
 
@@ -203,6 +205,26 @@ end
 return {count, ttl}
 `;
 
+// Many fixed-window hits in one script: KEYS are the windows, ARGV holds (windowMs, by) per key.
+// Returns count, ttl for each key in turn.
+const HITS_LUA = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[2 * i - 1])
+  local by = tonumber(ARGV[2 * i])
+  local count = redis.call('INCRBY', key, by)
+  local ttl = -1
+  if count ~= by then ttl = redis.call('PTTL', key) end
+  if ttl < 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  out[2 * i - 1] = count
+  out[2 * i] = ttl
+end
+return out
+`;
+
 // Set if absent, atomically in one round trip. KEYS[1]: the key; ARGV[1]: value; ARGV[2]: TTL ms.
 // Returns nil when this call set it, else the value already there. (Not SET NX GET, which needs
 // Redis 7; and not SET NX then GET, which could see the key expire in between.)
@@ -219,6 +241,7 @@ type ScriptedRedis = Redis & {
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteHit(key: string, windowMs: number): Promise<[number, number]>;
+  sidenoteHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 };
 
@@ -276,6 +299,7 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
     this.redis.defineCommand('sidenoteHit', { numberOfKeys: 1, lua: HIT_LUA });
+    this.redis.defineCommand('sidenoteHits', { lua: HITS_LUA });
     this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
   }
 
@@ -302,6 +326,15 @@ export class RedisCounterStore implements StartableCounterStore {
       checkWindow(key, windowMs);
       const [count, ttl] = await this.redis.sidenoteHit(key, windowMs);
       return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
+    });
+  }
+
+  hits(batch: readonly WindowHit[]) {
+    return this.run('hits', async () => {
+      for (const h of batch) checkHit(h);
+      if (batch.length === 0) return [];
+      const out = await this.redis.sidenoteHits(batch.length, ...batch.map((h) => h.key), ...batch.flatMap((h) => [h.windowMs, h.by]));
+      return batch.map((_, i) => ({ count: Number(out[2 * i]), resetInMs: Math.max(0, Number(out[2 * i + 1])) }));
     });
   }
 

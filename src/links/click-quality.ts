@@ -34,17 +34,17 @@ export async function judgeClick(facts: ClickFacts, counters: CounterStore): Pro
   // The counter store down means these checks cannot run: the click counts, and the database
   // keeps every click (with its address hash) for dedup after the fact.
   try {
-    // All six counters in one go: issued in the same tick they share one round trip (ioredis
-    // auto-pipelining), where asking in turn cost three. So a duplicate click still counts
+    // Every counter in one go: issued in the same tick they share one round trip (ioredis
+    // auto-pipelining), the rate windows as one script. So a duplicate click still counts
     // towards its address' rate limits: it is a click from that address all the same.
     const visitor = keyHash(`${facts.ipHash}\u0000${facts.userAgent}\u0000${claims.snapshotId}`);
-    const [byDecision, byVisitor, ...hits] = await Promise.all([
+    const [byDecision, byVisitor, hits] = await Promise.all([
       counters.putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', COUNTER_TTLS.clickDedupMs),
       counters.putIfAbsent(counterKeys.clickDedup(`v.${visitor}`), '1', COUNTER_TTLS.clickDedupMs),
-      ...CLICK_RATE_LIMITS.map((l) => counters.hit(counterKeys.clickRate(facts.ipHash, l.window), l.ms)),
+      counters.hits(CLICK_RATE_LIMITS.map((l) => ({ key: counterKeys.clickRate(facts.ipHash, l.window), windowMs: l.ms, by: 1 }))),
     ]);
     if (byDecision !== null || byVisitor !== null) return 'duplicate';
-    if ((hits as { count: number }[]).some((h, i) => h.count > CLICK_RATE_LIMITS[i].max)) return 'rate_limited';
+    if (hits.some((h, i) => h.count > CLICK_RATE_LIMITS[i].max)) return 'rate_limited';
   } catch {
     return null;
   }

@@ -10,6 +10,7 @@ const RETRY_MS = 1000;
 export class ClickRecorder {
   private readonly writer: GroupCommitWriter<ClickRow, void>;
   private readonly retryBuffer: ClickRow[] = [];
+  private readonly judging = new Set<Promise<void>>();
   private retryTimer: NodeJS.Timeout | null = null;
   private closed = false;
   lost = 0;
@@ -30,11 +31,24 @@ export class ClickRecorder {
     );
   }
 
+  /** A click still being judged (its counters checked in the store): pending until its row is
+   *  recorded, so shutdown and `pending` wait for it too. */
+  recordWhenJudged(row: Promise<ClickRow>): void {
+    const judged = row.then(
+      (r) => this.record(r),
+      () => {},
+    );
+    this.judging.add(judged);
+    void judged.finally(() => this.judging.delete(judged));
+  }
+
   get pending(): number {
-    return this.retryBuffer.length + this.writer.stats.pending;
+    return this.judging.size + this.retryBuffer.length + this.writer.stats.pending;
   }
 
   async close(): Promise<void> {
+    // Judging ends within the counter store's command timeout.
+    await Promise.allSettled([...this.judging]);
     this.closed = true;
     await this.writer.close();
     if (this.retryTimer) clearTimeout(this.retryTimer);

@@ -14,6 +14,7 @@ import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
 import { judgeClick } from './click-quality.js';
 import type { TrackedLinkClaims } from './tracked-link.js';
+import type { ClickRow } from './click-repository.js';
 import { feature } from '../http/feature.js';
 
 /** The shape of a tracked-link token (tracked-link.ts): `v2.<base64url>` as issued, or a legacy
@@ -95,18 +96,18 @@ async function redirects(app: FastifyInstance) {
       // The canonical form: non-ASCII percent-encoded, so it is always a valid Location header.
       reply.redirect(destination, 302);
       // Recorded after the reply is on its way; HEAD requests (link checkers) too, never counted.
-      setImmediate(() => void recordClick(claims, request).catch(() => {}));
+      setImmediate(() => clicks.recordWhenJudged(judgedClick(claims, request)));
       return reply;
     },
   });
 
-  async function recordClick(claims: TrackedLinkClaims, request: FastifyRequest) {
+  async function judgedClick(claims: TrackedLinkClaims, request: FastifyRequest): Promise<ClickRow> {
     const nowMs = app.now();
     const userAgent = request.headers['user-agent'] ?? '';
     const bot = request.method === 'HEAD' || isBotUserAgent(userAgent);
     const ipHash = createHmac('sha256', ipKey).update(request.ip).digest('base64url').slice(0, 16);
     const reason = await judgeClick({ claims, nowMs, bot, ipHash, userAgent }, counters);
-    clicks.record({
+    return {
       id: newId('clk'),
       decisionId: claims.decisionId,
       appId: claims.appId,
@@ -116,7 +117,7 @@ async function redirects(app: FastifyInstance) {
       userAgentBot: bot,
       counted: reason === null,
       notCountedReason: reason,
-    });
+    };
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type SpendClaim,
   type StartableCounterStore,
 } from '../../src/counters/index.js';
+import { counterKeys } from '../../src/counters/keys.js';
 
 const redisUrl = process.env.REDIS_URL;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,6 +110,18 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
     it('counts every one of many concurrent hits exactly once', async () => {
       const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? other : store).hit('w4', 10_000)));
       expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    });
+
+    it('adds a batch of hits to many windows in one call, in the order asked', async () => {
+      await store.hit('w5', 10_000);
+      const results = await other.hits([
+        { key: 'w5', windowMs: 10_000, by: 4 },
+        { key: 'w6', windowMs: 300, by: 2 },
+      ]);
+      expect(results.map((r) => r.count)).toEqual([5, 2]);
+      expect(results[1].resetInMs).toBeLessThanOrEqual(300);
+      expect((await store.hit('w6', 300)).count).toBe(3);
+      await expect(store.hits([{ key: 'w7', windowMs: 100, by: 0 }])).rejects.toBeInstanceOf(RangeError);
     });
   });
 
@@ -320,6 +333,41 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
   });
 
   describe('@fastify/rate-limit adapter', () => {
+    it('answers far from the limit at once and sends the hits of a burst in a few batches, counting each once', async () => {
+      let calls = 0;
+      // Every round trip to the store counts, one hit or a batch.
+      const counted = Object.create(store, {
+        hit: {
+          value: (key: string, windowMs: number) => {
+            calls++;
+            return store.hit(key, windowMs);
+          },
+        },
+        hits: {
+          value: (batch: Parameters<CounterStore['hits']>[0]) => {
+            calls++;
+            return store.hits(batch);
+          },
+        },
+      }) as CounterStore;
+      const app = Fastify();
+      await app.register(rateLimit, { global: false, store: createRateLimitStore(counted), skipOnError: true });
+      app.get('/roomy', { config: { rateLimit: { max: 1000, timeWindow: 60_000 } } }, async () => ({ ok: true }));
+      try {
+        const ip = `10.3.${kind === 'redis' ? 2 : 1}.${Math.floor(Math.random() * 250)}`;
+        const answers = await Promise.all(Array.from({ length: 200 }, () => app.inject({ url: '/roomy', remoteAddress: ip })));
+        expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+        expect(answers.map((a) => Number(a.headers['x-ratelimit-remaining'])).sort((a, b) => b - a)[0]).toBe(999);
+        await sleep(50);
+        expect(calls).toBeLessThan(20);
+        // Every hit reached the store once: the next exact count (past half the limit) says so.
+        const next = await store.hits([{ key: counterKeys.rateLimit('GET/roomy', ip), windowMs: 60_000, by: 1 }]);
+        expect(next[0].count).toBe(201);
+      } finally {
+        await app.close();
+      }
+    });
+
     const build = async (s: CounterStore) => {
       const app = Fastify();
       await app.register(rateLimit, { global: false, store: createRateLimitStore(s), skipOnError: true });
@@ -472,7 +520,7 @@ describe('Redis counter store when Redis is unreachable', () => {
 
   it('answers the rate limit within its bound when the store hangs, failing open', async () => {
     // A store whose hit never settles: a Redis that accepted the connection and went silent.
-    const hung = { hit: () => new Promise<never>(() => {}) } as unknown as CounterStore;
+    const hung = { hits: () => new Promise<never>(() => {}) } as unknown as CounterStore;
     const app = Fastify();
     await app.register(rateLimit, { global: false, store: createRateLimitStore(hung, { answerWithinMs: 50 }), skipOnError: true });
     app.get('/limited', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ({ ok: true }));
