@@ -51,7 +51,7 @@ export interface AppDeps {
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config, deps.logStream));
   try {
-    await app.register(httpConventions, { logRequests: config.logRequests });
+    await app.register(httpConventions, { logRequests: config.logRequests, checkResponses: config.checkResponses });
     await app.register(configResource, { config, now: deps.now });
     await app.register(metricsResource);
     await app.register(countersResource, { counters: deps.counters });

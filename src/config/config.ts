@@ -64,6 +64,9 @@ export const ConfigSchema = z.object({
   /** One log line per answered request (at info). Off by default: on the hot path it costs more
    *  than the request's own validation, and the metrics already count every request. */
   logRequests: bool.default(false),
+  /** Parse every answer with the schema its route publishes before sending it (tests, staging):
+   *  an answer /openapi.json does not describe becomes a logged 500. */
+  checkResponses: bool.default(false),
   /** Where Prometheus scrapes `/metrics`: a listener of its own, off the public API port. `off`
    *  disables it. In cluster mode the primary listens here and serves every worker's series. */
   metricsPort: z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(9464),
@@ -126,6 +129,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   logLevel: 'LOG_LEVEL',
   logRequests: 'LOG_REQUESTS',
+  checkResponses: 'CHECK_RESPONSES',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',

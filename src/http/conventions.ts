@@ -11,9 +11,9 @@ async function logRequestCompleted(request: FastifyRequest, reply: FastifyReply)
   request.log.info({ method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
 }
 
-async function httpConventions(app: FastifyInstance, opts: { logRequests?: boolean }) {
+async function httpConventions(app: FastifyInstance, opts: { logRequests?: boolean; checkResponses?: boolean }) {
   installErrorHandler(app);
-  useZodValidation(app);
+  useZodValidation(app, { checkResponses: opts.checkResponses });
   if (opts.logRequests) app.addHook('onResponse', logRequestCompleted);
   // Every body is JSON; anything else is 415, not a string for the handlers to puzzle over.
   app.removeContentTypeParser('text/plain');

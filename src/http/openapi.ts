@@ -65,5 +65,6 @@ export function response(schema: z.ZodType, description: string, examples: Examp
     'x-response-description': description,
     'x-examples': examples,
     ...(headers ? { headers } : {}),
+    [ZOD_SCHEMA]: schema,
   };
 }

@@ -33,7 +33,7 @@ export class RequestInvalid extends Error {
 
 /** Validates with the zod schema behind a route schema; a schema without one (a header schema
  *  written as plain JSON Schema for the document) is documentation only. */
-export function useZodValidation(app: FastifyInstance) {
+export function useZodValidation(app: FastifyInstance, opts: { checkResponses?: boolean } = {}) {
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const zod = (schema as FastifySchema & { [ZOD_SCHEMA]?: z.ZodType })[ZOD_SCHEMA];
     if (!zod) return (data) => ({ value: data });
@@ -43,6 +43,27 @@ export function useZodValidation(app: FastifyInstance) {
       return parsed.success ? { value: parsed.data } : { error: new RequestInvalid(part, parsed.error) };
     };
   });
-  // Answers are built by code from typed values; JSON.stringify writes them as they are.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // Answers are built by code from typed values; JSON.stringify writes them as they are. With
+  // checkResponses (tests, CHECK_RESPONSES) each answer is first parsed with the schema its
+  // route publishes for that status: an answer /openapi.json does not describe is a bug (500).
+  app.setSerializerCompiler(({ schema, method, url, httpStatus }) => {
+    const zod = (schema as FastifySchema & { [ZOD_SCHEMA]?: z.ZodType })[ZOD_SCHEMA];
+    if (!opts.checkResponses || !zod) return (data) => JSON.stringify(data);
+    return (data) => {
+      const parsed = zod.safeParse(data);
+      if (!parsed.success) throw new ResponseOffContract(`${method} ${url} ${httpStatus}`, parsed.error);
+      return JSON.stringify(data);
+    };
+  });
+}
+
+/** An answer its route's published schema does not admit (checkResponses only). */
+export class ResponseOffContract extends Error {
+  constructor(
+    readonly route: string,
+    readonly error: z.ZodError,
+  ) {
+    super(`answer of ${route} does not match its schema: ${error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.code}`).join(', ')}`);
+    this.name = 'ResponseOffContract';
+  }
 }

@@ -30,6 +30,8 @@ export function testConfig(overrides: ConfigInput = {}): Config {
     logLevel: 'info',
     // The request log on, so the privacy tests read every line an operator could turn on.
     logRequests: true,
+    // Every answer a test receives was checked against the schema /openapi.json publishes.
+    checkResponses: true,
     loadDemoCatalog: true,
     adminKey: 'admin-key-for-tests-0123456789',
     metricsToken: TEST_METRICS_TOKEN,
