@@ -52,7 +52,7 @@ export class Rng {
 const SYL = ['가', '나', '도', '라', '마', '부', '서', '아', '제', '주', '카', '타', '폰', '하', '호', '텔'];
 const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', 'du', 'phone', 'jet', 'air'];
 // Particles, and words that continue an alias (망고, 채) rather than end it.
-const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천', 'ㅋㅋ', 'ㄱㄱ', '있는데'];
+const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천', 'ㅋㅋ', 'ㄱㄱ', '있는데', '앱', '툴'];
 // Sentence ends, clause breaks, code and quotation marks, identifiers: what reading.rs reads.
 const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
 
@@ -197,6 +197,13 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
   if (t.intent_cues.purpose_before && rng.chance(0.1)) {
     const any = () => rng.pick([...rng.pick(t.entities).aliases.ko, ...rng.pick(t.categories).aliases.ko]);
     pieces.push(` ${any()} ${rng.pick(t.intent_cues.purchase.ko)} ${any()}${rng.pick(t.intent_cues.purpose_before.ko)} ${any()}`);
+  }
+  // And a purpose beside something the catalog names as another thing (a negative context: "a
+  // laptop bag for my MacBook").
+  const negatives = t.categories.flatMap((c) => c.negative_contexts?.en ?? []);
+  if (t.intent_cues.purpose?.en.length && negatives.length > 0 && rng.chance(0.1)) {
+    const any = () => rng.pick([...rng.pick(t.entities).aliases.en, ...rng.pick(t.categories).aliases.en]);
+    pieces.push(` ${rng.pick(t.intent_cues.purchase.en)} ${rng.pick(negatives)} ${rng.pick(t.intent_cues.purpose.en)} ${any()} ${any()}`);
   }
   return pieces.join('');
 }

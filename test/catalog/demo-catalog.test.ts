@@ -288,6 +288,18 @@ describe('the demo catalog on the native core', () => {
     expect(served('en', 'where do I buy a Japan Rail Pass for Tokyo to Osaka?')).toBe('off.railroam-jr-pass-en');
   });
 
+  // Relevance slice 16.
+  it('reads a thing the catalog names as another thing as the head a purpose is for', () => {
+    expect(served('en', 'need a sturdy laptop bag for my macbook air, which one should I buy?')).toBeNull();
+    expect(served('en', 'best phone case for the iphone 16')).toBeNull();
+    expect(['off.gh-macbook-air-en', 'off.gh-windows-laptops-en']).toContain(served('en', 'where can I buy a laptop for my trip to tokyo?'));
+  });
+
+  it('reads 앱 and 툴 glued to a word as the app or tool it names', () => {
+    expect(read('ko', '영어회화앱 추천 좀').signalCategoryIds).toEqual(['software.language-learning']);
+    expect(read('ko', '업무관리툴 하나 결제하려고').signalCategoryIds).toEqual(['software.productivity']);
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

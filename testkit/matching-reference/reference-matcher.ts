@@ -13,7 +13,7 @@ const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 
 const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 /** First syllables after which a Hangul alias still ends its word (text_match.rs). */
-const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표';
+const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
 
 type Hit =
   | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
@@ -315,7 +315,14 @@ export class ReferenceMatcher {
   private read(text: string) {
     const chars = Array.from(text);
     const spans = this.findSpans(chars);
-    const reading = { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
+    const reading = {
+      topics: [] as Topic[],
+      sensitive: [] as number[],
+      purchase: [] as number[],
+      compare: [] as number[],
+      notCommercial: false,
+      otherHeads: [] as number[],
+    };
     if (spans.length === 0) return reading;
     // Cues as [clause, position].
     let purchase: [number, number][] = [];
@@ -358,7 +365,10 @@ export class ReferenceMatcher {
           }
         } else if (h.kind === 'purpose') quoted || purposeFrom.has(clause) || purposeFrom.set(clause, s.end);
         else if (h.kind === 'purposeBefore') quoted || purposeWindows.push([clause, lastCue !== null && lastCue[0] === clause ? lastCue[1] : 0, s.start]);
-        else if (h.kind === 'notCategory' || h.kind === 'notEntity') negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
+        else if (h.kind === 'notCategory' || h.kind === 'notEntity') {
+          negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
+          reading.otherHeads.push(clause);
+        }
         else if (identifier) continue;
         else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
           const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
@@ -419,7 +429,7 @@ export class ReferenceMatcher {
     const reading =
       normalized !== null
         ? this.read(normalized)
-        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
+        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false, otherHeads: [] as number[] };
     let dropped = 0;
     let asked: number[] = [];
     let entities: number[] = [];
@@ -453,7 +463,12 @@ export class ReferenceMatcher {
     // outside the phrase, something under another top-level category.
     const root = (c: number) => this.ancestors[c].at(-1) ?? c;
     const candidatesCounted = reading.topics.filter((t) => !t.weak || confirmed(t));
-    const heads = candidatesCounted.filter((t) => !t.purpose).flatMap((t) => categoriesOf(t).map((c) => ({ clause: t.clause, root: root(c) })));
+    // A negative context names something else, of no kind of the catalog's ("a laptop bag for
+    // my MacBook" asks for the bag).
+    const heads = [
+      ...reading.otherHeads.map((clause) => ({ clause, root: -1 })),
+      ...candidatesCounted.filter((t) => !t.purpose).flatMap((t) => categoriesOf(t).map((c) => ({ clause: t.clause, root: root(c) }))),
+    ];
     const counted = candidatesCounted.filter(
       (t) =>
         !t.purpose ||

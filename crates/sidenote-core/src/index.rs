@@ -717,7 +717,9 @@ impl OfferIndex {
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for
         // my trip to Tokyo") or alone it still counts.
-        let mut heads: Vec<(u32, u32)> = Vec::new(); // (clause, top-level category)
+        // (clause, top-level category); a negative context names something else, of no kind of
+        // the catalog's: "a laptop bag for my MacBook" asks for the bag.
+        let mut heads: Vec<(u32, u32)> = reading.other_heads.iter().map(|&c| (c, u32::MAX)).collect();
         for &(topic, clause, purpose) in &counted {
             match topic {
                 _ if purpose => {}

@@ -49,6 +49,9 @@ pub struct Reading {
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
     pub not_commercial: bool,
+    /// Clauses holding a negative context: they name something else ("laptop bag", "phone
+    /// case"), which a purpose in the clause is for.
+    pub other_heads: Vec<u32>,
 }
 
 /// Byte ranges of the message: code spans and quotations.
@@ -274,6 +277,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         i += 1;
         !negated[i - 1] && !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause))
     });
+    reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
     reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
     reading.compare_clauses = compare.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
@@ -402,6 +406,13 @@ mod tests {
         let purpose = |text: &str| read_text(text).topics.iter().map(|t| (t.topic, t.purpose)).collect::<Vec<_>>();
         assert_eq!(purpose("vpn 필요함 노트북에 깔 거"), vec![(Topic::Category(4), false), (Topic::Category(0), true)]);
         assert_eq!(purpose("도쿄 숙소 와이파이에 깔 vpn"), vec![(Topic::Entity(0), true), (Topic::Category(1), true), (Topic::Category(4), false)]);
+    }
+
+    #[test]
+    fn a_negative_context_marks_its_clause_as_naming_something_else() {
+        let r = read_text("looking for a model train for tokyo. a hotel");
+        assert_eq!(r.other_heads, vec![0]);
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
     }
 
     #[test]
