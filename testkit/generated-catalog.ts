@@ -52,9 +52,9 @@ export class Rng {
 const SYL = ['가', '나', '도', '라', '마', '부', '서', '아', '제', '주', '카', '타', '폰', '하', '호', '텔'];
 const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', 'du', 'phone', 'jet', 'air'];
 // Particles, and words that continue an alias (망고, 채) rather than end it.
-const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천'];
+const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천', 'ㅋㅋ', 'ㄱㄱ', '있는데', '앱', '툴'];
 // Sentence ends, clause breaks, code and quotation marks, identifiers: what reading.rs reads.
-const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
+const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
 
 export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
   const rng = new Rng(seed);
@@ -127,7 +127,7 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
         negation_before: { ko: ['말고'], en: ['rather than'] },
         after_sales: { ko: ['환불'], en: ['refund'] },
         not_commercial: { ko: ['번역'], en: ['translate'] },
-        clause_break: { ko: ['하지만'], en: ['however'] },
+        clause_break: { ko: ['하지만', '는데'], en: ['however'] },
         purpose: { ko: [], en: ['for', 'during'] },
         purpose_before: { ko: ['에서 쓸', '가서 쓸'], en: [] },
       },
@@ -172,7 +172,9 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     } else if (r < 0.7) {
       const cues = Object.values(t.intent_cues).flatMap((a) => [...a.ko, ...a.en]);
       // Purpose phrases often, so clauses with a head and a purpose are common.
-      if (rng.chance(0.4)) cues.splice(0, cues.length, ...[t.intent_cues.purpose, t.intent_cues.purpose_before].flatMap((a) => [...(a?.ko ?? []), ...(a?.en ?? [])]));
+      // A purchase cue among them, so that a purpose phrase sometimes follows one in its clause.
+      if (rng.chance(0.4))
+        cues.splice(0, cues.length, ...[t.intent_cues.purpose, t.intent_cues.purpose_before, t.intent_cues.purchase].flatMap((a) => [...(a?.ko ?? []), ...(a?.en ?? [])]));
       const tamed = [...t.categories, ...t.entities].flatMap((x) => [...(x.weak_aliases?.ko ?? []), ...(x.weak_aliases?.en ?? []), ...(x.negative_contexts?.ko ?? []), ...(x.negative_contexts?.en ?? [])]);
       alias = rng.pick([...cues, ...tamed]);
     } else if (r < 0.75) {
@@ -189,6 +191,19 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     if (/^[\uac00-\ud7a3]/.test(alias) && rng.chance(0.1)) alias = rng.pick(SYL) + alias; // a compound
     pieces.push(alias);
     pieces.push(rng.chance(0.15) ? '' : rng.pick(NOISE));
+  }
+  // Now and then a purpose phrase after a purchase cue in one clause ("A 최저가 B에서 쓸 C"): what
+  // the thing is for reaches back to the cue, not past it.
+  if (t.intent_cues.purpose_before && rng.chance(0.1)) {
+    const any = () => rng.pick([...rng.pick(t.entities).aliases.ko, ...rng.pick(t.categories).aliases.ko]);
+    pieces.push(` ${any()} ${rng.pick(t.intent_cues.purchase.ko)} ${any()}${rng.pick(t.intent_cues.purpose_before.ko)} ${any()}`);
+  }
+  // And a purpose beside something the catalog names as another thing (a negative context: "a
+  // laptop bag for my MacBook").
+  const negatives = t.categories.flatMap((c) => c.negative_contexts?.en ?? []);
+  if (t.intent_cues.purpose?.en.length && negatives.length > 0 && rng.chance(0.1)) {
+    const any = () => rng.pick([...rng.pick(t.entities).aliases.en, ...rng.pick(t.categories).aliases.en]);
+    pieces.push(` ${rng.pick(t.intent_cues.purchase.en)} ${rng.pick(negatives)} ${rng.pick(t.intent_cues.purpose.en)} ${any()} ${any()}`);
   }
   return pieces.join('');
 }

@@ -42,14 +42,16 @@ FORMAT_VERSION = 1
 # The thresholds stored in the weights file, as logits. In the service the model stands beside
 # the catalog's word lists and patterns, which already block most sensitive turns and read most
 # purchase cues, so the thresholds are chosen for the combined system on the relevance
-# benchmark's dev split (docs/relevance.md, slice 6), never on held-out: sensitive 1.5 (p 0.82)
-# blocks the dev sensitive turn the lists miss, as every lower threshold does, at the cost of 1
-# of 155 fills (0.5 cost 5); commercial 1.0 (p 0.73) recovers cue-less requests ("flights to
-# Tokyo next weekend") with the fewest silent turns flipped. The service also ignores the
-# sensitive head below three words (MODEL_MIN_WORDS in the core): a linear model over a handful
-# of n-grams scores greetings high ("안녕하세요", "test"). The recall-first choice on validation
-# alone is reported as model_alone_thresholds.
-SERVICE_THRESHOLDS = (1.5, 1.0)
+# benchmark's dev split, never on held-out. Sensitive 0.5 (p 0.62, docs/relevance.md slices 14
+# and 17): biased to block, chosen a step below the highest threshold at which every dev
+# sensitive turn was blocked by the slice-14 model; the slice-17 model would need -0.1 for its
+# one dev miss, which blocks three times the fills on turns written by another hand, so 0.5
+# stayed; commercial 1.0 (p 0.73, slice 6) recovers cue-less requests
+# ("flights to Tokyo next weekend") with the fewest silent turns flipped. The service also
+# ignores the sensitive head below three words (MODEL_MIN_WORDS in the core): a linear model over
+# a handful of n-grams scores greetings high ("안녕하세요", "test"). The recall-first choice on
+# validation alone is reported as model_alone_thresholds.
+SERVICE_THRESHOLDS = (0.5, 1.0)
 
 HEADS = ("sensitive", "commercial")
 

@@ -253,6 +253,56 @@ describe('the demo catalog on the native core', () => {
     expect(categories('ko', '호텔 와이파이에서 쓸 VPN 추천')).toEqual(['software.security']);
     expect(categories('ko', '비행기에서 쓸 노이즈캔슬링 헤드폰 추천')).toEqual(['electronics.audio']);
     expect(categories('en', 'looking for a hotel for my trip to Tokyo')).toEqual(['travel', 'travel.hotels']);
+    // What the purpose is reaches back to the last cue, not past it: the VPN, not the laptop.
+    expect(categories('ko', '넷플릭스 보려면 VPN 필요해 회사 노트북에 깔 거야')).toEqual(['software.security']);
+  });
+
+  // Relevance slice 15: what the turn asks for, read clause by clause (docs/matching.md).
+  const served = (language: 'ko' | 'en', message: string) => read(language, message).candidates[0]?.offerId ?? null;
+  it('reads "X 말고" and "X are booked" as said of X, not of the whole clause', () => {
+    // Not the flight, still Tokyo: a Tokyo stay.
+    expect(served('ko', '도쿄 항공편 말고 숙소 알아보는 중인데 추천 좀')).toBe('off.haneul-tokyo-shinjuku-ko');
+    expect(served('en', 'tokyo flights are booked, now I need a hotel, any recommendations')).toBe('off.haneul-tokyo-shinjuku-en');
+    // Not Notion: the category asked stays.
+    expect(read('ko', '협업 툴 노션 말고 다른 거 추천해줘').signalCategoryIds).toEqual(['software.productivity']);
+    expect(read('ko', '협업 툴 노션 말고 다른 거 추천해줘').signalEntityIds).toEqual([]);
+  });
+
+  it('ends a Korean clause at the endings 는데, 은데 and 지만, so a negation stays in its clause', () => {
+    expect(read('ko', '노트북은 이미 있는데 태블릿 하나 사려고').signalCategoryIds).toEqual(['electronics.tablets']);
+    expect(read('ko', '노트북은 이미 있는데 그냥 궁금해서').signalCategoryIds).toEqual([]);
+  });
+
+  it('reads a lone jamo after a word as chat, not as the word going on', () => {
+    expect(served('ko', '다낭 항공권ㄱㄱ 최저가로')).toBe('off.bluewave-danang-ko');
+    expect(served('ko', '아이패드ㅋㅋ 사고싶당')).toBe('off.gh-tablets-ko');
+  });
+
+  it('serves only what the turn asked for: not through a place, a broad brand or a top-level category alone', () => {
+    expect(served('ko', '삼성 김치냉장고 가격 비교해줘')).toBeNull();
+    expect(served('en', 'best trip planner for a group vacation?')).toBeNull();
+    expect(served('en', 'sony camera deals this week')).toBeNull();
+    // A brand with the category asked still serves, and so does a product named.
+    expect(served('ko', '삼성 스마트폰 새로 사려고')).toBe('off.gh-galaxy-s25-ko');
+    expect(served('ko', '삼성폰으로 바꿀까')).toBe('off.gh-galaxy-s25-ko');
+    expect(served('en', 'where do I buy a Japan Rail Pass for Tokyo to Osaka?')).toBe('off.railroam-jr-pass-en');
+  });
+
+  // Relevance slice 16.
+  it('reads a thing the catalog names as another thing as the head a purpose is for', () => {
+    expect(served('en', 'need a sturdy laptop bag for my macbook air, which one should I buy?')).toBeNull();
+    expect(served('en', 'best phone case for the iphone 16')).toBeNull();
+    expect(['off.gh-macbook-air-en', 'off.gh-windows-laptops-en']).toContain(served('en', 'where can I buy a laptop for my trip to tokyo?'));
+  });
+
+  it('reads 앱 and 툴 glued to a word as the app or tool it names', () => {
+    expect(read('ko', '영어회화앱 추천 좀').signalCategoryIds).toEqual(['software.language-learning']);
+    expect(read('ko', '업무관리툴 하나 결제하려고').signalCategoryIds).toEqual(['software.productivity']);
+  });
+
+  it('lets the commercial head overrule a price word in a question about how things work', () => {
+    expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
+    expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');
   });
 });
 

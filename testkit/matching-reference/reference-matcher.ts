@@ -8,11 +8,12 @@ import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
 export const MAX_IMPLIED_SCAN = 16;
+export const COMMERCIAL_VETO_LOGIT = -3.0;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
 const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 /** First syllables after which a Hangul alias still ends its word (text_match.rs). */
-const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표';
+const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
 
 type Hit =
   | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
@@ -52,8 +53,15 @@ function isHangul(c: string): boolean {
   return (u >= 0xac00 && u <= 0xd7a3) || (u >= 0x1100 && u <= 0x11ff) || (u >= 0x3130 && u <= 0x318f) || (u >= 0xa960 && u <= 0xa97f) || (u >= 0xd7b0 && u <= 0xd7ff);
 }
 
+/** A Hangul consonant or vowel standing alone (conjoining or compatibility jamo): chat, not part
+ *  of a word ("항공권ㄱㄱ"). */
+function isLoneJamo(c: string): boolean {
+  const u = c.codePointAt(0)!;
+  return (u >= 0x1100 && u <= 0x11ff) || (u >= 0x3130 && u <= 0x318f) || (u >= 0xa960 && u <= 0xa97f) || (u >= 0xd7b0 && u <= 0xd7ff);
+}
+
 function classOf(c: string | undefined): CharClass {
-  if (c === undefined) return 'other';
+  if (c === undefined || isLoneJamo(c)) return 'other';
   if (isHangul(c)) return 'hangul';
   return isWordChar(c) ? 'word' : 'other';
 }
@@ -221,7 +229,9 @@ export class ReferenceMatcher {
         // A compound head may follow Hangul; a particle or another alias may follow Hangul.
         // A compound head follows two or more syllables (강릉호텔), not one (전기차, 해파리).
         const compoundHead = first === 'hangul' && syllables >= 2 && i >= 2 && isHangulSyllable(chars[i - 1]) && isHangulSyllable(chars[i - 2]);
-        const leftOk = before === 'other' || before !== first || compoundHead;
+        // A Hangul clause break that is an ending ("는데") follows any Hangul.
+        const suffix = isHangulSyllable(chars[i]) && targets.every((h) => h.kind === 'clauseBreak');
+        const leftOk = before === 'other' || before !== first || compoundHead || suffix;
         const rightOk =
           after === 'other' ||
           after !== last ||
@@ -305,8 +315,18 @@ export class ReferenceMatcher {
   private read(text: string) {
     const chars = Array.from(text);
     const spans = this.findSpans(chars);
-    const reading = { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
+    const reading = {
+      topics: [] as Topic[],
+      sensitive: [] as number[],
+      purchase: [] as number[],
+      compare: [] as number[],
+      notCommercial: false,
+      otherHeads: [] as number[],
+    };
     if (spans.length === 0) return reading;
+    // Cues as [clause, position].
+    let purchase: [number, number][] = [];
+    let compare: [number, number][] = [];
     const st = ReferenceMatcher.structure(chars);
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
@@ -318,10 +338,13 @@ export class ReferenceMatcher {
       (chars[s.end] === '.' && isWordChar(chars[s.end + 1]));
     const voided = new Set<number>();
     const negative: string[] = [];
-    // Per clause: where the earliest "for" ends (topics after it are a purpose) and where the
-    // latest "에서 쓸" starts (topics before it are).
+    // Per clause: where the earliest "for" ends (topics after it are a purpose); per "에서 쓸",
+    // the window before it back to the clause's last purchase or compare cue.
     const purposeFrom = new Map<number, number>();
-    const purposeUntil = new Map<number, number>();
+    const purposeWindows: [number, number, number][] = [];
+    let lastCue: [number, number] | null = null;
+    // Negation-before cues: [the clause they end, where they start].
+    const negatedBefore: [number, number][] = [];
     const topicSpans: Span[] = [];
     reading.notCommercial = st.fencedCode;
     for (const s of spans) {
@@ -333,13 +356,19 @@ export class ReferenceMatcher {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
         else if (inCode || h.kind === 'clauseBreak') continue;
         else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
-        else if (h.kind === 'negationBefore') voided.add(Math.max(0, clause - 1)); // the clause it ends
+        else if (h.kind === 'negationBefore') negatedBefore.push([Math.max(0, clause - 1), s.start]); // the clause it ends
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
-        else if (h.kind === 'purchase') quoted || reading.purchase.push(clause);
-        else if (h.kind === 'compare') quoted || reading.compare.push(clause);
-        else if (h.kind === 'purpose') quoted || purposeFrom.has(clause) || purposeFrom.set(clause, s.end);
-        else if (h.kind === 'purposeBefore') quoted || purposeUntil.set(clause, s.start);
-        else if (h.kind === 'notCategory' || h.kind === 'notEntity') negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
+        else if (h.kind === 'purchase' || h.kind === 'compare') {
+          if (!quoted) {
+            (h.kind === 'purchase' ? purchase : compare).push([clause, s.start]);
+            lastCue = [clause, s.end];
+          }
+        } else if (h.kind === 'purpose') quoted || purposeFrom.has(clause) || purposeFrom.set(clause, s.end);
+        else if (h.kind === 'purposeBefore') quoted || purposeWindows.push([clause, lastCue !== null && lastCue[0] === clause ? lastCue[1] : 0, s.start]);
+        else if (h.kind === 'notCategory' || h.kind === 'notEntity') {
+          negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
+          reading.otherHeads.push(clause);
+        }
         else if (identifier) continue;
         else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
           const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
@@ -350,12 +379,34 @@ export class ReferenceMatcher {
     }
     reading.topics.forEach((t, i) => {
       const from = purposeFrom.get(t.clause);
-      const until = purposeUntil.get(t.clause);
-      t.purpose = (from !== undefined && topicSpans[i].start >= from) || (until !== undefined && topicSpans[i].end <= until);
+      t.purpose =
+        (from !== undefined && topicSpans[i].start >= from) ||
+        purposeWindows.some(([c, lo, until]) => c === t.clause && topicSpans[i].start >= lo && topicSpans[i].end <= until);
     });
-    reading.topics = reading.topics.filter((t) => !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
-    reading.purchase = reading.purchase.filter((c) => !voided.has(c));
-    reading.compare = reading.compare.filter((c) => !voided.has(c));
+    // A negation-before cue is said of the nearest topic before it in the clause it ends (with
+    // every category of that clause when the topic is a category) and of the cues after it.
+    const negated = new Set<number>();
+    for (const [clause, at] of negatedBefore) {
+      let nearest = -1;
+      reading.topics.forEach((t, i) => {
+        if (t.clause === clause && topicSpans[i].end <= at && (nearest < 0 || topicSpans[i].start > topicSpans[nearest].start)) nearest = i;
+      });
+      let cuesFrom = 0;
+      if (nearest >= 0) {
+        const category = reading.topics[nearest].kind === 'category';
+        reading.topics.forEach((t, i) => {
+          const same = topicSpans[i].start === topicSpans[nearest].start && topicSpans[i].end === topicSpans[nearest].end;
+          if (t.clause === clause && (same || (category && t.kind === 'category'))) negated.add(i);
+        });
+        cuesFrom = topicSpans[nearest].start;
+      }
+      const keep = ([c, pos]: [number, number]) => c !== clause || pos < cuesFrom || pos >= at;
+      purchase = purchase.filter(keep);
+      compare = compare.filter(keep);
+    }
+    reading.topics = reading.topics.filter((t, i) => !negated.has(i) && !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
+    reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
+    reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
     return reading;
   }
 
@@ -372,10 +423,13 @@ export class ReferenceMatcher {
     const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
     const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;
     const modelCommercial = scores !== null && scores.commercial >= limits.commercial;
+    // A cue does not make a turn commercial that the commercial head reads as plainly not a
+    // request (COMMERCIAL_VETO_LOGIT in index.rs), from three words.
+    const modelNotCommercial = words >= 3 && scores !== null && scores.commercial <= COMMERCIAL_VETO_LOGIT;
     const reading =
       normalized !== null
         ? this.read(normalized)
-        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false };
+        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false, otherHeads: [] as number[] };
     let dropped = 0;
     let asked: number[] = [];
     let entities: number[] = [];
@@ -409,7 +463,12 @@ export class ReferenceMatcher {
     // outside the phrase, something under another top-level category.
     const root = (c: number) => this.ancestors[c].at(-1) ?? c;
     const candidatesCounted = reading.topics.filter((t) => !t.weak || confirmed(t));
-    const heads = candidatesCounted.filter((t) => !t.purpose).flatMap((t) => categoriesOf(t).map((c) => ({ clause: t.clause, root: root(c) })));
+    // A negative context names something else, of no kind of the catalog's ("a laptop bag for
+    // my MacBook" asks for the bag).
+    const heads = [
+      ...reading.otherHeads.map((clause) => ({ clause, root: -1 })),
+      ...candidatesCounted.filter((t) => !t.purpose).flatMap((t) => categoriesOf(t).map((c) => ({ clause: t.clause, root: root(c) }))),
+    ];
     const counted = candidatesCounted.filter(
       (t) =>
         !t.purpose ||
@@ -424,7 +483,9 @@ export class ReferenceMatcher {
     const qualifies = (clause: number) => counted.length === 0 || counted.some((t) => t.clause <= clause);
     const messageIntent = reading.notCommercial
       ? 'low'
-      : reading.purchase.some(qualifies)
+      : modelNotCommercial
+        ? 'none'
+        : reading.purchase.some(qualifies)
         ? 'purchase'
         : reading.compare.some(qualifies)
           ? 'compare'
@@ -462,6 +523,8 @@ export class ReferenceMatcher {
   /** An offer aimed at another thing of a kind the turn names, in a related category (a Busan
    *  hotel for Tokyo). */
   private namesAnother(o: Offer, entities: number[]): boolean {
+    // An offer for a product the turn names is that product, whatever places it also targets.
+    if (o.entities.some((e) => this.entityKinds[e] === 'product' && entities.includes(e))) return false;
     const sharesCategory = (a: number, b: number) => this.entityCategories[a].some((x) => this.entityCategories[b].some((y) => this.related(x, y)));
     return o.entities.some((e) => {
       const kind = this.entityKinds[e];
@@ -470,6 +533,18 @@ export class ReferenceMatcher {
         !o.entities.some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
       );
     });
+  }
+
+  /** Whether the turn said what it asks for about this offer: a category below the top level
+   *  related to one of the offer's, or an entity it targets that is not broad (a place, or an
+   *  entity whose categories are all top-level). */
+  private askedFor(o: Offer, entities: number[], asked: number[]): boolean {
+    const broad = (e: number) =>
+      this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
+    return (
+      o.entities.some((e) => !broad(e) && entities.includes(e)) ||
+      o.categories.some((c) => asked.some((s) => this.ancestors[s].length > 0 && this.related(c, s)))
+    );
   }
 
   /** An offer in none of the categories the turn asks for (nor above or below one). */
@@ -488,6 +563,8 @@ export class ReferenceMatcher {
   ): MatchCandidate[] {
     const country = q.country?.toUpperCase();
     const bucket = q.budgetBucket && q.budgetBucket !== 'unknown' && BUCKETS.includes(q.budgetBucket) ? q.budgetBucket : null;
+    // A host's digest naming ids is its own claim of what is asked.
+    const hostNamed = (q.categoryIds?.length ?? 0) > 0 || (q.entityIds?.length ?? 0) > 0;
     const eligible = (o: Offer) =>
       o.doc.campaign_status === 'active' &&
       o.doc.locale === q.language &&
@@ -499,7 +576,8 @@ export class ReferenceMatcher {
       !o.entities.some((e) => excluded.includes(e)) &&
       !(o.advertiserEntity !== null && excluded.includes(o.advertiserEntity)) &&
       !this.namesAnother(o, entities) &&
-      !this.outsideAsked(o, asked);
+      !this.outsideAsked(o, asked) &&
+      (hostNamed || this.askedFor(o, entities, asked));
     // Every offer in the first MAX_POSTING_SCAN entries of a list the turn's evidence reaches,
     // scored on all its evidence: what the core's early-stopping walk must equal.
     const reached = new Set<number>();

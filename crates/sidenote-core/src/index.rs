@@ -76,6 +76,12 @@ pub const MAX_IMPLIED_SCAN: usize = 16;
 /// as sensitive. Short sensitive turns ("살기 싫어", "죽고싶다") are the word lists' to catch.
 pub const MODEL_MIN_WORDS: usize = 3;
 
+/// A purchase or compare cue does not make a turn commercial when the classifier's commercial
+/// head reads it, at this logit or below, as plainly not a request (turns of at least
+/// [`MODEL_MIN_WORDS`] words): a price word in a why-question ("비행기표는 왜 사람마다 가격이
+/// 달라?"), "best" in a question about a pilot's career. Chosen on the benchmark's dev split.
+pub const COMMERCIAL_VETO_LOGIT: f32 = -3.0;
+
 /// The classifier reads at most this many characters of a turn: it costs about 15 ns a character
 /// (n-grams of every length at every position), so a 4,000-character paste would add 60 µs to a
 /// decide. A chat turn is shorter; beyond this the word lists, which read everything, decide.
@@ -262,6 +268,11 @@ pub struct OfferIndex {
     entity_categories: Vec<Box<[u32]>>,
     /// Per entity: its kind, interned (brand, product, place …).
     entity_kinds: Vec<u8>,
+    /// Per entity: a place, or an entity whose categories are all top-level ones: naming it
+    /// says where or whose, not what is asked for.
+    entity_broad: Vec<bool>,
+    /// Per entity: of kind `product`.
+    entity_product: Vec<bool>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -370,6 +381,8 @@ impl OfferIndex {
         let mut entity_categories = Vec::with_capacity(t.entities.len());
         let mut kinds: Vec<&str> = Vec::new();
         let mut entity_kinds = Vec::with_capacity(t.entities.len());
+        let mut entity_broad = Vec::with_capacity(t.entities.len());
+        let mut entity_product = Vec::with_capacity(t.entities.len());
         for (i, e) in t.entities.iter().enumerate() {
             let kind = e.kind.as_deref().unwrap_or("");
             let k = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
@@ -389,6 +402,10 @@ impl OfferIndex {
                     id: c.clone(),
                 })?);
             }
+            // A place, or a brand whose categories are all top-level ones ("Apple": electronics),
+            // says where or whose, not what.
+            entity_broad.push(kind == "place" || (!cats.is_empty() && cats.iter().all(|&c| ancestors[c as usize].is_empty())));
+            entity_product.push(kind == "product");
             entity_categories.push(cats.into_boxed_slice());
         }
         let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
@@ -431,6 +448,8 @@ impl OfferIndex {
             entity_by_id,
             entity_categories,
             entity_kinds,
+            entity_broad,
+            entity_product,
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -651,6 +670,7 @@ impl OfferIndex {
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
+        let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
         let mut sensitive = reading.sensitive.clone();
         // 2. Digest ids: allowlisted ones count, the rest are dropped and counted.
         let mut dropped = 0u32;
@@ -697,7 +717,9 @@ impl OfferIndex {
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for
         // my trip to Tokyo") or alone it still counts.
-        let mut heads: Vec<(u32, u32)> = Vec::new(); // (clause, top-level category)
+        // (clause, top-level category); a negative context names something else, of no kind of
+        // the catalog's: "a laptop bag for my MacBook" asks for the bag.
+        let mut heads: Vec<(u32, u32)> = reading.other_heads.iter().map(|&c| (c, u32::MAX)).collect();
         for &(topic, clause, purpose) in &counted {
             match topic {
                 _ if purpose => {}
@@ -734,6 +756,8 @@ impl OfferIndex {
         let qualifies = |clause: &u32| counted.is_empty() || counted.iter().any(|&(_, c)| c <= *clause);
         let message_intent = if reading.not_commercial {
             MessageIntent::Low
+        } else if model_not_commercial {
+            MessageIntent::None
         } else if reading.purchase_clauses.iter().any(qualifies) {
             MessageIntent::Purchase
         } else if reading.compare_clauses.iter().any(qualifies) {
@@ -814,12 +838,28 @@ impl OfferIndex {
         }
         let shares_category =
             |a: u32, b: u32| self.entity_categories[a as usize].iter().any(|&x| self.entity_categories[b as usize].iter().any(|&y| self.related(x, y)));
+        // An offer for a product the turn names is that very thing, whatever places it also
+        // targets: a Japan Rail Pass for "JR pass, Tokyo to Osaka".
+        if o.entities.iter().any(|&e| self.entity_product[e as usize] && entities.binary_search(&e).is_ok()) {
+            return false;
+        }
         // Cheapest tests first: this runs for every posting entry a turn reads.
         o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
             !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
                 && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
         })
+    }
+
+    /// Whether the turn said what it asks for about this offer: a category below the top level
+    /// that the offer is in (or above or below), or an entity it targets that is not broad (a
+    /// product, or a brand of a narrower category). An offer met only through a place, a broad
+    /// brand, a top-level category ("trip", "electronics") or a category a named entity implies
+    /// answers a question nobody asked: "an eSIM for Tokyo", "a Samsung fridge", "a trip planner
+    /// app". A host's digest naming ids is its own typed claim, and is trusted.
+    fn asked_for(&self, o: &Offer, ev: &Evidence) -> bool {
+        o.entities.iter().any(|&e| !self.entity_broad[e as usize] && ev.entities.binary_search(&e).is_ok())
+            || o.categories.iter().any(|&c| ev.asked.iter().any(|&s| !self.ancestors[s as usize].is_empty() && self.related(c, s)))
     }
 
     /// When the turn asks for categories, an offer in none of them (nor above or below one)
@@ -835,6 +875,7 @@ impl OfferIndex {
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
         let bucket_bit = q.budget_bucket.and_then(|b| BUCKETS.iter().position(|x| *x == b)).filter(|&p| p != 0).map(|p| 1u8 << p);
         let excluded = ev.excluded;
+        let host_named = !q.category_ids.is_empty() || !q.entity_ids.is_empty();
         let eligible = |o: &Offer| -> bool {
             o.active
                 && o.language as usize == language
@@ -847,6 +888,7 @@ impl OfferIndex {
                 && !o.advertiser_entity.is_some_and(|e| excluded.contains(&e))
                 && !self.names_another(o, ev.entities)
                 && !self.outside_asked(o, ev.asked)
+                && (host_named || self.asked_for(o, ev))
         };
         // Every offer is scored on all its evidence the first time it is seen. Lists are walked
         // from the strongest kind of evidence down, and each list is sorted by static score, so

@@ -6,13 +6,18 @@
 //!   names no topic and says no intent; a fenced block makes the whole turn a coding turn.
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
 //! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break …) or a clause-break cue
-//!   ("but", "하지만"). A negation ("already have", "필요 없") or after-sales cue ("refund",
-//!   "환불") voids the topics and cues of its clause, a negation-before cue ("말고") those of the
-//!   clause it ends; a negative context ("model train", "파인애플") voids its category's or
-//!   entity's hits in its clause.
+//!   ("but", "하지만", the ending "는데"). A negation ("already have", "필요 없") or after-sales
+//!   cue ("refund", "환불") voids the topics and cues of its clause; a negation-before cue ("말고",
+//!   "끊었고") ends its clause and voids what it is said of: the nearest topic before it, every
+//!   category of that clause when that topic is a category ("도쿄 가는 비행기 말고": not the
+//!   flight, still Tokyo), and the cues after that topic (all the clause's cues when it names no
+//!   topic); a negative context ("model train", "파인애플") voids its category's or entity's hits
+//!   in its clause.
 //! - A purpose cue marks the topics of its clause that say what the thing is for: those after
 //!   "for" / "during" ("a VPN for hotel wifi"), those before "에서 쓸" / "가서 쓸" ("비행기에서 쓸
-//!   헤드폰"). The index drops them when the clause names something of another kind.
+//!   헤드폰") but after the clause's last purchase or compare cue before it ("VPN 필요함 노트북에
+//!   깔 거": the laptop is the purpose, not the VPN). The index drops them when the clause names
+//!   something of another kind.
 //! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
 //!   not a shopping turn.
 //! - Sensitive topics count everywhere, in code and quotations too: recall first.
@@ -44,6 +49,9 @@ pub struct Reading {
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
     pub not_commercial: bool,
+    /// Clauses holding a negative context: they name something else ("laptop bag", "phone
+    /// case"), which a purpose in the clause is for.
+    pub other_heads: Vec<u32>,
 }
 
 /// Byte ranges of the message: code spans and quotations.
@@ -180,12 +188,16 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let mut voided_clauses: Vec<u32> = Vec::new();
     let mut negative: Vec<(Topic, u32)> = Vec::new();
     let mut topics: Vec<TopicHit> = Vec::new();
-    let mut purchase: Vec<u32> = Vec::new();
-    let mut compare: Vec<u32> = Vec::new();
-    // Per clause with a purpose cue: the earliest "for" (what follows it is the purpose) and
-    // the latest "에서 쓸" (what precedes it is).
+    // Cues by (clause, byte offset).
+    let mut purchase: Vec<(u32, usize)> = Vec::new();
+    let mut compare: Vec<(u32, usize)> = Vec::new();
+    // Per clause with a purpose cue: the earliest "for" (what follows it is the purpose); per
+    // "에서 쓸", the window before it back to the clause's last purchase or compare cue.
     let mut purpose_from: Vec<(u32, usize)> = Vec::new();
-    let mut purpose_until: Vec<(u32, usize)> = Vec::new();
+    let mut purpose_windows: Vec<(u32, usize, usize)> = Vec::new();
+    let mut last_cue_end: Option<(u32, usize)> = None;
+    // Negation-before cues: (the clause they end, where they start).
+    let mut negated_before: Vec<(u32, usize)> = Vec::new();
     let mut starts: Vec<(usize, usize)> = Vec::new(); // per topic hit: its byte span
     reading.not_commercial = st.fenced_code;
     for span in &spans {
@@ -198,7 +210,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 _ if in_code => {}
                 TextHit::Negation | TextHit::AfterSales => voided_clauses.push(clause),
                 // The span starts the next clause: the one it ends is the one before.
-                TextHit::NegationBefore => voided_clauses.push(clause.saturating_sub(1)),
+                TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
                 TextHit::NotCommercial => reading.not_commercial = true,
                 TextHit::ClauseBreak => {}
                 TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore if inside(&st.quotes, span) => {}
@@ -207,12 +219,18 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         purpose_from.push((clause, span.end));
                     }
                 }
-                TextHit::PurposeBefore => match purpose_until.iter_mut().find(|(c, _)| *c == clause) {
-                    Some(last) => last.1 = span.start,
-                    None => purpose_until.push((clause, span.start)),
-                },
-                TextHit::PurchaseCue => purchase.push(clause),
-                TextHit::CompareCue => compare.push(clause),
+                TextHit::PurposeBefore => {
+                    let from = last_cue_end.filter(|&(c, _)| c == clause).map_or(0, |(_, end)| end);
+                    purpose_windows.push((clause, from, span.start));
+                }
+                TextHit::PurchaseCue => {
+                    purchase.push((clause, span.start));
+                    last_cue_end = Some((clause, span.end));
+                }
+                TextHit::CompareCue => {
+                    compare.push((clause, span.start));
+                    last_cue_end = Some((clause, span.end));
+                }
                 TextHit::NotCategory(c) => negative.push((Topic::Category(c), clause)),
                 TextHit::NotEntity(e) => negative.push((Topic::Entity(e), clause)),
                 _ if identifier => {}
@@ -231,15 +249,38 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         }
     }
     for (t, &(start, end)) in topics.iter_mut().zip(&starts) {
-        t.purpose =
-            purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from) || purpose_until.iter().any(|&(c, until)| c == t.clause && end <= until);
+        t.purpose = purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from)
+            || purpose_windows.iter().any(|&(c, from, until)| c == t.clause && start >= from && end <= until);
     }
-    topics.retain(|t| !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause)));
-    purchase.retain(|c| !voided_clauses.contains(c));
-    compare.retain(|c| !voided_clauses.contains(c));
+    // What a negation-before cue is said of: the nearest topic before it in the clause it ends
+    // (with every category of the clause when that topic is a category), and the cues after it.
+    let mut negated = vec![false; topics.len()];
+    for &(clause, at) in &negated_before {
+        let nearest = (0..topics.len()).filter(|&i| topics[i].clause == clause && starts[i].1 <= at).max_by_key(|&i| starts[i].0);
+        let cues_from = match nearest {
+            Some(n) => {
+                let category = matches!(topics[n].topic, Topic::Category(_));
+                for i in 0..topics.len() {
+                    if topics[i].clause == clause && (starts[i] == starts[n] || category && matches!(topics[i].topic, Topic::Category(_))) {
+                        negated[i] = true;
+                    }
+                }
+                starts[n].0
+            }
+            None => 0,
+        };
+        purchase.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
+        compare.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
+    }
+    let mut i = 0;
+    topics.retain(|t| {
+        i += 1;
+        !negated[i - 1] && !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause))
+    });
+    reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
-    reading.purchase_clauses = purchase;
-    reading.compare_clauses = compare;
+    reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
+    reading.compare_clauses = compare.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
     reading
 }
 
@@ -268,6 +309,16 @@ mod tests {
             ("에서 쓸", TextHit::PurposeBefore),
             ("노트북", TextHit::Category(0)),
             ("비행기", TextHit::Category(2)),
+            ("도쿄", TextHit::Entity(0)),
+            ("숙소", TextHit::Category(1)),
+            ("애플", TextHit::Entity(1)),
+            ("삼성", TextHit::Entity(2)),
+            ("vpn", TextHit::Category(4)),
+            ("말고", TextHit::NegationBefore),
+            ("에 깔", TextHit::PurposeBefore),
+            ("필요", TextHit::PurchaseCue),
+            ("추천", TextHit::CompareCue),
+            ("사려는데", TextHit::PurchaseCue),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -328,6 +379,40 @@ mod tests {
         let r = read_text("a model train. train to tokyo");
         assert_eq!(topics(&r), vec![(Topic::Category(3), 1), (Topic::Entity(0), 1)]);
         assert!(r.topics[0].weak);
+    }
+
+    #[test]
+    fn negation_before_voids_what_it_is_said_of() {
+        // The nearest topic, and every category of the clause when it is one: not the flight,
+        // still Tokyo.
+        let r = read_text("도쿄 가는 비행기 말고 숙소 추천");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        assert_eq!(r.compare_clauses, vec![1]);
+        // An entity: that entity only.
+        let r = read_text("노트북 애플 말고 삼성");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0), (Topic::Entity(2), 1)]);
+        // The cues after the topic go with it, those before it stay.
+        let r = read_text("노트북 사려는데 애플 말고");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
+        assert_eq!(r.purchase_clauses, vec![0]);
+        let r = read_text("애플 사려는데 말고");
+        assert!(r.topics.is_empty() && r.purchase_clauses.is_empty());
+        // No topic: the clause's cues.
+        assert!(read_text("사려는데 말고 노트북").purchase_clauses.is_empty());
+    }
+
+    #[test]
+    fn purpose_before_reaches_back_to_the_last_cue() {
+        let purpose = |text: &str| read_text(text).topics.iter().map(|t| (t.topic, t.purpose)).collect::<Vec<_>>();
+        assert_eq!(purpose("vpn 필요함 노트북에 깔 거"), vec![(Topic::Category(4), false), (Topic::Category(0), true)]);
+        assert_eq!(purpose("도쿄 숙소 와이파이에 깔 vpn"), vec![(Topic::Entity(0), true), (Topic::Category(1), true), (Topic::Category(4), false)]);
+    }
+
+    #[test]
+    fn a_negative_context_marks_its_clause_as_naming_something_else() {
+        let r = read_text("looking for a model train for tokyo. a hotel");
+        assert_eq!(r.other_heads, vec![0]);
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
     }
 
     #[test]

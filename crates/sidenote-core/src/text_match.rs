@@ -2,8 +2,9 @@
 //! the normalised aliases of categories, entities, sensitive topics and the wording cues.
 //!
 //! Boundaries: a hit counts only when it does not start or end in the middle of a word of its
-//! own script. Characters fall in three classes: Hangul, other letters/digits and `_` ("word"),
-//! and the rest (spaces, punctuation, symbols). A hit may not be preceded by a character of the
+//! own script. Characters fall in three classes: Hangul syllables, other letters/digits and `_`
+//! ("word"), and the rest (spaces, punctuation, symbols, and a Hangul consonant or vowel standing
+//! alone: "항공권ㄱㄱ", "노트북ㅋㅋ"). A hit may not be preceded by a character of the
 //! class of its first character, nor followed by one of the class of its last character, so
 //! "cat" is not found in "category" nor "flight" in "flight_id". Korean writes words together,
 //! so two exceptions hold for Hangul:
@@ -15,7 +16,8 @@
 //!   when what follows starts with a particle, a copula or a 하다-ending (제주도**에서**,
 //!   아이폰**을**, 예약**하려고**) or with another alias (노트북**추천**), and not when the word
 //!   simply continues (애플**망고**, 파리**채**). Cues and sensitive topics are stems ("사고 싶",
-//!   "우울해", "필요 없") written to be continued, so any Hangul may follow them.
+//!   "우울해", "필요 없") written to be continued, so any Hangul may follow them;
+//! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**".
 //!
 //! Among boundary-valid hits, overlapping ones resolve leftmost-longest, so "new york times"
 //! wins over "new york" and a negative context ("파인애플") over the alias inside it ("애플").
@@ -65,8 +67,9 @@ pub struct Span {
 /// (은 는 이 가 을 를 에 의 도 만 와 과 로 랑 나 야 요 께 한테 보다 처럼 까지 부터 마다 밖에 뿐
 /// 씩 쯤 엔), the copula (이다, 인데, 입니다, 일까, 였어, 예요), 하다/되다 endings (하려고, 해줘,
 /// 할까, 한, 했는데, 함, 합니다, 되는, 돼, 될, 된, 됨), and a few nouns that attach (들, 좀,
-/// 정도, 같은, 값, 비, 표). The reference matcher keeps the same list.
-pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표";
+/// 정도, 같은, 값, 비, 표, and 앱 and 툴: "일본어공부앱" is a language app). The reference matcher keeps
+/// the same list.
+pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
     /// Per pattern: everything it stands for, and the classes of its first and last characters.
@@ -74,6 +77,9 @@ pub struct TextMatcher {
     /// Per pattern: classes of its first and last characters, its Hangul syllable count, and
     /// whether it is a stem (not only a category or entity name) that any Hangul may continue.
     edges: Vec<(CharClass, CharClass, usize, bool)>,
+    /// Per pattern: a Hangul clause break that is an ending, found after any Hangul
+    /// ("있**는데**", "좋**지만**").
+    suffix: Vec<bool>,
     fuzzy: FuzzyMatcher,
 }
 
@@ -85,7 +91,11 @@ enum CharClass {
 }
 
 fn class_of(c: char) -> CharClass {
-    if is_hangul(c) {
+    if is_lone_jamo(c) {
+        // A consonant or vowel standing alone is chat, not part of a word: "항공권ㄱㄱ",
+        // "노트북ㅋㅋ", "ㅠㅠ이어폰" (NFKC turns compatibility jamo into conjoining ones).
+        CharClass::Other
+    } else if is_hangul(c) {
         CharClass::Hangul
     } else if c.is_alphanumeric() || c == '_' {
         CharClass::Word
@@ -96,6 +106,11 @@ fn class_of(c: char) -> CharClass {
 
 fn is_syllable(c: char) -> bool {
     ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
+/// A Hangul letter that is not part of a syllable: a conjoining or a compatibility jamo.
+fn is_lone_jamo(c: char) -> bool {
+    matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
 }
 
 fn is_hangul(c: char) -> bool {
@@ -173,6 +188,11 @@ impl TextMatcher {
                 (first, last, syllables, stem)
             })
             .collect();
+        let suffix = patterns
+            .iter()
+            .zip(&targets)
+            .map(|(p, hits)| p.chars().next().is_some_and(is_syllable) && hits.iter().all(|h| *h == TextHit::ClauseBreak))
+            .collect();
         let automaton = if patterns.is_empty() {
             None
         } else {
@@ -185,7 +205,7 @@ impl TextMatcher {
             )
         };
         let fuzzy = FuzzyMatcher::new(patterns.iter().enumerate().filter(|(_, p)| typo_safe(p)).map(|(i, p)| (p.as_str(), i as u32)));
-        Ok(TextMatcher { automaton, targets, edges, fuzzy })
+        Ok(TextMatcher { automaton, targets, edges, suffix, fuzzy })
     }
 
     /// Which automaton was built (for stats and benchmarks).
@@ -221,7 +241,7 @@ impl TextMatcher {
             let after_class = after.map_or(CharClass::Other, class_of);
             let compound_head =
                 first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
-            let left_ok = before_class == CharClass::Other || before_class != first || compound_head;
+            let left_ok = before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid];
             let right_ok = after_class == CharClass::Other
                 || after_class != last
                 || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]));
@@ -300,6 +320,25 @@ mod tests {
         // One syllable is never a compound head: 애플 inside 파인애플 has two, so it is; the
         // catalog tames that with a negative context.
         assert_eq!(find(&m, "파인애플"), vec![TextHit::Entity(0)]);
+    }
+
+    #[test]
+    fn lone_jamo_is_not_part_of_a_word() {
+        let m = matcher(&[("항공권", TextHit::Category(0)), ("노트북", TextHit::Category(1)), ("추천", TextHit::PurchaseCue)]);
+        assert_eq!(find(&m, "항공권ㄱㄱ 도쿄"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "노트북ㅋㅋ추천ㅠㅠ"), vec![TextHit::Category(1), TextHit::PurchaseCue]);
+        assert_eq!(find(&m, "ㅠㅠ노트북"), vec![TextHit::Category(1)]);
+        // A syllable still continues a word.
+        assert!(find(&m, "노트북파우치").is_empty());
+    }
+
+    #[test]
+    fn an_ending_clause_break_follows_any_hangul() {
+        let m = matcher(&[("는데", TextHit::ClauseBreak), ("하지만", TextHit::ClauseBreak), ("노트북", TextHit::Category(1))]);
+        assert_eq!(find(&m, "노트북은 있는데 태블릿"), vec![TextHit::Category(1), TextHit::ClauseBreak]);
+        assert_eq!(find(&m, "좋하지만"), vec![TextHit::ClauseBreak]);
+        // Only a clause break: a category alias still needs its boundary.
+        assert!(find(&m, "가노트북").is_empty());
     }
 
     #[test]

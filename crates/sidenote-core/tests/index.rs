@@ -55,9 +55,15 @@ fn entity_beats_category_and_hierarchy_reaches_both_ways() {
     let index = OfferIndex::build(&d).expect("builds");
     // "hotel": exact hotel offer, then the broader travel offer; flights are a sibling.
     assert_eq!(ids(&index, &query("a hotel please")), vec!["a_hotel", "c_travel"]);
-    // "jeju" names the entity (and its category travel): entity match first, then travel, then
-    // travel's children.
-    assert_eq!(ids(&index, &query("jeju trip")), vec!["b_jeju", "c_travel", "a_hotel", "d_flight"]);
+    // "jeju trip" names a place and a top-level category: where, not what. Nothing is asked for.
+    assert!(ids(&index, &query("jeju trip")).is_empty());
+    // A host's digest naming ids is trusted: the entity match first, then travel, then travel's
+    // children.
+    let travel = vec!["travel".to_string()];
+    assert_eq!(ids(&index, &MatchQuery { category_ids: &travel, ..query("jeju trip") }), vec!["b_jeju", "c_travel", "a_hotel", "d_flight"]);
+    // A brand of a narrower category is an ask.
+    let d = doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("e_stay", &["travel.hotels"], &["brand.stay"])] }));
+    assert_eq!(ids(&OfferIndex::build(&d).expect("builds"), &query("staybrand in jeju")), vec!["e_stay"]);
 }
 
 #[test]
@@ -228,21 +234,50 @@ fn a_purpose_of_another_kind_is_not_what_is_asked() {
             "categories": [
                 { "id": "travel", "parent_id": null, "aliases": { "en": ["travel", "trip"] } },
                 { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } },
-                { "id": "software", "parent_id": null, "aliases": { "en": ["vpn"] } }
+                { "id": "software", "parent_id": null, "aliases": { "en": ["software"] } },
+                { "id": "software.security", "parent_id": "software", "aliases": { "en": ["vpn"] } }
             ],
             "entities": [{ "id": "place.tokyo", "kind": "place", "aliases": { "en": ["tokyo"] }, "category_ids": ["travel"] }],
             "intent_cues": { "purchase": { "en": ["buy"] }, "purpose": { "en": ["for"] } }
         },
-        "offers": [offer("a_vpn", &["software"], &[]), offer("b_tokyo_hotel", &["travel.hotels"], &["place.tokyo"])]
+        "offers": [offer("a_vpn", &["software.security"], &[]), offer("b_tokyo_hotel", &["travel.hotels"], &["place.tokyo"])]
     }));
     let index = OfferIndex::build(&d).expect("builds");
     // The hotel and Tokyo are what the VPN is for: only the VPN is asked.
     let r = index.find(&query("buy a vpn for hotel wifi in tokyo"), &|_| 1000);
-    assert_eq!(r.signal_category_ids, vec!["software"]);
+    assert_eq!(r.signal_category_ids, vec!["software.security"]);
     assert!(r.signal_entity_ids.is_empty());
     assert_eq!(ids(&index, &query("buy a vpn for hotel wifi in tokyo")), vec!["a_vpn"]);
     // Beside something of its own kind a purpose still counts: a hotel for a trip to Tokyo.
     assert_eq!(ids(&index, &query("buy a hotel for my trip to tokyo")), vec!["b_tokyo_hotel"]);
-    // Alone, it is all the turn names, and it counts.
-    assert_eq!(ids(&index, &query("buy something for tokyo")), vec!["b_tokyo_hotel"]);
+    // Alone, it is all the turn names, and it counts; but a place alone is not an ask.
+    let r = index.find(&query("buy something for tokyo"), &|_| 1000);
+    assert_eq!(r.signal_entity_ids, vec!["place.tokyo"]);
+    assert!(r.candidates.is_empty());
+}
+
+#[test]
+fn a_product_named_is_that_product_wherever_else_it_goes() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.rail", "parent_id": "travel", "aliases": { "en": ["rail"] } },
+                { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } }
+            ],
+            "entities": [
+                { "id": "place.japan", "kind": "place", "aliases": { "en": ["japan"] }, "category_ids": ["travel"] },
+                { "id": "place.tokyo", "kind": "place", "aliases": { "en": ["tokyo"] }, "category_ids": ["travel"] },
+                { "id": "place.osaka", "kind": "place", "aliases": { "en": ["osaka"] }, "category_ids": ["travel"] },
+                { "id": "product.pass", "kind": "product", "aliases": { "en": ["rail pass"] }, "category_ids": ["travel.rail"] }
+            ],
+            "intent_cues": { "purchase": { "en": ["buy"] } }
+        },
+        "offers": [offer("a_pass", &["travel.rail"], &["product.pass", "place.japan"]), offer("b_osaka", &["travel.hotels"], &["place.osaka"])]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // The pass targets Japan, the turn names Tokyo and Osaka: still the pass asked for.
+    assert_eq!(ids(&index, &query("buy a rail pass for tokyo to osaka")), vec!["a_pass"]);
+    // An Osaka hotel for a Tokyo hotel is still another place.
+    assert!(ids(&index, &query("buy a hotel in tokyo")).is_empty());
 }
