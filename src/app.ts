@@ -15,6 +15,7 @@ import { LiveOfferIndex } from './native/offer-index.js';
 import { AppRepository } from './apps/app-repository.js';
 import { CatalogRepository } from './catalog/catalog-repository.js';
 import { CatalogRuntime } from './catalog/catalog-runtime.js';
+import { type CatalogImportJobs, catalogImportJobs } from './catalog/catalog-import-jobs.js';
 import { loadDemoCatalog } from './catalog/demo-catalog.js';
 import { Authenticator } from './auth/authenticator.js';
 import { clientError, frameworkError, installErrorHandler } from './http/errors.js';
@@ -70,6 +71,7 @@ export interface Services {
   settings: SettingsRepository;
   catalog: CatalogRepository;
   catalogRuntime: CatalogRuntime;
+  catalogImports: CatalogImportJobs;
   authenticator: Authenticator;
   decisions: DecisionRecorder;
   spend: SpendKeeper;
@@ -250,6 +252,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       settings,
       catalog,
       catalogRuntime,
+      catalogImports: catalogImportJobs(db, catalog, { maxBytes: config.catalogImportMaxBytes, onImported: () => catalogRuntime.reload(), log: app.log }),
       authenticator: new Authenticator((h) => apps.findKeyByHash(h), config.apiKeyCacheMs),
       decisions,
       spend,
@@ -272,6 +275,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;
+    // A running import would hold the drain for minutes: it rolls back and reads as interrupted.
+    await app.services.catalogImports.close();
   });
   app.addHook('onSend', async (_request, reply) => {
     if (draining) reply.header('connection', 'close');
