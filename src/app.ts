@@ -51,6 +51,7 @@ import { Metrics, instrumentCounterStore } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { MINUTE_ROLLUP_RETENTION_DAYS, ReportRepository } from './reporting/report-repository.js';
+import { openReportingDatabase } from './reporting/reporting-database.js';
 import type { ReportSources } from './reporting/report.js';
 import { SettingsRepository } from './settings/settings-repository.js';
 
@@ -155,6 +156,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
   let soleInstance: { release(): Promise<void> } | null = null;
   let history: HistoryMaintenance | undefined;
+  // Reports may read a replica (REPORTING_DATABASE_URL): never migrated, never written.
+  let reportingDb: Database | undefined;
   try {
     await rawCounters.ready?.(2000);
     await migrate(db);
@@ -168,13 +171,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const conversionRepo = new ConversionRepository(db);
     const affiliateImpressionRepo = new AffiliateImpressionRepository(db);
     // A decision's lookup counts what followed it through the repositories of those tables.
-    const decisionRepo = new DecisionRepository(db, {
-      events: eventRepo,
-      clicks: clickRepo,
-      conversions: conversionRepo,
-      clickIntents: affiliateImpressionRepo,
-    });
+    const decisionActivity = { events: eventRepo, clicks: clickRepo, conversions: conversionRepo, clickIntents: affiliateImpressionRepo };
+    const decisionRepo = new DecisionRepository(db, decisionActivity);
     const reportFigures = new ReportRepository(db);
+    if (config.reportingDatabaseUrl) reportingDb = await openReportingDatabase(config.reportingDatabaseUrl);
     history = new HistoryMaintenance(
       db,
       {
@@ -242,7 +242,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       impressions: new ImpressionEvents(snapshots, decisionRepo, eventRepo, events, now),
       conversions: new ConversionService(conversionRepo, apps, snapshots, decisionRepo, config.attributionWindowDays * 86_400_000, now),
       clicks: new ClickRecorder(clickRepo, metrics.flushObserver('clicks')),
-      reports: { figures: reportFigures, campaigns: catalog, ledger: decisionRepo },
+      reports: reportingDb
+        ? { figures: new ReportRepository(reportingDb), campaigns: new CatalogRepository(reportingDb), ledger: new DecisionRepository(reportingDb, decisionActivity) }
+        : { figures: reportFigures, campaigns: catalog, ledger: decisionRepo },
       metrics,
       config,
       baseUrl,
@@ -265,6 +267,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   } catch (err) {
     await history?.stop();
     await soleInstance?.release();
+    await reportingDb?.close().catch(() => {});
     if (ownDb) await db.close().catch(() => {});
     if (ownCounters) await rawCounters.close().catch(() => {});
     throw err;
@@ -292,6 +295,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await Promise.all([app.services.decisions.close(), app.services.events.close(), app.services.clicks.close()]);
     if (ownCounters) await rawCounters.close();
     await soleInstance?.release();
+    await reportingDb?.close();
     if (ownDb) await db.close();
   });
 

@@ -90,6 +90,9 @@ export const ConfigSchema = z.object({
   /** Largest catalog accepted by `PUT /admin/catalog` and `POST /admin/catalog/imports`, in
    *  bytes. It is streamed to a temporary file, never held in memory. */
   catalogImportMaxBytes: z.coerce.number().int().min(1024).max(64 * 1024 ** 3).default(1024 ** 3),
+  /** A read replica for the reports (`/admin/reports`, the dashboard): read only, never migrated,
+   *  never written. Unset: reports read the primary (DATABASE_URL or the embedded database). */
+  reportingDatabaseUrl: z.string().min(1).optional(),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
 });
@@ -127,6 +130,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   catalogImportMaxBytes: 'CATALOG_IMPORT_MAX_BYTES',
+  reportingDatabaseUrl: 'REPORTING_DATABASE_URL',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',
   metricsToken: 'METRICS_TOKEN',
