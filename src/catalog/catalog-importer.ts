@@ -151,11 +151,15 @@ export class CatalogImporter {
 const SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(SOURCE ? './catalog-import-worker.ts' : './catalog-import-worker.js', import.meta.url);
 
+// The worker keeps one id and one digest per offer and the catalog's head; its heap is capped so
+// garbage is collected instead of growing the process (a million offers fit in well under it).
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 1024 };
+
 function startWorker(input: WorkerInput): Worker {
-  if (!SOURCE) return new Worker(WORKER_URL, { workerData: input });
+  if (!SOURCE) return new Worker(WORKER_URL, { workerData: input, resourceLimits: RESOURCE_LIMITS });
   const tsx = import.meta.resolve('tsx/esm/api');
   const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(code, { eval: true, workerData: input });
+  return new Worker(code, { eval: true, workerData: input, resourceLimits: RESOURCE_LIMITS });
 }
 
 /** The worker seen from the importer: its plan, then its batches, one requested ahead. */
