@@ -6,7 +6,8 @@
 //   aliases drawn from the whole Hangul syllable block and a Latin syllable set, so the text
 //   matcher sees a realistic density of aliases rather than a tiny alphabet that hits
 //   everywhere.
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,6 +59,40 @@ export interface GeneratedCatalog {
 
 /** A catalog of `offers` offers over `entities` entities (5 aliases each) in 200 categories. */
 export function generatedCatalog(offers = 100_000, entities = 10_000, seed = 7): GeneratedCatalog {
+  const { head, entityAliases, offerList } = generatedParts(offers, entities, seed);
+  return { catalog: { ...head, offers: [...offerList], affiliate_networks: [] }, entityAliases };
+}
+
+/** The same catalog as generatedCatalog, written to `file` as it is generated: a million offers
+ *  never sit in memory (or in one string). Returns the file's size in bytes. */
+export async function writeGeneratedCatalog(file: string, offers: number, entities = Math.round(offers / 10), seed = 7): Promise<number> {
+  const { head, offerList } = generatedParts(offers, entities, seed);
+  const out = createWriteStream(file);
+  let bytes = 0;
+  const write = async (text: string) => {
+    bytes += Buffer.byteLength(text);
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  await write(`${JSON.stringify(head).slice(0, -1)},"offers":[`);
+  let chunk: string[] = [];
+  let first = true;
+  for (const offer of offerList) {
+    chunk.push(JSON.stringify(offer));
+    if (chunk.length === 10_000) {
+      await write((first ? '' : ',') + chunk.join(','));
+      first = false;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) await write((first ? '' : ',') + chunk.join(','));
+  await write('],"affiliate_networks":[]}');
+  out.end();
+  await once(out, 'finish');
+  return bytes;
+}
+
+/** The catalog's head and a generator of its offers, drawn from one PRNG in a fixed order. */
+function generatedParts(offers: number, entities: number, seed: number) {
   const next = rng(seed);
   const categories = Array.from({ length: 200 }, (_, i) => ({
     id: `gen.cat-${i}`,
@@ -67,7 +102,7 @@ export function generatedCatalog(offers = 100_000, entities = 10_000, seed = 7):
   }));
   const entityAliases: { ko: string; en: string }[] = [];
   const entityList = Array.from({ length: entities }, (_, i) => {
-    const ko = [hangulWord(next, 3), hangulWord(next, 4), hangulWord(next, 2) + ' ' + hangulWord(next, 2)];
+    const ko = [hangulWord(next, 3), hangulWord(next, 4), `${hangulWord(next, 2)} ${hangulWord(next, 2)}`];
     const en = [latinWord(next, 3), `${latinWord(next, 2)} ${latinWord(next, 2)}`];
     entityAliases.push({ ko: ko[0], en: en[0] });
     return {
@@ -94,42 +129,40 @@ export function generatedCatalog(offers = 100_000, entities = 10_000, seed = 7):
     budget: { total_micros: 1e15, daily_micros: 1e14 },
     frequency_cap: { count: 3, window_seconds: 3600 },
   }));
-  const offerList = Array.from({ length: offers }, (_, i) => {
-    const campaign = i % campaignCount;
-    const advertiser = campaign % advertiserCount;
-    const entity = Math.floor(next() * entities);
-    const locale = i % 2 === 0 ? 'ko' : 'en';
-    return {
-      id: `gen.off-${i}`,
-      campaign_id: `gen.cmp-${campaign}`,
-      locale,
-      title: locale === 'ko' ? `${entityList[entity].name.ko} 특가 ${i}` : `${entityList[entity].name.en} deal ${i}`,
-      destination_url: `https://adv-${advertiser}.example/offers/${i}`,
-      targeting: {
-        category_ids: next() < 0.5 ? [`gen.cat-${20 + Math.floor(next() * 180)}`] : [],
-        entity_ids: [`gen.ent-${entity}`],
-        budget_buckets: [],
-      },
-    };
-  });
+  function* offerList() {
+    for (let i = 0; i < offers; i++) {
+      const campaign = i % campaignCount;
+      const advertiser = campaign % advertiserCount;
+      const entity = Math.floor(next() * entities);
+      const locale = i % 2 === 0 ? 'ko' : 'en';
+      yield {
+        id: `gen.off-${i}`,
+        campaign_id: `gen.cmp-${campaign}`,
+        locale,
+        title: locale === 'ko' ? `${entityList[entity].name.ko} 특가 ${i}` : `${entityList[entity].name.en} deal ${i}`,
+        destination_url: `https://adv-${advertiser}.example/offers/${i}`,
+        targeting: {
+          category_ids: next() < 0.5 ? [`gen.cat-${20 + Math.floor(next() * 180)}`] : [],
+          entity_ids: [`gen.ent-${entity}`],
+          budget_buckets: [],
+        },
+      };
+    }
+  }
   const demo = JSON.parse(readFileSync(path.join(ROOT, 'catalog/demo.json'), 'utf8'));
-  return {
-    catalog: {
-      version: 1,
-      taxonomy: {
-        categories,
-        entities: entityList,
-        // The demo catalog's policy lists and intent cues: real words in both languages.
-        sensitive_topics: demo.taxonomy.sensitive_topics,
-        intent_cues: demo.taxonomy.intent_cues,
-      },
-      advertisers,
-      campaigns,
-      offers: offerList,
-      affiliate_networks: [],
+  const head = {
+    version: 1,
+    taxonomy: {
+      categories,
+      entities: entityList,
+      // The demo catalog's policy lists and intent cues: real words in both languages.
+      sensitive_topics: demo.taxonomy.sensitive_topics,
+      intent_cues: demo.taxonomy.intent_cues,
     },
-    entityAliases,
+    advertisers,
+    campaigns,
   };
+  return { head, entityAliases, offerList: offerList() };
 }
 
 const KO_FILLER = '이번 주말에 가족이랑 어디 갈지 고민 중인데 날씨도 좋고 맛있는 것도 먹고 싶어. ';

@@ -24,6 +24,8 @@ import authenticatorResource from './resources/authenticator.js';
 import spendResource from './resources/spend.js';
 import offerIndexResource from './resources/offer-index.js';
 import writersResource from './resources/writers.js';
+import reportsResource from './resources/reports.js';
+import catalogImportsResource from './resources/catalog-imports.js';
 import { registerOpenApi } from './openapi/register-openapi.js';
 import { metricsRoutes } from './observability/metrics-routes.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -63,6 +65,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await app.register(spendResource);
     await app.register(offerIndexResource);
     await app.register(writersResource);
+    await app.register(reportsResource);
+    await app.register(catalogImportsResource);
 
     // Before any route, so it sees them all.
     const routeMethods = trackRouteMethods(app);

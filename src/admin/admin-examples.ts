@@ -78,6 +78,19 @@ const KEY = {
   revoked_at: null,
 };
 
+const JOB = {
+  id: 'imp_2Lq8Vn4Xc6Bz0Mw2Er4Ty6',
+  state: 'queued',
+  created_at: '2026-11-22T09:00:00.000Z',
+  started_at: null,
+  validated_at: null,
+  finished_at: null,
+  updated_at: '2026-11-22T09:00:00.000Z',
+  progress: { bytes_total: 281_004_117, bytes_read: 0, offers_read: 0, offers_checked: 0, offers_total: null, offers_written: 0 },
+  report: null,
+  error: null,
+};
+
 export const ADMIN_EXAMPLES: Record<string, Examples> = {
   createAppRequest: {
     ko: { summary: 'Korean app name · 한국어 앱 이름', value: { name: '하늘 채팅' } },
@@ -122,6 +135,69 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
   },
   catalog: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
   catalogRequest: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
+  importJobAccepted: {
+    queued: { summary: 'Stored and queued · 저장 후 대기 중', value: JOB },
+  },
+  importJob: {
+    validating: {
+      summary: 'Reading and checking the file · 파일 읽고 검사 중',
+      value: {
+        ...JOB,
+        state: 'validating',
+        started_at: '2026-11-22T09:00:00.120Z',
+        updated_at: '2026-11-22T09:00:09.370Z',
+        progress: { ...JOB.progress, bytes_read: 118_489_088, offers_read: 421_733 },
+      },
+    },
+    writing: {
+      summary: 'Checked; writing in one transaction · 검사 완료, 한 트랜잭션으로 쓰는 중',
+      value: {
+        ...JOB,
+        state: 'writing',
+        started_at: '2026-11-22T09:00:00.120Z',
+        validated_at: '2026-11-22T09:00:41.905Z',
+        updated_at: '2026-11-22T09:01:12.002Z',
+        progress: { ...JOB.progress, bytes_read: 281_004_117, offers_read: 1_000_000, offers_checked: 1_000_000, offers_total: 1_000_000, offers_written: 384_000 },
+      },
+    },
+    succeeded: {
+      summary: 'Imported · 가져오기 완료',
+      value: {
+        ...JOB,
+        state: 'succeeded',
+        started_at: '2026-11-22T09:00:00.120Z',
+        validated_at: '2026-11-22T09:00:41.905Z',
+        finished_at: '2026-11-22T09:02:03.441Z',
+        updated_at: '2026-11-22T09:02:03.441Z',
+        progress: { ...JOB.progress, bytes_read: 281_004_117, offers_read: 1_000_000, offers_checked: 1_000_000, offers_total: 1_000_000, offers_written: 1_000_000 },
+        report: { changed: true, version: 5, snapshots_created: 1_000_000, offers: 1_000_000, offers_archived: 0, campaigns: 50_000, advertisers: 10_000 },
+      },
+    },
+    invalid: {
+      summary: 'Refused: every problem with its path · 거부됨: 모든 문제와 경로',
+      value: {
+        ...JOB,
+        state: 'failed',
+        started_at: '2026-11-22T09:00:00.120Z',
+        finished_at: '2026-11-22T09:00:02.310Z',
+        updated_at: '2026-11-22T09:00:02.310Z',
+        progress: { ...JOB.progress, bytes_total: 5_120, bytes_read: 5_120, offers_read: 2, offers_checked: 2 },
+        error: { ok: false, error: 'invalid_catalog', problems: ['offers[1].campaign_id: unknown campaign "cmp.nope"'] },
+      },
+    },
+    interrupted: {
+      summary: 'Its instance stopped; nothing written · 인스턴스 중단, 아무것도 쓰지 않음',
+      value: {
+        ...JOB,
+        state: 'failed',
+        started_at: '2026-11-22T09:00:00.120Z',
+        finished_at: '2026-11-22T09:00:30.000Z',
+        updated_at: '2026-11-22T09:00:30.000Z',
+        progress: { ...JOB.progress, bytes_read: 41_943_040, offers_read: 149_201 },
+        error: { ok: false, error: 'import_interrupted', message: 'the instance running this import stopped before it finished; nothing was written' },
+      },
+    },
+  },
   importReport: {
     imported: {
       summary: 'Two new offers · 새 광고 두 개',

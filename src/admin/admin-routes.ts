@@ -11,9 +11,9 @@ import { sendError } from '../http/errors.js';
 import { paramsSchema, requestBody, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../http/error-responses.js';
 import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
-import { Catalog } from '../catalog/catalog-schema.js';
 import { reportRoutes } from '../reporting/report-routes.js';
-import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, ImportReport, RevokedKey, RotatedSecret } from './admin-schemas.js';
+import { catalogRoutes } from './catalog-routes.js';
+import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, RevokedKey, RotatedSecret } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 import { feature } from '../http/feature.js';
 
@@ -54,10 +54,10 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
   const tags = ['admin'];
   const security = [{ adminKey: [] }];
   const bad = { badRequest: { error: 'invalid_request' as const } };
-  const { catalogRuntime } = app;
-  const { apps, catalog } = app.repositories;
-  // Inside this plugin, so the admin key check above guards the reports too.
+  const { apps } = app.repositories;
+  // Inside this plugin, so the admin key check above guards the reports and the catalog too.
   await app.register(reportRoutes);
+  await app.register(catalogRoutes);
 
   const params = paramsSchema(IdParam);
   type Id = { Params: z.infer<typeof IdParam> };
@@ -154,47 +154,6 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
     },
     async (req: FastifyRequest<Id>, reply) => reply.code(201).send(await apps.rotateConversionSecret(req.params.id)),
   );
-
-  app.get(
-    '/catalog',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Export the catalog being served',
-        response: { 200: response(Catalog, 'The catalog, every default filled in.', EX.catalog), ...ADMIN_KEY_ERRORS },
-      },
-    },
-    async () => catalog.export(),
-  );
-
-  app.put(
-    '/catalog',
-    {
-      schema: {
-        tags,
-        security,
-        summary: 'Import a catalog; every instance serves it within CATALOG_POLL_MS',
-        body: requestBody(Catalog, EX.catalogRequest, { validatedBy: 'handler' }),
-        response: {
-          200: response(ImportReport, 'Imported (or unchanged).', EX.importReport),
-          400: errorResponse('The catalog failed validation (`invalid_catalog`, with `problems`), or the body is not JSON (`invalid_request`).', [
-            { error: 'invalid_catalog', extra: { problems: ['campaigns[0].advertiser_id: unknown advertiser haneul'] } },
-            { name: 'not_json', error: 'invalid_request', summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
-          ]),
-          ...ADMIN_KEY_ERRORS,
-                    ...BODY_ERRORS,
-        },
-      },
-      bodyLimit: 256 * 1024 * 1024,
-      config: bad,
-    },
-    async (req) => {
-      const report = await catalog.import(req.body);
-      if (report.changed) await catalogRuntime.reload();
-      return report;
-    },
-  );
 }
 
-export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogRuntime', 'now'] });
+export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogImports', 'reports', 'now'] });

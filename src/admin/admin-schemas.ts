@@ -1,6 +1,7 @@
 // Request and response shapes of the operator API (README "Apps, keys and the catalog").
 import { z } from 'zod';
 import { storedText } from '../http/text.js';
+import { ErrorBodySchema } from '../http/error-body.js';
 
 // Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
 // document and the code agree on every character.
@@ -100,3 +101,38 @@ export const ImportReport = z
     advertisers: z.int().describe('Advertisers in the catalog.'),
   })
   .describe('What the import changed.');
+
+export const ImportJobIdParam = z.strictObject({
+  id: z
+    .string()
+    .regex(/^imp_[A-Za-z0-9]{1,64}$/)
+    .describe('An import job id (`imp_…`); anything else is 400 `invalid_request`.'),
+});
+
+export const ImportJob = z
+  .strictObject({
+    id: z.string().describe('Job id (`imp_…`).'),
+    state: z
+      .enum(['queued', 'validating', 'writing', 'succeeded', 'failed'])
+      .describe('`queued` (stored, about to start), `validating` (reading and checking the file), `writing` (in one transaction), then `succeeded` or `failed`.'),
+    created_at: z.string().describe('ISO time the upload was accepted.'),
+    started_at: z.string().nullable().describe('ISO time it started reading the file.'),
+    validated_at: z.string().nullable().describe('ISO time the file passed its checks and writing began.'),
+    finished_at: z.string().nullable().describe('ISO time it succeeded or failed; null while it runs.'),
+    updated_at: z.string().describe('ISO time of the last change to this record (progress is recorded about every 250 ms).'),
+    progress: z
+      .strictObject({
+        bytes_total: z.int().describe('Size of the uploaded file.'),
+        bytes_read: z.int().describe('Bytes read and parsed so far.'),
+        offers_read: z.int().describe('Offers read (and their schema checked) so far.'),
+        offers_checked: z.int().describe('Offers whose references were checked so far.'),
+        offers_total: z.int().nullable().describe('Offers in the catalog, known once the file passed its checks.'),
+        offers_written: z.int().describe('Offers written so far (they become visible together, when the job succeeds).'),
+      })
+      .describe('How far it got.'),
+    report: ImportReport.nullable().describe('What the import changed, once it succeeded.'),
+    error: ErrorBodySchema.nullable().describe(
+      'Why it failed, as an error body: `invalid_catalog` with every `problems` line (schema problems, then references), `invalid_request` (not JSON), `import_interrupted` (the instance running it stopped), `service_unavailable` or `internal_error`. Nothing of a failed import was written.',
+    ),
+  })
+  .describe('A catalog import job.');

@@ -38,7 +38,8 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
   local.setNotFoundHandler(notFound);
   // The admin API works on the main server's resources.
   local.decorate('repositories', main.repositories);
-  local.decorate('catalogRuntime', main.catalogRuntime);
+  local.decorate('catalogImports', main.catalogImports);
+  local.decorate('reports', main.reports);
   local.decorate('now', main.now);
   await local.register(adminApi, { prefix: '/admin', adminKey: key, routeMethods });
   // As on the public port: after the admin plugin, which has its own copy behind its key check.

@@ -1,12 +1,14 @@
-// Catalog persistence: import (validate, then write in one transaction), export, and the
-// read that feeds each instance's offer index and serving view.
-import { createHash } from 'node:crypto';
+// Catalog persistence: import (a checked catalog written in one transaction, its offers in
+// bounded batches), export, and the read that feeds each instance's offer index and serving view.
 import type { Database, Queryable } from '../db/database.js';
 import { newId } from '../util/ids.js';
 import { batchInsert } from '../persistence/batch-insert.js';
-import type { Catalog, Campaign, Offer } from './catalog-schema.js';
+import type { Advertiser, Catalog, Campaign } from './catalog-schema.js';
 import { validateCatalog } from './catalog-validation.js';
 import { ADVISORY_LOCKS } from '../db/advisory-locks.js';
+import { CatalogHasher, OfferPreparer, type ImportPlan, type PreparedOffer, type SnapshotContent } from './catalog-import-plan.js';
+
+export type { SnapshotContent } from './catalog-import-plan.js';
 
 export interface ImportReport {
   changed: boolean;
@@ -18,12 +20,11 @@ export interface ImportReport {
   advertisers: number;
 }
 
-/** What a snapshot freezes: the offer as served, with the advertiser identity shown beside it. */
-export interface SnapshotContent {
-  offer: Offer;
-  advertiser_id: string;
-  advertiser_name: string;
-}
+/** Offers per batch statement: a batch is a few hundred kilobytes of snapshot content, so each
+ *  statement stays far inside the query timeout and the transaction yields between batches. */
+export const OFFER_BATCH_SIZE = 1000;
+/** Advertisers and campaigns per statement. */
+const HEAD_BATCH_SIZE = 2000;
 
 export class CatalogRepository {
   constructor(private readonly db: Database) {}
@@ -37,38 +38,59 @@ export class CatalogRepository {
     return (await this.version()) === 0;
   }
 
-  /** Imports a whole catalog declaratively: what the file lists is live, what it omits is
-   *  archived (kept for the decisions that reference it). Offers whose content changed get a
-   *  new immutable snapshot; unchanged offers keep theirs. */
+  /** Imports a whole catalog held in memory (the demo catalog, tests): checked by
+   *  validateCatalog, then written as a file's import is (write). */
   async import(input: unknown): Promise<ImportReport> {
     const catalog = validateCatalog(input);
-    const catalogHash = createHash('sha256').update(canonicalJson(normalizedForHash(catalog))).digest();
+    const { offers, ...head } = catalog;
+    const preparer = new OfferPreparer(head);
+    const hasher = new CatalogHasher();
+    for (const o of offers) hasher.addOffer(o);
+    const plan: ImportPlan = { head, catalogHash: hasher.digest(head), offers: offers.length };
+    async function* batches() {
+      for (let i = 0; i < offers.length; i += OFFER_BATCH_SIZE) yield offers.slice(i, i + OFFER_BATCH_SIZE).map((o) => preparer.prepare(o));
+    }
+    return this.write(plan, batches());
+  }
+
+  /** Writes a checked catalog declaratively: what it lists is live, what it omits is archived
+   *  (kept for the decisions that reference it). Offers whose content changed get a new
+   *  immutable snapshot; unchanged offers keep theirs. One transaction, so readers see the old
+   *  catalog or the new one, never a part, and the version moves once. The offers come in
+   *  batches (from the import worker, or from memory); `onWritten` hears the running count. */
+  async write(plan: ImportPlan, batches: AsyncIterable<PreparedOffer[]>, onWritten?: (offersWritten: number) => void): Promise<ImportReport> {
+    const { head } = plan;
+    const counts = { offers: plan.offers, campaigns: head.campaigns.length, advertisers: head.advertisers.length };
     return this.db.transaction(async (tx) => {
-      // One import at a time across instances.
+      // Writers of an older version take only this lock; importers also hold importRunning.
       await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.catalogImport]);
-      const state = await tx.query<{ version: number; catalog_hash: Uint8Array }>(
-        'SELECT version, catalog_hash FROM catalog_state WHERE id = 1',
-      );
+      const state = await tx.query<{ version: number; catalog_hash: Uint8Array }>('SELECT version, catalog_hash FROM catalog_state WHERE id = 1');
       const current = state.rows[0];
-      const counts = {
-        offers: catalog.offers.length,
-        campaigns: catalog.campaigns.length,
-        advertisers: catalog.advertisers.length,
-      };
-      if (current && Buffer.from(current.catalog_hash).equals(catalogHash)) {
+      if (current && Buffer.from(current.catalog_hash).equals(Buffer.from(plan.catalogHash))) {
         return { changed: false, version: current.version, snapshots_created: 0, offers_archived: 0, ...counts };
       }
       const version = (current?.version ?? 0) + 1;
+      // Each batch statement leaves every offer pointing at an existing snapshot, so the check
+      // runs per statement rather than for a million rows at COMMIT.
+      await tx.query('SET CONSTRAINTS offers_current_snapshot IMMEDIATE');
       await tx.query(
         `INSERT INTO catalog_state (id, version, catalog_hash, taxonomy, imported_at) VALUES (1, $1, $2, $3, now())
          ON CONFLICT (id) DO UPDATE SET version = $1, catalog_hash = $2, taxonomy = $3, imported_at = now()`,
-        [version, catalogHash, JSON.stringify(catalog.taxonomy)],
+        [version, Buffer.from(plan.catalogHash), JSON.stringify(head.taxonomy)],
       );
-      await upsertAdvertisers(tx, catalog);
-      await upsertNetworks(tx, catalog);
-      await upsertCampaigns(tx, catalog.campaigns);
-      const { created, archived } = await upsertOffers(tx, catalog);
-      return { changed: true, version, snapshots_created: created, offers_archived: archived, ...counts };
+      await upsertAdvertisers(tx, head.advertisers);
+      await upsertNetworks(tx, head);
+      await upsertCampaigns(tx, head.campaigns);
+      let created = 0;
+      let written = 0;
+      for await (const batch of batches) {
+        created += await upsertOfferBatch(tx, batch, version);
+        written += batch.length;
+        onWritten?.(written);
+      }
+      if (written !== plan.offers) throw new Error(`catalog import: ${written} offers written of ${plan.offers}`);
+      const archived = await tx.query('UPDATE offers SET archived_at = now() WHERE archived_at IS NULL AND catalog_version IS DISTINCT FROM $1', [version]);
+      return { changed: true, version, snapshots_created: created, offers_archived: archived.rowCount, ...counts };
     });
   }
 
@@ -237,30 +259,55 @@ function campaignFromRow(r: CampaignRow): Campaign {
   };
 }
 
-async function upsertAdvertisers(tx: Queryable, c: Catalog) {
-  const ids = c.advertisers.map((a) => a.id);
-  for (const a of c.advertisers) {
-    await tx.query(
-      `INSERT INTO advertisers (id, name, status, entity_id, archived_at, updated_at) VALUES ($1, $2, $3, $4, NULL, now())
-       ON CONFLICT (id) DO UPDATE SET name = $2, status = $3, entity_id = $4, archived_at = NULL, updated_at = now()
-       WHERE (advertisers.name, advertisers.status, advertisers.entity_id, advertisers.archived_at)
-             IS DISTINCT FROM ($2, $3, $4, NULL::timestamptz)`,
-      [a.id, a.name, a.status, a.entity_id],
-    );
-    await tx.query('DELETE FROM advertiser_destinations WHERE advertiser_id = $1 AND NOT (url_prefix = ANY($2::text[]))', [
-      a.id,
-      a.destinations,
-    ]);
-    await tx.query(
-      `INSERT INTO advertiser_destinations (advertiser_id, url_prefix) SELECT $1, unnest($2::text[])
-       ON CONFLICT DO NOTHING`,
-      [a.id, a.destinations],
-    );
-  }
-  await tx.query('UPDATE advertisers SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [ids]);
+function chunks<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
 }
 
-async function upsertNetworks(tx: Queryable, c: Catalog) {
+const UPSERT_ADVERTISERS = batchInsert<Advertiser>(
+  'advertisers',
+  [
+    { name: 'id', type: 'text', value: (a) => a.id },
+    { name: 'name', type: 'text', value: (a) => a.name },
+    { name: 'status', type: 'text', value: (a) => a.status },
+    { name: 'entity_id', type: 'text', value: (a) => a.entity_id },
+  ],
+  {
+    onConflict: `(id) DO UPDATE SET name = EXCLUDED.name, status = EXCLUDED.status, entity_id = EXCLUDED.entity_id, archived_at = NULL, updated_at = now()
+       WHERE (advertisers.name, advertisers.status, advertisers.entity_id, advertisers.archived_at)
+             IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.status, EXCLUDED.entity_id, NULL::timestamptz)`,
+  },
+);
+
+const INSERT_DESTINATIONS = batchInsert<{ advertiserId: string; prefix: string }>(
+  'advertiser_destinations',
+  [
+    { name: 'advertiser_id', type: 'text', value: (d) => d.advertiserId },
+    { name: 'url_prefix', type: 'text', value: (d) => d.prefix },
+  ],
+  { onConflict: 'DO NOTHING' },
+);
+
+async function upsertAdvertisers(tx: Queryable, advertisers: Advertiser[]) {
+  for (const batch of chunks(advertisers, HEAD_BATCH_SIZE)) {
+    await tx.query(UPSERT_ADVERTISERS.sql, UPSERT_ADVERTISERS.params(batch));
+    const destinations = batch.flatMap((a) => a.destinations.map((prefix) => ({ advertiserId: a.id, prefix })));
+    // The allowlists become exactly the file's: entries it no longer lists go.
+    await tx.query(
+      `DELETE FROM advertiser_destinations d WHERE d.advertiser_id = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[]) AS k(advertiser_id, url_prefix)
+                           WHERE k.advertiser_id = d.advertiser_id AND k.url_prefix = d.url_prefix)`,
+      [batch.map((a) => a.id), destinations.map((d) => d.advertiserId), destinations.map((d) => d.prefix)],
+    );
+    await tx.query(INSERT_DESTINATIONS.sql, INSERT_DESTINATIONS.params(destinations));
+  }
+  await tx.query('UPDATE advertisers SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [advertisers.map((a) => a.id)]);
+}
+
+// A handful per catalog, and their allowlists are arrays of URLs (which may hold commas): one
+// statement each.
+async function upsertNetworks(tx: Queryable, c: Pick<Catalog, 'affiliate_networks'>) {
   for (const n of c.affiliate_networks) {
     await tx.query(
       `INSERT INTO affiliate_networks (id, name, adapter, partner_marker, link_template, destinations)
@@ -275,117 +322,79 @@ async function upsertNetworks(tx: Queryable, c: Catalog) {
   ]);
 }
 
+const UPSERT_CAMPAIGNS = batchInsert<Campaign>(
+  'campaigns',
+  [
+    { name: 'id', type: 'text', value: (c) => c.id },
+    { name: 'advertiser_id', type: 'text', value: (c) => c.advertiser_id },
+    { name: 'status', type: 'text', value: (c) => c.status },
+    { name: 'starts_at', type: 'timestamptz', value: (c) => c.starts_at },
+    { name: 'ends_at', type: 'timestamptz', value: (c) => c.ends_at },
+    // Country codes are two capital letters: safe to travel comma-joined.
+    { name: 'countries', type: 'text[]', value: (c) => c.countries },
+    { name: 'bid_micros', type: 'bigint', value: (c) => c.bid_micros },
+    { name: 'priority', type: 'int', value: (c) => c.priority },
+    { name: 'budget_total_micros', type: 'bigint', value: (c) => c.budget.total_micros },
+    { name: 'budget_daily_micros', type: 'bigint', value: (c) => c.budget.daily_micros },
+    { name: 'frequency_cap_count', type: 'int', value: (c) => c.frequency_cap.count },
+    { name: 'frequency_cap_window_s', type: 'int', value: (c) => c.frequency_cap.window_seconds },
+    { name: 'offer_ttl_s', type: 'int', value: (c) => c.offer_ttl_seconds },
+    { name: 'name', type: 'text', value: (c) => c.name },
+  ],
+  {
+    onConflict: `(id) DO UPDATE SET advertiser_id = EXCLUDED.advertiser_id, status = EXCLUDED.status, starts_at = EXCLUDED.starts_at,
+        ends_at = EXCLUDED.ends_at, countries = EXCLUDED.countries, bid_micros = EXCLUDED.bid_micros, priority = EXCLUDED.priority,
+        budget_total_micros = EXCLUDED.budget_total_micros, budget_daily_micros = EXCLUDED.budget_daily_micros,
+        frequency_cap_count = EXCLUDED.frequency_cap_count, frequency_cap_window_s = EXCLUDED.frequency_cap_window_s,
+        offer_ttl_s = EXCLUDED.offer_ttl_s, name = EXCLUDED.name, archived_at = NULL, updated_at = now()`,
+  },
+);
+
 async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
-  for (const c of campaigns) {
-    await tx.query(
-      `INSERT INTO campaigns (id, advertiser_id, status, starts_at, ends_at, countries, bid_micros, priority,
-          budget_total_micros, budget_daily_micros, frequency_cap_count, frequency_cap_window_s, offer_ttl_s, name)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (id) DO UPDATE SET advertiser_id = $2, status = $3, starts_at = $4, ends_at = $5, countries = $6,
-          bid_micros = $7, priority = $8, budget_total_micros = $9, budget_daily_micros = $10,
-          frequency_cap_count = $11, frequency_cap_window_s = $12, offer_ttl_s = $13, name = $14, archived_at = NULL, updated_at = now()`,
-      [
-        c.id,
-        c.advertiser_id,
-        c.status,
-        c.starts_at,
-        c.ends_at,
-        c.countries,
-        c.bid_micros,
-        c.priority,
-        c.budget.total_micros,
-        c.budget.daily_micros,
-        c.frequency_cap.count,
-        c.frequency_cap.window_seconds,
-        c.offer_ttl_seconds,
-        c.name,
-      ],
-    );
-  }
+  for (const batch of chunks(campaigns, HEAD_BATCH_SIZE)) await tx.query(UPSERT_CAMPAIGNS.sql, UPSERT_CAMPAIGNS.params(batch));
   await tx.query('UPDATE campaigns SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [
     campaigns.map((c) => c.id),
   ]);
 }
 
-const UPSERT_OFFERS = batchInsert<Offer>(
-  'offers',
-  [
-    { name: 'id', type: 'text', value: (o) => o.id },
-    { name: 'campaign_id', type: 'text', value: (o) => o.campaign_id },
-  ],
-  { onConflict: '(id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id, archived_at = NULL' },
-);
+// Which offers of a batch already have a snapshot holding their content (read only).
+const KNOWN_SNAPSHOTS = `
+SELECT s.offer_id, s.id FROM offer_snapshots s
+  JOIN unnest($1::text[], $2::bytea[]) AS k(offer_id, content_hash) ON s.offer_id = k.offer_id AND s.content_hash = k.content_hash`;
 
-const INSERT_SNAPSHOTS = batchInsert<{ id: string; offerId: string; hash: Buffer; content: SnapshotContent }>('offer_snapshots', [
-  { name: 'id', type: 'text', value: (s) => s.id },
-  { name: 'offer_id', type: 'text', value: (s) => s.offerId },
-  { name: 'content_hash', type: 'bytea', value: (s) => s.hash },
-  { name: 'content', type: 'jsonb', value: (s) => JSON.stringify(s.content) },
-]);
+// The batch in one statement: the missing snapshots, and every offer upserted, stamped with the
+// import's version and pointing at its snapshot. Each row of either table refers to one of the
+// other written by the same statement, and the foreign keys are checked at its end. The content
+// travels as one JSON array ($8): no per-element escaping on this thread, one parse on the server.
+const WRITE_OFFERS = `
+WITH created AS (
+  INSERT INTO offer_snapshots (id, offer_id, content_hash, content)
+  SELECT k.id, k.offer_id, k.content_hash, j.content
+    FROM unnest($5::text[], $6::text[], $7::bytea[]) WITH ORDINALITY AS k(id, offer_id, content_hash, n)
+    JOIN jsonb_array_elements($8::jsonb) WITH ORDINALITY AS j(content, n) USING (n)
+)
+INSERT INTO offers (id, campaign_id, current_snapshot_id, catalog_version)
+SELECT b.id, b.campaign_id, b.snapshot_id, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS b(id, campaign_id, snapshot_id)
+ON CONFLICT (id) DO UPDATE SET campaign_id = EXCLUDED.campaign_id, archived_at = NULL, catalog_version = EXCLUDED.catalog_version,
+  current_snapshot_id = EXCLUDED.current_snapshot_id,
+  updated_at = CASE WHEN offers.current_snapshot_id IS DISTINCT FROM EXCLUDED.current_snapshot_id THEN now() ELSE offers.updated_at END`;
 
-/** Offers in set-based statements (a fixed number of round trips whatever the catalog size):
- *  upsert the offers, find which (offer, content) pairs already have a snapshot, insert the
- *  missing snapshots, point every offer at its current one, archive the rest. */
-async function upsertOffers(tx: Queryable, c: Catalog): Promise<{ created: number; archived: number }> {
-  const advertiserOfCampaign = new Map(c.campaigns.map((x) => [x.id, x.advertiser_id]));
-  const advertiserName = new Map(c.advertisers.map((a) => [a.id, a.name]));
-  const rows = c.offers.map((offer) => {
-    const advertiserId = advertiserOfCampaign.get(offer.campaign_id) as string;
-    const content: SnapshotContent = { offer, advertiser_id: advertiserId, advertiser_name: advertiserName.get(advertiserId) as string };
-    return { offer, content, hash: createHash('sha256').update(canonicalJson(content)).digest() };
-  });
-  await tx.query(UPSERT_OFFERS.sql, UPSERT_OFFERS.params(rows.map((r) => r.offer)));
-  const existing = await tx.query<{ offer_id: string; id: string }>(
-    `SELECT s.offer_id, s.id FROM offer_snapshots s
-       JOIN unnest($1::text[], $2::bytea[]) AS k(offer_id, content_hash)
-         ON s.offer_id = k.offer_id AND s.content_hash = k.content_hash`,
-    [rows.map((r) => r.offer.id), rows.map((r) => r.hash)],
-  );
-  const snapshotOf = new Map(existing.rows.map((r) => [r.offer_id, r.id]));
-  const missing = rows.filter((r) => !snapshotOf.has(r.offer.id));
-  for (const r of missing) snapshotOf.set(r.offer.id, newId('snp'));
-  if (missing.length > 0) {
-    await tx.query(
-      INSERT_SNAPSHOTS.sql,
-      INSERT_SNAPSHOTS.params(missing.map((r) => ({ id: snapshotOf.get(r.offer.id) as string, offerId: r.offer.id, hash: r.hash, content: r.content }))),
-    );
-  }
-  await tx.query(
-    `UPDATE offers o SET current_snapshot_id = k.snapshot_id, updated_at = now()
-       FROM unnest($1::text[], $2::text[]) AS k(offer_id, snapshot_id)
-      WHERE o.id = k.offer_id AND o.current_snapshot_id IS DISTINCT FROM k.snapshot_id`,
-    [rows.map((r) => r.offer.id), rows.map((r) => snapshotOf.get(r.offer.id))],
-  );
-  const archived = await tx.query('UPDATE offers SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [
-    rows.map((r) => r.offer.id),
+/** One batch of offers in two statements; returns the snapshots it created. */
+async function upsertOfferBatch(tx: Queryable, batch: PreparedOffer[], version: number): Promise<number> {
+  if (batch.length === 0) return 0;
+  const known = await tx.query<{ offer_id: string; id: string }>(KNOWN_SNAPSHOTS, [batch.map((o) => o.id), batch.map((o) => Buffer.from(o.contentHash))]);
+  const snapshotOf = new Map(known.rows.map((r) => [r.offer_id, r.id]));
+  const missing = batch.filter((o) => !snapshotOf.has(o.id));
+  for (const o of missing) snapshotOf.set(o.id, newId('snp'));
+  await tx.query(WRITE_OFFERS, [
+    batch.map((o) => o.id),
+    batch.map((o) => o.campaignId),
+    batch.map((o) => snapshotOf.get(o.id)),
+    version,
+    missing.map((o) => snapshotOf.get(o.id)),
+    missing.map((o) => o.id),
+    missing.map((o) => Buffer.from(o.contentHash)),
+    `[${missing.map((o) => o.content).join(',')}]`,
   ]);
-  return { created: missing.length, archived: archived.rowCount };
-}
-
-/** The catalog as compared between imports: list order, allowlist order and time-zone spelling
- *  carry no meaning, so an exported-then-reimported catalog counts as unchanged. */
-function normalizedForHash(c: Catalog) {
-  const byId = <T extends { id: string }>(list: T[]) => [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const iso = (t: string | null) => (t === null ? null : new Date(t).toISOString());
-  return {
-    taxonomy: {
-      ...c.taxonomy,
-      categories: byId(c.taxonomy.categories),
-      entities: byId(c.taxonomy.entities),
-      sensitive_topics: byId(c.taxonomy.sensitive_topics),
-    },
-    advertisers: byId(c.advertisers).map((a) => ({ ...a, destinations: [...a.destinations].sort() })),
-    campaigns: byId(c.campaigns).map((x) => ({ ...x, starts_at: iso(x.starts_at), ends_at: iso(x.ends_at) })),
-    offers: byId(c.offers),
-    affiliate_networks: byId(c.affiliate_networks),
-  };
-}
-
-/** JSON with object keys sorted, so equal content always hashes equal. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-      : v,
-  );
+  return missing.length;
 }

@@ -231,26 +231,38 @@ export const AffiliateNetwork = z.strictObject({
     .describe('Destinations its deep links may wrap.'),
 });
 
-export const Catalog = z
-  .strictObject({
-    $schema: z.string().optional().describe('Path or URL of catalog.schema.json, for editors.'),
-    version: z.literal(1).describe('Catalog format version.'),
-    taxonomy: Taxonomy,
-    advertisers: z.array(Advertiser.describe('An advertiser.')).default([]).describe('Advertisers and their destination allowlists.'),
-    campaigns: z.array(Campaign.describe('A campaign.')).default([]).describe('Campaigns: budgets, caps, bids, schedule.'),
-    offers: z.array(Offer.describe('An offer.')).default([]).describe('Offers (creatives) of the campaigns.'),
-    affiliate_networks: z
-      .array(AffiliateNetwork.describe('An affiliate network.'))
-      .default([])
-      .describe('Travel affiliate networks and how their deep links are built.'),
-  })
-  // Postgres cannot store a NUL character; one anywhere is a problem of the file, not a failed write.
-  .superRefine((catalog, ctx) => {
-    for (const path of pathsWithNul(catalog)) ctx.addIssue({ code: 'custom', path, message: 'must not contain NUL characters' });
-  })
-  .describe('The catalog: what may be served.');
+// Postgres cannot store a NUL character; one anywhere is a problem of the file, not a failed write.
+function noNul(value: unknown, ctx: z.RefinementCtx) {
+  for (const path of pathsWithNul(value)) ctx.addIssue({ code: 'custom', path, message: 'must not contain NUL characters' });
+}
+
+const CATALOG_FIELDS = {
+  $schema: z.string().optional().describe('Path or URL of catalog.schema.json, for editors.'),
+  version: z.literal(1).describe('Catalog format version.'),
+  taxonomy: Taxonomy,
+  advertisers: z.array(Advertiser.describe('An advertiser.')).default([]).describe('Advertisers and their destination allowlists.'),
+  campaigns: z.array(Campaign.describe('A campaign.')).default([]).describe('Campaigns: budgets, caps, bids, schedule.'),
+  offers: z.array(Offer.describe('An offer.')).default([]).describe('Offers (creatives) of the campaigns.'),
+  affiliate_networks: z
+    .array(AffiliateNetwork.describe('An affiliate network.'))
+    .default([])
+    .describe('Travel affiliate networks and how their deep links are built.'),
+};
+
+export const Catalog = z.strictObject(CATALOG_FIELDS).superRefine(noNul).describe('The catalog: what may be served.');
+
+/** The top-level fields in document order: a problem list of a file is sorted by them. */
+export const CATALOG_SECTIONS = Object.keys(CATALOG_FIELDS);
+
+/** The catalog with its offers left out (an import checks them one at a time, CatalogOffer):
+ *  the same fields, and `offers`, when present, must be an array. */
+export const CatalogHead = z.strictObject({ ...CATALOG_FIELDS, offers: z.array(z.unknown()).default([]) }).superRefine(noNul);
+
+/** One offer as an import checks it, alone: its schema and no NUL characters. */
+export const CatalogOffer = Offer.superRefine(noNul);
 
 export type Catalog = z.infer<typeof Catalog>;
+export type CatalogHead = Omit<Catalog, 'offers'>;
 export type CatalogInput = z.input<typeof Catalog>;
 export type Category = z.infer<typeof Category>;
 export type Entity = z.infer<typeof Entity>;

@@ -10,7 +10,7 @@
 //
 // Arguments are read by node:util's parseArgs (strict: an unknown flag is a usage error); the
 // commands and their help are the COMMANDS table below. Help never opens a database.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -21,6 +21,8 @@ import { migrate } from '../db/migrate.js';
 import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '../apps/app-repository.js';
 import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
+import { CatalogImporter, CatalogNotJson, ImportInProgress } from '../catalog/catalog-importer.js';
+import { progressDisplay, type ImportProgressView } from './import-progress.js';
 import { AdminIdParam, CreateAppBody } from '../admin/admin-schemas.js';
 import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './admin-channel-client.js';
 
@@ -34,7 +36,10 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
   },
   'key revoke': { usage: 'sidenote key revoke <key_id>', about: 'Revoke a key; requests with it are refused from now on.' },
   'secret rotate': { usage: 'sidenote secret rotate <app_id> [--json]', about: 'Create a new conversion secret; at most two stay active, the oldest is retired.' },
-  'catalog import': { usage: 'sidenote catalog import <file.json> [--json]', about: 'Validate a catalog file and import it; prints what changed, or every problem with its JSON path.' },
+  'catalog import': {
+    usage: 'sidenote catalog import <file.json> [--json]',
+    about: 'Validate a catalog file and import it, showing progress on stderr; prints what changed, or every problem with its JSON path.',
+  },
   'catalog export': { usage: 'sidenote catalog export [file.json]', about: 'Write the current catalog as JSON to the file, or to stdout.' },
   migrate: { usage: 'sidenote migrate', about: 'Apply database migrations (the server also applies them when it starts).' },
 };
@@ -67,8 +72,8 @@ interface Operations {
   createKey(appId: string, kind: Kind, mode: Mode): Promise<{ id: string; key: string }>;
   revokeKey(keyId: string): Promise<{ id: string; revoked_at: string | null }>;
   rotateSecret(appId: string): Promise<{ id: string; secret: string; retired: string[] }>;
-  /** `text` is the file as read, `doc` the same parsed. */
-  importCatalog(doc: unknown, text: string): Promise<ImportReport>;
+  /** Imports the file, telling `progress` how far it got. */
+  importCatalog(file: string, progress: (p: ImportProgressView) => void): Promise<ImportReport>;
   exportCatalog(): Promise<unknown>;
   migrate(): Promise<void>;
 }
@@ -82,7 +87,15 @@ function directOperations(db: Database): Operations {
     createKey: (appId, kind, mode) => apps.createKey(appId, kind, mode),
     revokeKey: (keyId) => apps.revokeKey(keyId),
     rotateSecret: (appId) => apps.rotateConversionSecret(appId),
-    importCatalog: (doc) => catalog.import(doc),
+    importCatalog: (file, progress) => {
+      let phase: ImportProgressView['phase'] = 'validating';
+      return new CatalogImporter(db, catalog).importFile(file, {
+        onPhase: (p) => {
+          phase = p;
+        },
+        onProgress: (p) => progress({ phase, ...p }),
+      });
+    },
     exportCatalog: () => catalog.export(),
     migrate: async () => {}, // done on open
   };
@@ -97,7 +110,9 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
     if (status >= 200 && status < 300) return body;
     if (status === 404 && notFound) throw new NotFoundError(notFound);
     if (status === 400 && body?.error === 'invalid_catalog') throw new CatalogValidationError(body.problems ?? []);
-    if (status === 413) throw new Refused('the catalog is larger than the admin API accepts (256 MB)');
+    if (status === 400 && body?.error === 'invalid_request' && /catalog/.test(body.message ?? '')) throw new CatalogNotJson();
+    if (status === 413) throw new Refused("the catalog is larger than the server accepts (its CATALOG_IMPORT_MAX_BYTES)");
+    if (status === 409 && body?.error === 'import_in_progress') throw new ImportInProgress(body.job_id);
     throw new Error(`the server answered ${status} ${body?.error ?? ''}${body?.message ? `: ${body.message}` : ''}`);
   };
   return {
@@ -106,7 +121,28 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
     createKey: (appId, kind, mode) => expect(channel.call('POST', `/admin/apps/${id(appId)}/keys`, JSON.stringify({ kind, mode })), `no app ${appId}`),
     revokeKey: (keyId) => expect(channel.call('POST', `/admin/keys/${id(keyId)}/revoke`), `no key ${keyId}`),
     rotateSecret: (appId) => expect(channel.call('POST', `/admin/apps/${id(appId)}/conversion-secrets`), `no app ${appId}`),
-    importCatalog: (_doc, text) => expect(channel.call('PUT', '/admin/catalog', text)),
+    // As a job of the server's, followed until it ends.
+    importCatalog: async (file, progress) => {
+      const job = await expect(channel.call('POST', '/admin/catalog/imports', await readFile(file, 'utf8')));
+      for (;;) {
+        const now = await expect(channel.call('GET', `/admin/catalog/imports/${id(job.id)}`));
+        if (now.state === 'succeeded') return now.report;
+        if (now.state === 'failed') return expect(Promise.resolve({ status: 400, body: now.error }));
+        if (now.state === 'validating' || now.state === 'writing') {
+          const p = now.progress;
+          progress({
+            phase: now.state,
+            bytesTotal: p.bytes_total,
+            bytesRead: p.bytes_read,
+            offersRead: p.offers_read,
+            offersChecked: p.offers_checked,
+            offersTotal: p.offers_total,
+            offersWritten: p.offers_written,
+          });
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
     exportCatalog: () => expect(channel.call('GET', '/admin/catalog')),
     migrate: async () => {
       throw new Refused(
@@ -253,15 +289,21 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       }
       case 'catalog import': {
         if (!arg) throw new UsageError('catalog import needs a file');
-        let text: string;
-        let doc: unknown;
         try {
-          text = await readFile(arg, 'utf8');
-          doc = JSON.parse(text);
+          if (!(await stat(arg)).isFile()) throw new Error('not a file');
         } catch (err) {
-          throw new UsageError(`cannot read ${arg} as JSON: ${(err as Error).message}`);
+          throw new UsageError(`cannot read ${arg}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
-        const report = await withOperations(config, (ops) => ops.importCatalog(doc, text));
+        const display = progressDisplay();
+        let report: ImportReport;
+        try {
+          report = await withOperations(config, (ops) => ops.importCatalog(arg, (p) => display.update(p)));
+        } catch (err) {
+          if (err instanceof CatalogNotJson) throw new UsageError(`cannot read ${arg} as JSON: the file is not valid JSON`);
+          throw err;
+        } finally {
+          display.stop();
+        }
         print(
           report,
           report.changed
@@ -290,7 +332,7 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       process.stderr.write(`${err.message}\n${help(group, command)}`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError || err instanceof Refused) {
+    if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError || err instanceof Refused || err instanceof ImportInProgress) {
       process.stderr.write(`${err.message}\n`);
       return 1;
     }

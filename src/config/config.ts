@@ -93,6 +93,12 @@ export const ConfigSchema = z.object({
   historyDaysAhead: z.coerce.number().int().min(1).max(60).default(7),
   /** How often each instance tries the history maintenance run (one instance at a time does it). */
   historyMaintenanceMs: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  /** Largest catalog accepted by `PUT /admin/catalog` and `POST /admin/catalog/imports`, in
+   *  bytes. It is streamed to a temporary file, never held in memory. */
+  catalogImportMaxBytes: z.coerce.number().int().min(1024).max(64 * 1024 ** 3).default(1024 ** 3),
+  /** A read replica for the reports (`/admin/reports`, the dashboard): read only, never migrated,
+   *  never written. Unset: reports read the primary (DATABASE_URL or the embedded database). */
+  reportingDatabaseUrl: z.string().min(1).optional(),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
 });
@@ -131,6 +137,8 @@ export const ENV_VARS: Record<keyof Config, string> = {
   logRequests: 'LOG_REQUESTS',
   checkResponses: 'CHECK_RESPONSES',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  catalogImportMaxBytes: 'CATALOG_IMPORT_MAX_BYTES',
+  reportingDatabaseUrl: 'REPORTING_DATABASE_URL',
   metricsPort: 'METRICS_PORT',
   metricsHost: 'METRICS_HOST',
   metricsToken: 'METRICS_TOKEN',

@@ -12,7 +12,7 @@
 // create `sidenote.lock.takeover-<stale token>`, itself a lock of this same kind.
 //
 // Why not proper-lockfile: it decides staleness by a timer refreshing the lock's mtime. PGlite
-// runs queries on the main thread, so a long statement (a 256 MB catalog import) can starve that
+// runs queries on the main thread, so a long statement (a large catalog import's write) can starve that
 // timer past the stale threshold, and another process would then take a live lock: the very
 // corruption this prevents. It also records no pid to name in the error, and after a crash the
 // next start must wait out the threshold. A pid check is exact on one host, and a PGlite

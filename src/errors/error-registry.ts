@@ -143,8 +143,8 @@ export const ERRORS = {
   },
   not_found: {
     status: 404,
-    endpoints: [...DECISION_LOOKUPS, '(any unknown path)'],
-    meaning: "Unknown decision, another app's decision, or an unknown path.",
+    endpoints: [...DECISION_LOOKUPS, 'GET /admin/catalog/imports/{id}', '(any unknown path)'],
+    meaning: "Unknown decision, another app's decision, an unknown import job, or an unknown path.",
     summary: 'Not found · 찾을 수 없음',
     ...fatal,
   },
@@ -195,7 +195,7 @@ export const ERRORS = {
   payload_too_large: {
     status: 413,
     endpoints: ['(any endpoint)'],
-    meaning: 'The body is larger than BODY_LIMIT_BYTES.',
+    meaning: 'The body is larger than BODY_LIMIT_BYTES (a catalog import: CATALOG_IMPORT_MAX_BYTES).',
     summary: 'Body too large · 본문이 너무 큼',
     ...fatal,
   },
@@ -230,10 +230,26 @@ export const ERRORS = {
   },
   invalid_catalog: {
     status: 400,
-    endpoints: ['PUT /admin/catalog'],
-    meaning: 'The catalog failed validation; `problems` names each field.',
+    endpoints: ['PUT /admin/catalog', 'GET /admin/catalog/imports/{id} (a failed job\'s `error`)'],
+    meaning: 'The catalog failed validation; `problems` names each field (schema problems first, then references). Nothing was written.',
     summary: 'Catalog problems · 카탈로그 오류',
     ...fatal,
+  },
+  import_in_progress: {
+    status: 409,
+    endpoints: ['POST /admin/catalog/imports', 'PUT /admin/catalog'],
+    meaning: 'Another catalog import is running, on this instance or another (one at a time); `job_id` names it when it is a job. Retry once it has finished.',
+    summary: 'Another import is running · 다른 카탈로그 가져오기가 진행 중',
+    retry: true,
+    retry_after_seconds: null,
+  },
+  import_interrupted: {
+    status: 200,
+    endpoints: ["GET /admin/catalog/imports/{id} (a failed job's `error`)"],
+    meaning: 'The instance running the import stopped (shutdown, restart or crash) before it finished. Nothing of it was written: start it again.',
+    summary: 'Import cut off · 가져오기가 중단됨',
+    retry: true,
+    retry_after_seconds: null,
   },
 } as const satisfies Record<string, ErrorSpec>;
 

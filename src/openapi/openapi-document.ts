@@ -26,6 +26,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /admin/apps/{id}/conversion-secrets': 'rotateConversionSecret',
   'GET /admin/catalog': 'exportCatalog',
   'PUT /admin/catalog': 'importCatalog',
+  'POST /admin/catalog/imports': 'startCatalogImport',
+  'GET /admin/catalog/imports/{id}': 'getCatalogImport',
   'POST /v1/offers/decide': 'decide',
   'POST /v1/offers/affiliate': 'decideAffiliate',
   'POST /v1/events/rendered': 'recordRendered',

@@ -189,7 +189,7 @@ async function reports(app: FastifyInstance) {
     },
     async (request) => {
       const query = request.query as z.infer<typeof ReportQuery>;
-      return buildReport({ figures: app.repositories.reports, campaigns: app.repositories.catalog, ledger: app.repositories.decisions }, {
+      return buildReport(app.reports, {
         range: query.range,
         appId: query.app_id ?? null,
         includeTest: query.include_test === 'true',
@@ -199,4 +199,4 @@ async function reports(app: FastifyInstance) {
   );
 }
 
-export const reportRoutes = feature(reports, { name: 'reports', needs: ['repositories', 'now'] });
+export const reportRoutes = feature(reports, { name: 'reports', needs: ['reports', 'now'] });

@@ -74,6 +74,10 @@ describe(`sidenote CLI (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     const rejected = await cli('catalog', 'import', file);
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain('campaigns[0].bid_micros');
+    await writeFile(file, '{"version": 1, "taxonomy": ');
+    const notJson = await cli('catalog', 'import', file);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('is not valid JSON');
   }, 120_000);
 
   it('prints help for every way of asking, with exit 0 and without opening a database', async () => {

@@ -16,6 +16,8 @@ const OPERATIONS: Array<{ method: 'GET' | 'POST' | 'PUT'; path: string; body?: u
   { method: 'POST', path: '/admin/apps/:app/conversion-secrets' },
   { method: 'GET', path: '/admin/catalog' },
   { method: 'PUT', path: '/admin/catalog', body: 'attacker-catalog' },
+  { method: 'POST', path: '/admin/catalog/imports', body: 'attacker-catalog' },
+  { method: 'GET', path: '/admin/catalog/imports/imp_attacker0001' },
   { method: 'GET', path: '/admin/reports' },
 ];
 
@@ -64,6 +66,7 @@ interface World {
   secrets: number;
   revoked: number;
   catalogVersion: number;
+  importJobs: number;
 }
 
 async function world(t: TestApp): Promise<World> {
@@ -74,6 +77,7 @@ async function world(t: TestApp): Promise<World> {
     secrets: await q('SELECT count(*)::int AS n FROM conversion_secrets'),
     revoked: await q('SELECT count(*)::int AS n FROM api_keys WHERE revoked_at IS NOT NULL'),
     catalogVersion: await q('SELECT coalesce(max(version), 0)::int AS n FROM catalog_state'),
+    importJobs: await q('SELECT count(*)::int AS n FROM catalog_import_jobs'),
   };
 }
 

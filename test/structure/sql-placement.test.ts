@@ -46,6 +46,7 @@ const OWNER: Record<string, string> = {
   campaigns: 'src/catalog/catalog-repository.ts',
   offers: 'src/catalog/catalog-repository.ts',
   offer_snapshots: 'src/catalog/catalog-repository.ts',
+  catalog_import_jobs: 'src/catalog/catalog-import-job-repository.ts',
   // The spend ledger is written by the statement that writes the decision rows (money: one commit).
   decisions: 'src/decisions/decision-repository.ts',
   campaign_spend_daily: 'src/decisions/decision-repository.ts',
