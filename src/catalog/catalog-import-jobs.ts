@@ -47,6 +47,9 @@ export interface CatalogImportJobsOptions {
   keepDays?: number;
 }
 
+const RESERVE_RETRIES = 40;
+const RESERVE_RETRY_MS = 50;
+
 /** The instance that ran the job stopped before it finished. */
 class Interrupted extends Error {}
 
@@ -106,13 +109,7 @@ export class CatalogImportJobs {
 
   private async begin(body: Readable | undefined): Promise<{ job: ImportJobRow; done: Promise<ImportJobRow> }> {
     if (this.closed) throw new StoreUnavailable('shutting down', 'SHUTTING_DOWN');
-    let reservation: ImportReservation;
-    try {
-      reservation = await this.importer.reserve();
-    } catch (err) {
-      if (err instanceof ImportInProgress) throw new ImportInProgress(await this.runningJobId());
-      throw err;
-    }
+    const reservation = await this.reserve();
     const dir = await mkdtemp(path.join(this.opts.tmpDir ?? tmpdir(), 'sidenote-upload-'));
     const cleanUp = async () => {
       await reservation.release().catch(() => {});
@@ -190,6 +187,22 @@ export class CatalogImportJobs {
       await this.repo.fail(id, failure).catch(() => {});
     }
     return (await this.repo.get(id).catch(() => null)) ?? failedRow(id, this.runner);
+  }
+
+  /** The one-at-a-time lock. A job records its end before its runner lets the lock go, so a
+   *  client that saw the last job finish and starts the next can find the lock still held for a
+   *  moment: with no unfinished job behind it, the lock is waited for (briefly), not refused. */
+  private async reserve(): Promise<ImportReservation> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.importer.reserve();
+      } catch (err) {
+        if (!(err instanceof ImportInProgress)) throw err;
+        const running = await this.runningJobId();
+        if (running !== undefined || attempt >= RESERVE_RETRIES) throw new ImportInProgress(running);
+        await new Promise((r) => setTimeout(r, RESERVE_RETRY_MS));
+      }
+    }
   }
 
   private async runningJobId(): Promise<string | undefined> {

@@ -7,6 +7,7 @@ import { ADMIN, bearer, createTestApp, usingRealPostgres, type TestApp, type Tes
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { generatedCatalog, bodiesForGenerated } from '../../bench/catalogs.js';
 import { CatalogImportJobRepository } from '../../src/catalog/catalog-import-job-repository.js';
+import { ADVISORY_LOCKS } from '../../src/db/advisory-locks.js';
 
 const STATES = ['queued', 'validating', 'writing', 'succeeded'];
 const CANARY = 'canary-7f3a9-never-echoed';
@@ -130,6 +131,20 @@ describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, (
     const done = (await follow(t, started.headers.location as string)).at(-1)!;
     expect(done.state).toBe('failed');
     expect(done.error).toEqual({ ok: false, error: 'invalid_request', message: 'the catalog is not valid JSON' });
+  });
+
+  it('waits a moment for the lock of an import that has already recorded its end, instead of refusing the next', { timeout: 120_000 }, async () => {
+    // A job records its end, then lets the lock go: a client that saw it finish and starts the
+    // next at once meets the lock still held, by no unfinished job. Held here for 300 ms.
+    await t.db.withConnection(async (conn) => {
+      await conn.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCKS.catalogImportRunning]);
+      const next = post(t, JSON.stringify(miniCatalog()).slice(0, 200));
+      await new Promise((r) => setTimeout(r, 300));
+      await conn.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCKS.catalogImportRunning]);
+      const started = await next;
+      expect(started.statusCode).toBe(202);
+      expect((await follow(t, started.headers.location as string)).at(-1)!.state).toBe('failed');
+    });
   });
 
   it('answers what it can tell at once in the error format: empty, not an object, not JSON, unknown and malformed ids', async () => {
