@@ -75,11 +75,9 @@ export interface WindowHit {
 
 export interface CounterStore {
   readonly kind: 'redis' | 'memory';
-  /** Fixed-window hit for rate limiting: increments and returns the count in the current window
-   *  and ms until it resets. The first hit starts the window. */
-  hit(key: string, windowMs: number): Promise<{ count: number; resetInMs: number }>;
-  /** Many fixed-window hits in one round trip: each key grows by `by` (at least 1), and the
-   *  answers come in the order asked. What a batch of requests counted locally sends at once. */
+  /** Fixed-window hits for rate limiting, many windows in one round trip: each key grows by `by`
+   *  (at least 1) and answers its count in the current window and the ms until it resets, in the
+   *  order asked. The first hit starts a window. */
   hits(batch: readonly WindowHit[]): Promise<{ count: number; resetInMs: number }[]>;
   /** Frequency and spend check for the top-K candidates of one decide, in ONE round trip,
    *  claiming the first candidate that passes ATOMICALLY (two instances never overspend or

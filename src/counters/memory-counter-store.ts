@@ -174,17 +174,13 @@ export class MemoryCounterStore implements StartableCounterStore {
     return true;
   }
 
-  async hit(key: string, windowMs: number) {
-    return this.addToWindow({ key, windowMs, by: 1 });
-  }
-
   async hits(batch: readonly WindowHit[]) {
+    // All checked before any counts: a bad entry leaves every window as it was.
     for (const h of batch) checkHit(h);
     return batch.map((h) => this.addToWindow(h));
   }
 
   private addToWindow({ key, windowMs, by }: WindowHit) {
-    checkHit({ key, windowMs, by });
     const now = this.now();
     const k = this.prefix + key;
     const e = this.rateWindows.live(k, now);

@@ -29,7 +29,6 @@ import {
   checkReceipt,
   checkTtl,
   checkHit,
-  checkWindow,
   CounterStoreUnavailable,
   newGeneration,
   receiptOf,
@@ -191,22 +190,10 @@ end
 return 1
 `;
 
-// Fixed-window hit. KEYS[1]: the window's counter; ARGV[1]: window length in ms.
-// The first hit starts the window. A counter found without an expiry (which only an outside
-// write could cause) gets one, so it can never count forever. Returns {count, msToReset}.
-const HIT_LUA = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = -1
-if count ~= 1 then ttl = redis.call('PTTL', KEYS[1]) end
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {count, ttl}
-`;
-
-// Many fixed-window hits in one script: KEYS are the windows, ARGV holds (windowMs, by) per key.
-// Returns count, ttl for each key in turn.
+// Fixed-window hits, many in one script: KEYS are the windows' counters, ARGV holds (windowMs,
+// by) per key. The first hit starts a window. A counter found without an expiry (which only an
+// outside write could cause) gets one, so it can never count forever. Returns count, msToReset
+// for each key in turn.
 const HITS_LUA = `
 local out = {}
 for i, key in ipairs(KEYS) do
@@ -240,7 +227,6 @@ type ScriptedRedis = Redis & {
   sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  sidenoteHit(key: string, windowMs: number): Promise<[number, number]>;
   sidenoteHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 };
@@ -298,7 +284,6 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
-    this.redis.defineCommand('sidenoteHit', { numberOfKeys: 1, lua: HIT_LUA });
     this.redis.defineCommand('sidenoteHits', { lua: HITS_LUA });
     this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
   }
@@ -318,14 +303,6 @@ export class RedisCounterStore implements StartableCounterStore {
       const onReady = () => done(true);
       const timer = setTimeout(() => done(false), timeoutMs);
       this.redis.on('ready', onReady);
-    });
-  }
-
-  hit(key: string, windowMs: number) {
-    return this.run('hit', async () => {
-      checkWindow(key, windowMs);
-      const [count, ttl] = await this.redis.sidenoteHit(key, windowMs);
-      return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
     });
   }
 
