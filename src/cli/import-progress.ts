@@ -3,17 +3,10 @@
 // handles terminal width), plain lines otherwise, so a log or CI keeps a readable record: none
 // for an import done within a couple of seconds, else one at each phase and one every few seconds.
 import cliProgress from 'cli-progress';
+import type { ImportPhase, ImportProgress } from '../catalog/catalog-importer.js';
 
 /** What the import has done so far, whichever way it runs (in process, or as a server's job). */
-export interface ImportProgressView {
-  phase: 'validating' | 'writing';
-  bytesTotal: number;
-  bytesRead: number;
-  offersRead: number;
-  offersChecked: number;
-  offersTotal: number | null;
-  offersWritten: number;
-}
+export type ImportProgressView = ImportProgress & { phase: ImportPhase };
 
 export interface ProgressDisplay {
   update(p: ImportProgressView): void;

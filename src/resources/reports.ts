@@ -2,13 +2,7 @@
 // REPORTING_DATABASE_URL names one (never migrated, never written: src/reporting/reporting-database.ts).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { CatalogRepository } from '../catalog/catalog-repository.js';
-import { DecisionRepository } from '../decisions/decision-repository.js';
-import { EventRepository } from '../events/event-repository.js';
-import { ClickRepository } from '../links/click-repository.js';
-import { ConversionRepository } from '../conversions/conversion-repository.js';
-import { AffiliateImpressionRepository } from '../affiliate/affiliate-impression-repository.js';
-import { ReportRepository } from '../reporting/report-repository.js';
+import { repositoriesOf } from './repositories.js';
 import { openReportingDatabase } from '../reporting/reporting-database.js';
 import type { ReportSources } from '../reporting/report.js';
 
@@ -19,25 +13,13 @@ declare module 'fastify' {
 }
 
 async function reportsResource(app: FastifyInstance) {
-  const url = app.config.reportingDatabaseUrl;
-  if (!url) {
-    const { reports, catalog, decisions } = app.repositories;
-    app.decorate('reports', { figures: reports, campaigns: catalog, ledger: decisions });
-    return;
+  let repos = app.repositories;
+  if (app.config.reportingDatabaseUrl) {
+    const replica = await openReportingDatabase(app.config.reportingDatabaseUrl);
+    app.addHook('onClose', () => replica.close());
+    repos = repositoriesOf(replica);
   }
-  const replica = await openReportingDatabase(url);
-  app.addHook('onClose', () => replica.close());
-  const activity = {
-    events: new EventRepository(replica),
-    clicks: new ClickRepository(replica),
-    conversions: new ConversionRepository(replica),
-    clickIntents: new AffiliateImpressionRepository(replica),
-  };
-  app.decorate('reports', {
-    figures: new ReportRepository(replica),
-    campaigns: new CatalogRepository(replica),
-    ledger: new DecisionRepository(replica, activity),
-  });
+  app.decorate('reports', { figures: repos.reports, campaigns: repos.catalog, ledger: repos.decisions });
 }
 
 export default fp(reportsResource, { name: 'reports', dependencies: ['config', 'repositories'], fastify: '5.x' });

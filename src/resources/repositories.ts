@@ -1,6 +1,7 @@
 // One repository per table family, over the one database. Stateless, so features share them.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Database } from '../db/database.js';
 import { AppRepository } from '../apps/app-repository.js';
 import { SettingsRepository } from '../settings/settings-repository.js';
 import { CatalogRepository } from '../catalog/catalog-repository.js';
@@ -29,13 +30,13 @@ declare module 'fastify' {
   }
 }
 
-async function repositoriesResource(app: FastifyInstance) {
-  const { db } = app;
+/** Every repository over one database (the primary, or the reports' replica). */
+export function repositoriesOf(db: Database): Repositories {
   const events = new EventRepository(db);
   const clicks = new ClickRepository(db);
   const conversions = new ConversionRepository(db);
   const affiliateImpressions = new AffiliateImpressionRepository(db);
-  app.decorate('repositories', {
+  return {
     apps: new AppRepository(db),
     settings: new SettingsRepository(db),
     catalog: new CatalogRepository(db),
@@ -46,7 +47,11 @@ async function repositoriesResource(app: FastifyInstance) {
     conversions,
     affiliateImpressions,
     reports: new ReportRepository(db),
-  });
+  };
+}
+
+async function repositoriesResource(app: FastifyInstance) {
+  app.decorate('repositories', repositoriesOf(app.db));
 }
 
 export default fp(repositoriesResource, { name: 'repositories', dependencies: ['database'], fastify: '5.x' });
