@@ -25,6 +25,7 @@ import { EventRepository, type ImpressionRow } from '../src/events/event-reposit
 import { ClickRepository, type ClickRow } from '../src/links/click-repository.js';
 import { newId } from '../src/util/ids.js';
 import { createScratchDatabase } from './support.js';
+import { seededRandom } from '../testkit/seeded-random.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -46,16 +47,6 @@ if (!adminUrl) {
   process.exit(2);
 }
 
-/** Deterministic (mulberry32): every run seeds the same traffic. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const noActivity = {
   events: { countsOfDecision: async () => ({ offer_rendered: 0, qualified_impression: 0 }) },
@@ -99,7 +90,7 @@ async function seed(db: Database, other: Database, until: number) {
   const appRepo = new AppRepository(db);
   const apps: string[] = [];
   for (const name of ['Acme Chat', 'Travel Buddy', 'Shop Assistant', 'Dev Helper']) apps.push((await appRepo.createApp(name)).app_id);
-  const rnd = random(5_000_000);
+  const rnd = seededRandom(5_000_000);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const reasons = ['POLICY_BLOCK', 'LOW_INTENT', 'NO_ELIGIBLE_OFFER', 'LOCALE_NOT_LIVE', 'FREQUENCY_CAPPED', 'BUDGET_EXHAUSTED', 'CAPABILITY_UNMET'];
   const writers = [db, other].map((d) => ({ decisions: new DecisionRepository(d, noActivity), events: new EventRepository(d), clicks: new ClickRepository(d), conversions: new ConversionRepository(d) }));

@@ -23,22 +23,13 @@ import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../hel
 import type { Database } from '../../src/db/database.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { noActivity } from '../helpers/decision-records.js';
+import { seededRandom } from '../../testkit/seeded-random.js';
 
 const engine = usingRealPostgres ? 'Postgres' : 'PGlite';
 const MINUTE = 60_000;
 // The end of every range: a whole minute, as the report makes it.
 const UNTIL = Math.ceil(Date.now() / MINUTE) * MINUTE;
 
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The figures as the reports computed them from the raw rows before the rollups existed.
 // $1 from, $2 until, $3 app id or null, $4 include test traffic, $5 bucket seconds.
@@ -106,7 +97,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     const clicks = new ClickRepository(db);
     const conversions = new ConversionRepository(db);
 
-    const rnd = random(20261123);
+    const rnd = seededRandom(20261123);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
     const categories = ['travel', 'travel.hotels', 'electronics', 'electronics.phones'];
     const entities = ['place.jeju', 'product.iphone-16', 'brand.gadget-harbor'];
