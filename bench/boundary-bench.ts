@@ -45,7 +45,8 @@ function message(lang: 'ko' | 'en', length: number, seed: number): string {
     const e = rng.pick(doc.taxonomy.entities);
     return rng.pick(lang === 'ko' ? e.aliases.ko : e.aliases.en);
   };
-  let out = lang === 'ko' ? `${alias()}랑 ${alias()} 중에 뭐가 나아? 최저가도 알려줘.` : `Should I get the ${alias()} or the ${alias()}? Cheapest price please.`;
+  let out =
+    lang === 'ko' ? `${alias()}랑 ${alias()} 중에 뭐가 나아? 최저가도 알려줘.` : `Should I get the ${alias()} or the ${alias()}? Cheapest price please.`;
   while (out.length < length) out += ` ${lang === 'ko' ? KO_FILLER : EN_FILLER}`;
   return out.slice(0, length);
 }
@@ -53,7 +54,10 @@ function message(lang: 'ko' | 'en', length: number, seed: number): string {
 const cells: { lang: 'ko' | 'en'; length: number; queries: MatchQuery[] }[] = [];
 for (const lang of ['en', 'ko'] as const) {
   for (const length of [50, 500, 4000]) {
-    const queries = Array.from({ length: 32 }, (_, i): MatchQuery => ({ message: message(lang, length, i + 1), language: lang, country: 'KR', kind: 'sponsored', nowMs: 1_790_000_000_000, topK: 8 }));
+    const queries = Array.from(
+      { length: 32 },
+      (_, i): MatchQuery => ({ message: message(lang, length, i + 1), language: lang, country: 'KR', kind: 'sponsored', nowMs: 1_790_000_000_000, topK: 8 }),
+    );
     for (const q of queries) {
       if (!isDeepStrictEqual(native.match(q), reference.match(q))) throw new Error(`Rust and TypeScript disagree on a ${lang} ${length}-char message`);
     }
@@ -84,10 +88,22 @@ for (const c of cells) {
   const r = byName.get(`rust ${c.lang} ${c.length}`)!;
   const t = byName.get(`ts ${c.lang} ${c.length}`)!;
   const ratio = t.latency.mean / r.latency.mean;
-  rows.push(`| ${c.lang} ${c.length} chars | ${us(r.latency.mean)} | ${us(r.latency.p99)} | ${us(t.latency.mean)} | ${us(t.latency.p99)} | **${ratio.toFixed(1)}×** |`);
-  json.push({ lang: c.lang, chars: c.length, rust_mean_us: r.latency.mean * 1000, rust_p99_us: r.latency.p99 * 1000, ts_mean_us: t.latency.mean * 1000, ts_p99_us: t.latency.p99 * 1000, ratio });
+  rows.push(
+    `| ${c.lang} ${c.length} chars | ${us(r.latency.mean)} | ${us(r.latency.p99)} | ${us(t.latency.mean)} | ${us(t.latency.p99)} | **${ratio.toFixed(1)}×** |`,
+  );
+  json.push({
+    lang: c.lang,
+    chars: c.length,
+    rust_mean_us: r.latency.mean * 1000,
+    rust_p99_us: r.latency.p99 * 1000,
+    ts_mean_us: t.latency.mean * 1000,
+    ts_p99_us: t.latency.p99 * 1000,
+    ratio,
+  });
 }
-const overhead = ['napi: setPacing([]) (an almost empty call)', 'napi: match, no message, topK 0 (call + query conversion + decode)'].map((n) => `| ${n} | ${us(byName.get(n)!.latency.mean)} |`);
+const overhead = ['napi: setPacing([]) (an almost empty call)', 'napi: match, no message, topK 0 (call + query conversion + decode)'].map(
+  (n) => `| ${n} | ${us(byName.get(n)!.latency.mean)} |`,
+);
 const md = [
   `${OFFERS.toLocaleString('en')} offers, ${doc.taxonomy.entities.length.toLocaleString('en')} entities; index built in ${nativeBuildMs.toFixed(0)} ms (Rust) / ${referenceBuildMs.toFixed(0)} ms (TypeScript); ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}; tinybench ${TIME_MS} ms per task.`,
   '',
@@ -100,6 +116,22 @@ const md = [
   ...overhead,
 ].join('\n');
 mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-writeFileSync(path.join(ROOT, 'bench/out/boundary.json'), JSON.stringify({ offers: OFFERS, cells: json, overhead: Object.fromEntries(['napi: setPacing([]) (an almost empty call)', 'napi: match, no message, topK 0 (call + query conversion + decode)'].map((n) => [n, byName.get(n)!.latency.mean * 1000])) }, null, 2));
+writeFileSync(
+  path.join(ROOT, 'bench/out/boundary.json'),
+  JSON.stringify(
+    {
+      offers: OFFERS,
+      cells: json,
+      overhead: Object.fromEntries(
+        ['napi: setPacing([]) (an almost empty call)', 'napi: match, no message, topK 0 (call + query conversion + decode)'].map((n) => [
+          n,
+          byName.get(n)!.latency.mean * 1000,
+        ]),
+      ),
+    },
+    null,
+    2,
+  ),
+);
 writeFileSync(path.join(ROOT, 'bench/out/boundary.md'), `${md}\n`);
 console.log(md);

@@ -36,7 +36,38 @@ export function rng(seed: number): () => number {
   };
 }
 
-const LATIN = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bra', 'cor', 'dan', 'fel', 'gor', 'hal', 'jin', 'kel', 'lum', 'mar', 'nor', 'pel', 'quin', 'ros', 'sel', 'tor', 'val', 'wen', 'xan', 'yor', 'zul'];
+const LATIN = [
+  'ka',
+  'lo',
+  'mi',
+  'ne',
+  'ru',
+  'sa',
+  'ti',
+  'vo',
+  'ze',
+  'bra',
+  'cor',
+  'dan',
+  'fel',
+  'gor',
+  'hal',
+  'jin',
+  'kel',
+  'lum',
+  'mar',
+  'nor',
+  'pel',
+  'quin',
+  'ros',
+  'sel',
+  'tor',
+  'val',
+  'wen',
+  'xan',
+  'yor',
+  'zul',
+];
 
 function latinWord(next: () => number, syllables: number): string {
   let w = '';

@@ -22,16 +22,50 @@ export function bodiesForDecide(): object[] {
   const session = { token: SESSION_PLACEHOLDER };
   for (const length of [50, 200, 1000, 4000]) {
     bodies.push(
-      { message: pad('제주도 오션뷰 호텔 최저가 알려줘', KO_FILLER, length), locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session },
+      {
+        message: pad('제주도 오션뷰 호텔 최저가 알려줘', KO_FILLER, length),
+        locale: 'ko-KR',
+        country: 'KR',
+        audience: adult,
+        native_surface: surface,
+        session,
+      },
       { message: pad('아이폰 16 자급제 가격 비교해줘', KO_FILLER, length), locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session },
-      { message: pad('Cheapest flights from Seoul to Tokyo in December?', EN_FILLER, length), locale: 'en-US', country: 'US', audience: adult, native_surface: surface, session },
-      { message: pad('Best noise cancelling headphones for flights, Sony vs Bose?', EN_FILLER, length), locale: 'en', country: 'US', audience: adult, native_surface: surface, session: { ...session, digest: { intent_type: 'compare', category_ids: ['electronics.audio'], generated_at: generatedAt } } },
+      {
+        message: pad('Cheapest flights from Seoul to Tokyo in December?', EN_FILLER, length),
+        locale: 'en-US',
+        country: 'US',
+        audience: adult,
+        native_surface: surface,
+        session,
+      },
+      {
+        message: pad('Best noise cancelling headphones for flights, Sony vs Bose?', EN_FILLER, length),
+        locale: 'en',
+        country: 'US',
+        audience: adult,
+        native_surface: surface,
+        session: { ...session, digest: { intent_type: 'compare', category_ids: ['electronics.audio'], generated_at: generatedAt } },
+      },
       // No-fills of each kind.
       { message: pad('오늘 날씨 어때?', KO_FILLER, length), locale: 'ko', country: 'KR', audience: adult, native_surface: surface, session },
-      { message: pad('우울증 진단 받았는데 여행 가도 될까', KO_FILLER, length), locale: 'ko', country: 'KR', audience: adult, native_surface: surface, session },
+      {
+        message: pad('우울증 진단 받았는데 여행 가도 될까', KO_FILLER, length),
+        locale: 'ko',
+        country: 'KR',
+        audience: adult,
+        native_surface: surface,
+        session,
+      },
       { message: pad('東京のホテルを教えて', EN_FILLER, length), locale: 'ja-JP', country: 'JP', audience: adult, native_surface: surface },
       { message: pad('cheapest jeju hotel', EN_FILLER, length), locale: 'en', country: 'KR', audience: { age_band: '13_17' }, native_surface: surface },
-      { message: pad('cheapest jeju hotel', EN_FILLER, length), locale: 'en', country: 'KR', audience: adult, native_surface: { clickable: false, disclosure_capable: true } },
+      {
+        message: pad('cheapest jeju hotel', EN_FILLER, length),
+        locale: 'en',
+        country: 'KR',
+        audience: adult,
+        native_surface: { clickable: false, disclosure_capable: true },
+      },
     );
   }
   return bodies;

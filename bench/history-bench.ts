@@ -61,14 +61,20 @@ try {
   const today = Math.floor(now / DAY) * DAY;
   const keepAll = { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 };
   // Partitions for every day of the load, as the service made them on those days.
-  for (let d = DAYS - 1; d >= 0; d -= 7) await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 7 }, { now: () => today - d * DAY }).run({ wait: true });
+  for (let d = DAYS - 1; d >= 0; d -= 7)
+    await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 7 }, { now: () => today - d * DAY }).run({ wait: true });
   const catalog = new CatalogRepository(db);
   await catalog.import(demoCatalogWithLargeBudgets());
   const snapshots = (await catalog.loadServingCatalog()).offers.map((o) => ({ snapshotId: o.snapshot_id, campaignId: o.campaign_id }));
   const appId = (await new AppRepository(db).createApp('history-bench')).app_id;
   const events = new EventRepository(db);
   const clicks = new ClickRepository(db);
-  const decisions = new DecisionRepository(db, { events, clicks, conversions: new ConversionRepository(db), clickIntents: new AffiliateImpressionRepository(db) });
+  const decisions = new DecisionRepository(db, {
+    events,
+    clicks,
+    conversions: new ConversionRepository(db),
+    clickIntents: new AffiliateImpressionRepository(db),
+  });
 
   const ids: { id: string; at: number }[] = [];
   let written = 0;
@@ -84,21 +90,56 @@ try {
       const id = newDecisionId(at);
       ids.push({ id, at });
       rows.push({
-        id, appId, requestId: crypto.randomUUID(), kind: 'offer', test: false, createdAt: new Date(at), serve: Boolean(served),
-        reasonCodes: served ? ['MATCHED'] : ['LOW_INTENT'], offerSnapshotId: served?.snapshotId ?? null, campaignId: served?.campaignId ?? null,
-        expiresAt: served ? new Date(at + 3_600_000) : null, locale: 'ko-KR', country: 'KR', intentType: 'purchase', messageIntent: 'purchase',
-        matchedCategoryIds: ['travel', 'travel.hotels'], matchedEntityIds: ['place.jeju'], impliedCategoryIds: [], droppedDigestIds: 0,
-        latencyUs: 800, spendMicros: served ? 1000 : 0,
+        id,
+        appId,
+        requestId: crypto.randomUUID(),
+        kind: 'offer',
+        test: false,
+        createdAt: new Date(at),
+        serve: Boolean(served),
+        reasonCodes: served ? ['MATCHED'] : ['LOW_INTENT'],
+        offerSnapshotId: served?.snapshotId ?? null,
+        campaignId: served?.campaignId ?? null,
+        expiresAt: served ? new Date(at + 3_600_000) : null,
+        locale: 'ko-KR',
+        country: 'KR',
+        intentType: 'purchase',
+        messageIntent: 'purchase',
+        matchedCategoryIds: ['travel', 'travel.hotels'],
+        matchedEntityIds: ['place.jeju'],
+        impliedCategoryIds: [],
+        droppedDigestIds: 0,
+        latencyUs: 800,
+        spendMicros: served ? 1000 : 0,
       });
       if (!served) continue;
       const event = (type: ImpressionRow['type'], delay: number): ImpressionRow => ({
-        id: newId('evt'), appId, type, offerSnapshotId: served.snapshotId, decisionId: id, idempotencyKey: `${id}:${type}`,
-        requestHash: sha256(`${id}${type}`), test: false, counted: true, notCountedReason: null, createdAt: new Date(at + delay),
+        id: newId('evt'),
+        appId,
+        type,
+        offerSnapshotId: served.snapshotId,
+        decisionId: id,
+        idempotencyKey: `${id}:${type}`,
+        requestHash: sha256(`${id}${type}`),
+        test: false,
+        counted: true,
+        notCountedReason: null,
+        createdAt: new Date(at + delay),
       });
       if (Math.random() < RENDERED) evs.push(event('offer_rendered', 2000));
       if (Math.random() < QUALIFIED) evs.push(event('qualified_impression', 5000));
       if (Math.random() < CLICKED) {
-        cls.push({ id: newId('clk'), decisionId: id, appId, offerSnapshotId: served.snapshotId, createdAt: new Date(at + 9000), ipHash: 'Ab3dE5fG7hJ9kL1m', userAgentBot: false, counted: true, notCountedReason: null });
+        cls.push({
+          id: newId('clk'),
+          decisionId: id,
+          appId,
+          offerSnapshotId: served.snapshotId,
+          createdAt: new Date(at + 9000),
+          ipHash: 'Ab3dE5fG7hJ9kL1m',
+          userAgentBot: false,
+          counted: true,
+          notCountedReason: null,
+        });
       }
     }
     await decisions.insert(rows);
@@ -150,7 +191,17 @@ try {
   const byDay = await time('SELECT * FROM decisions WHERE id = $1 AND created_at = $2::timestamptz', (s) => [s.id, new Date(s.at)]);
   const byIdOnly = await time('SELECT * FROM decisions WHERE id = $1', (s) => [s.id]);
 
-  const result = { engine: label, decisions: DECISIONS, days: DAYS, fill: FILL, loadSeconds: Math.round(loadSeconds), sizes, diskBytesPerDecide: Math.round(perDecide), diskBytesPerDay: perDay, lookupMicros: { withDay: byDay, idOnly: byIdOnly, partitions: DAYS } };
+  const result = {
+    engine: label,
+    decisions: DECISIONS,
+    days: DAYS,
+    fill: FILL,
+    loadSeconds: Math.round(loadSeconds),
+    sizes,
+    diskBytesPerDecide: Math.round(perDecide),
+    diskBytesPerDay: perDay,
+    lookupMicros: { withDay: byDay, idOnly: byIdOnly, partitions: DAYS },
+  };
   const gb = (b: number) => `${(b / 1e9).toFixed(1)} GB`;
   const md = [
     `# History sizes (${label}, ${DECISIONS} decisions over ${DAYS} days, fill ${FILL})`,
@@ -159,7 +210,9 @@ try {
     '|---|---:|---:|---:|---:|',
     ...tables.map((t) => `| ${t} | ${sizes[t].rows} | ${sizes[t].rowBytes} B | ${(sizes[t].diskBytes / 1e6).toFixed(1)} MB | ${sizes[t].diskBytesPerRow} B |`),
     '',
-    `On disk per decide, with what follows it: ${Math.round(perDecide)} B. Per day: ${Object.entries(perDay).map(([r, b]) => `${r}/s ${gb(b)}`).join(', ')}.`,
+    `On disk per decide, with what follows it: ${Math.round(perDecide)} B. Per day: ${Object.entries(perDay)
+      .map(([r, b]) => `${r}/s ${gb(b)}`)
+      .join(', ')}.`,
     '',
     `Decision lookup over ${DAYS} day partitions, mean round trip of 2,000 (server planning + execution, mean of 200):`,
     `with the day its id carries ${byDay.roundTrip} µs (${byDay.server} µs), by id alone ${byIdOnly.roundTrip} µs (${byIdOnly.server} µs).`,

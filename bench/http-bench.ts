@@ -31,7 +31,9 @@ const arg = (name: string, fallback: string) => {
 };
 const SMOKE = flag('smoke');
 const DURATION = Number(arg('duration', SMOKE ? '1' : '10'));
-const CONNECTIONS = arg('connections', SMOKE ? '10' : '10,50').split(',').map(Number);
+const CONNECTIONS = arg('connections', SMOKE ? '10' : '10,50')
+  .split(',')
+  .map(Number);
 const RUNS = Number(arg('runs', SMOKE ? '1' : '3'));
 const SCENARIOS = new Set(arg('scenarios', 'decide,decide-100k,redirect,events,conversion').split(','));
 const GENERATED_OFFERS = Number(arg('generated-offers', SMOKE ? '2000' : '100000'));
@@ -73,7 +75,10 @@ async function start(nodeArgs: string[], env: Record<string, string>, readyPath:
   let exited = false;
   child.on('exit', () => (exited = true));
   for (let i = 0; i < 1200 && !exited; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}${readyPath}`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { child, port };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -152,7 +157,11 @@ async function outcomes(base: string): Promise<Record<string, number>> {
 }
 
 const diff = (after: Record<string, number>, before: Record<string, number>) =>
-  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, v - (before[k] ?? 0)])
+      .filter(([, v]) => (v as number) > 0),
+  );
 
 /** Rewrites the session placeholder per request: each request is a turn of one of many users. */
 function withSessions(requests: autocannon.Request[], users = 1_000_000): autocannon.Request[] {
@@ -201,16 +210,30 @@ async function main() {
     const rssBefore = rssBytes(service.child.pid!);
 
     const kb = JSON.stringify({ message: 'x'.repeat(900), locale: 'en', native_surface: { clickable: true, disclosure_capable: true } });
-    const decideRequests = withSessions(bodiesForDecide().map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify(body) })));
+    const decideRequests = withSessions(
+      bodiesForDecide().map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify(body) })),
+    );
 
     type Scenario = { name: string; url: string; requests: autocannon.Request[]; baseline: string | null; expect: number; before?: () => Promise<void> };
     const scenarios: Scenario[] = [
       { name: 'bare GET', url: bare, requests: [{ method: 'GET', path: '/json' }], baseline: null, expect: 200 },
-      { name: 'bare POST 1 KB', url: bare, requests: [{ method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: kb }], baseline: null, expect: 200 },
+      {
+        name: 'bare POST 1 KB',
+        url: bare,
+        requests: [{ method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: kb }],
+        baseline: null,
+        expect: 200,
+      },
       { name: 'bare 302', url: bare, requests: [{ method: 'GET', path: '/redirect' }], baseline: null, expect: 302 },
     ];
     if (SCENARIOS.has('decide')) {
-      scenarios.push({ name: 'decide, demo catalog (ko/en 50–4000 chars, serve + each no-fill)', url: base, requests: decideRequests, baseline: 'bare POST 1 KB', expect: 200 });
+      scenarios.push({
+        name: 'decide, demo catalog (ko/en 50–4000 chars, serve + each no-fill)',
+        url: base,
+        requests: decideRequests,
+        baseline: 'bare POST 1 KB',
+        expect: 200,
+      });
     }
 
     // Served decisions to click, render and convert.
@@ -231,7 +254,9 @@ async function main() {
       scenarios.push({
         name: 'redirect /r/<token>',
         url: base,
-        requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: links[n++ % links.length], headers: { 'user-agent': 'Mozilla/5.0 (bench)' } }) }],
+        requests: [
+          { method: 'GET', setupRequest: (req: any) => ({ ...req, path: links[n++ % links.length], headers: { 'user-agent': 'Mozilla/5.0 (bench)' } }) },
+        ],
         baseline: 'bare 302',
         expect: 302,
       });
@@ -249,7 +274,13 @@ async function main() {
           body: JSON.stringify({ offer_snapshot_id: s.offer_id, decision_id: s.decision_id }),
         };
       };
-      scenarios.push({ name: 'impression events (rendered + qualified)', url: base, requests: [{ method: 'POST', setupRequest: event }], baseline: 'bare POST 1 KB', expect: 200 });
+      scenarios.push({
+        name: 'impression events (rendered + qualified)',
+        url: base,
+        requests: [{ method: 'POST', setupRequest: event }],
+        baseline: 'bare POST 1 KB',
+        expect: 200,
+      });
     }
     if (SCENARIOS.has('conversion')) {
       let n = 0;
@@ -259,12 +290,23 @@ async function main() {
         const signature = createHmac('sha256', secret).update(`${body.timestamp}.${body.nonce}.${body.offer_snapshot_id}.${body.decision_id}`).digest('hex');
         return { ...req, path: '/v1/events/conversion', headers: auth, body: JSON.stringify({ ...body, signature }) };
       };
-      scenarios.push({ name: 'signed conversion', url: base, requests: [{ method: 'POST', setupRequest: conversion }], baseline: 'bare POST 1 KB', expect: 200 });
+      scenarios.push({
+        name: 'signed conversion',
+        url: base,
+        requests: [{ method: 'POST', setupRequest: conversion }],
+        baseline: 'bare POST 1 KB',
+        expect: 200,
+      });
     }
     if (SCENARIOS.has('decide-100k')) {
       const generated = generatedCatalog(GENERATED_OFFERS, Math.max(100, Math.round(GENERATED_OFFERS / 10)));
       const requests = withSessions(
-        bodiesForGenerated(generated).map((body) => ({ method: 'POST' as const, path: '/v1/offers/decide', headers: auth, body: JSON.stringify({ ...body, session: { token: SESSION_PLACEHOLDER } }) })),
+        bodiesForGenerated(generated).map((body) => ({
+          method: 'POST' as const,
+          path: '/v1/offers/decide',
+          headers: auth,
+          body: JSON.stringify({ ...body, session: { token: SESSION_PLACEHOLDER } }),
+        })),
       );
       scenarios.push({
         name: `decide, generated catalog of ${GENERATED_OFFERS.toLocaleString('en')} offers`,
@@ -275,7 +317,9 @@ async function main() {
         before: async () => {
           const t = Date.now();
           await api(base, 'PUT', '/admin/catalog', generated.catalog);
-          notes.push(`generated catalog (${GENERATED_OFFERS} offers, ${generated.entityAliases.length} entities) imported and indexed in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+          notes.push(
+            `generated catalog (${GENERATED_OFFERS} offers, ${generated.entityAliases.length} entities) imported and indexed in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+          );
         },
       });
     }
@@ -288,7 +332,9 @@ async function main() {
         if (s.name.startsWith('decide')) mixes[`${s.name} @${connections}`] = diff(await outcomes(base), before);
         const b = s.baseline ? results.find((x) => x.scenario === s.baseline && x.connections === connections) : undefined;
         results.push({ scenario: s.name, connections, ...m, baseline: s.baseline, ratio: b ? m.rps / b.rps : null });
-        console.error(`${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}`);
+        console.error(
+          `${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}`,
+        );
       }
     }
     const rssAfter = rssBytes(service.child.pid!);
@@ -317,7 +363,12 @@ async function main() {
       '',
       'Decide outcomes during the timed runs (from /metrics):',
       '',
-      ...Object.entries(mixes).map(([k, v]) => `- ${k}: ${Object.entries(v).map(([code, n]) => `${code} ${n}`).join(', ')}`),
+      ...Object.entries(mixes).map(
+        ([k, v]) =>
+          `- ${k}: ${Object.entries(v)
+            .map(([code, n]) => `${code} ${n}`)
+            .join(', ')}`,
+      ),
       ...notes.map((n) => `- ${n}`),
     ].join('\n');
     mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });

@@ -29,7 +29,10 @@ const arg = (name: string, fallback: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const CLI_SIZES = arg('offers', '100000,1000000').split(',').map(Number).filter((n) => n > 0);
+const CLI_SIZES = arg('offers', '100000,1000000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const SERVING_OFFERS = Number(arg('serving-offers', '100000'));
 const SECONDS = Number(arg('seconds', '20'));
 const CONNECTIONS = 10;
@@ -49,7 +52,11 @@ const mb = (bytes: number) => round(bytes / 1_048_576);
 
 /** Runs a process to its end, sampling its resident memory; resolves with its exit code, output
  *  and peak RSS. */
-function runSampled(cmd: string, argv: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; peakRss: number; seconds: number }> {
+function runSampled(
+  cmd: string,
+  argv: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string; peakRss: number; seconds: number }> {
   const started = performance.now();
   const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -99,7 +106,9 @@ async function cliImports(): Promise<CliResult[]> {
         unchangedSeconds: round(again.seconds),
         report: JSON.parse(first.stdout),
       };
-      console.error(`CLI import ${offers} offers (${r.fileMb} MB): ${r.seconds} s, ${r.offersPerSecond}/s, peak RSS ${r.peakRssMb} MB; unchanged again ${r.unchangedSeconds} s`);
+      console.error(
+        `CLI import ${offers} offers (${r.fileMb} MB): ${r.seconds} s, ${r.offersPerSecond}/s, peak RSS ${r.peakRssMb} MB; unchanged again ${r.unchangedSeconds} s`,
+      );
       results.push(r);
     } finally {
       await db.drop();
@@ -118,7 +127,13 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 1200; i++) {
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { child, url };
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { child, url };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
@@ -137,7 +152,12 @@ interface Job {
 
 async function importJob(url: string, file: string): Promise<Job> {
   const body = Readable.toWeb(createReadStream(file)) as ReadableStream;
-  const res = await fetch(`${url}/admin/catalog/imports`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+  const res = await fetch(`${url}/admin/catalog/imports`, {
+    method: 'POST',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
   if (res.status !== 202) throw new Error(`POST /admin/catalog/imports: ${res.status} ${await res.text()}`);
   const location = res.headers.get('location')!;
   for (;;) {
@@ -157,9 +177,18 @@ interface Window {
 }
 
 function window(samples: Array<[number, number]>, from: number, until: number): Window {
-  const lat = samples.filter(([t]) => t >= from && t < until).map(([, l]) => l).sort((a, b) => a - b);
+  const lat = samples
+    .filter(([t]) => t >= from && t < until)
+    .map(([, l]) => l)
+    .sort((a, b) => a - b);
   const at = (q: number) => (lat.length === 0 ? 0 : lat[Math.min(lat.length - 1, Math.floor(q * lat.length))]);
-  return { requests: lat.length, rps: Math.round(lat.length / ((until - from) / 1000)), p50: round(at(0.5), 2), p99: round(at(0.99), 2), max: round(lat.at(-1) ?? 0, 2) };
+  return {
+    requests: lat.length,
+    rps: Math.round(lat.length / ((until - from) / 1000)),
+    p50: round(at(0.5), 2),
+    p99: round(at(0.99), 2),
+    max: round(lat.at(-1) ?? 0, 2),
+  };
 }
 
 /** Drives decide until `until` resolves (or for `seconds`); every answer's time and latency. */
@@ -167,7 +196,12 @@ async function drive(url: string, key: string, bodies: object[], until: Promise<
   const samples: Array<[number, number]> = [];
   let non2xx = 0;
   // autocannon's clients cycle through the list.
-  const requests: autocannon.Request[] = bodies.map((b) => ({ method: 'POST', path: '/v1/offers/decide', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(b) }));
+  const requests: autocannon.Request[] = bodies.map((b) => ({
+    method: 'POST',
+    path: '/v1/offers/decide',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(b),
+  }));
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
   const instance = autocannon({ url, connections: CONNECTIONS, duration: typeof until === 'number' ? until : 3600, requests }, () => finished());
@@ -207,7 +241,9 @@ async function servingImport() {
   });
   try {
     await importJob(server.url, base);
-    const created = await (await fetch(`${server.url}/admin/apps`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"name":"Import bench"}' })).json();
+    const created = await (
+      await fetch(`${server.url}/admin/apps`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"name":"Import bench"}' })
+    ).json();
     const bodies = bodiesForGenerated(generatedCatalog(Math.min(SERVING_OFFERS, 20_000), entities, 7), 64);
     // Warm-up, then the baseline.
     await drive(server.url, created.test_key, bodies, 2);
@@ -218,7 +254,12 @@ async function servingImport() {
     // The same load while a job imports the other catalog.
     let job!: Job;
     const posted = Date.now();
-    const during = await drive(server.url, created.test_key, bodies, importJob(server.url, next).then((j) => (job = j)));
+    const during = await drive(
+      server.url,
+      created.test_key,
+      bodies,
+      importJob(server.url, next).then((j) => (job = j)),
+    );
     const t2 = await timeouts(server.url);
     const reloadMs = (await reloadSeconds(server.url)) * 1000;
     const started = Date.parse(job.started_at!);
@@ -269,7 +310,10 @@ async function main() {
     '',
     '| offers | file | CLI import | offers/s | peak RSS | same file again |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...cli.map((r) => `| ${r.offers.toLocaleString('en')} | ${r.fileMb} MB | ${r.seconds} s | ${r.offersPerSecond.toLocaleString('en')} | ${r.peakRssMb} MB | ${r.unchangedSeconds} s |`),
+    ...cli.map(
+      (r) =>
+        `| ${r.offers.toLocaleString('en')} | ${r.fileMb} MB | ${r.seconds} s | ${r.offersPerSecond.toLocaleString('en')} | ${r.peakRssMb} MB | ${r.unchangedSeconds} s |`,
+    ),
   ];
   if (serving) {
     const row = (name: string, w: Window & { non2xx?: number }) => `| ${name} | ${w.requests} | ${w.rps} | ${w.p50} | ${w.p99} | ${w.max} |`;

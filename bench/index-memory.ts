@@ -58,7 +58,9 @@ const results = sizes.map((offers) => {
     maxBuffer: 1 << 20,
   });
   const r = JSON.parse(out.trim().split('\n').pop()!);
-  console.log(`${offers} offers: native index ${(r.nativeIndexBytes / 1e6).toFixed(0)} MB, document on heap ${(r.documentHeapBytes / 1e6).toFixed(0)} MB, build ${r.buildMs} ms`);
+  console.log(
+    `${offers} offers: native index ${(r.nativeIndexBytes / 1e6).toFixed(0)} MB, document on heap ${(r.documentHeapBytes / 1e6).toFixed(0)} MB, build ${r.buildMs} ms`,
+  );
   return r;
 });
 const perOffer = (k: 'nativeIndexBytes' | 'documentHeapBytes') => {
@@ -70,7 +72,10 @@ const md = [
   '',
   '| offers | native index | index document on V8 heap | document JSON | build |',
   '|---:|---:|---:|---:|---:|',
-  ...results.map((r) => `| ${r.offers} | ${(r.nativeIndexBytes / 1e6).toFixed(0)} MB | ${(r.documentHeapBytes / 1e6).toFixed(0)} MB | ${(r.documentJsonBytes / 1e6).toFixed(0)} MB | ${r.buildMs} ms |`),
+  ...results.map(
+    (r) =>
+      `| ${r.offers} | ${(r.nativeIndexBytes / 1e6).toFixed(0)} MB | ${(r.documentHeapBytes / 1e6).toFixed(0)} MB | ${(r.documentJsonBytes / 1e6).toFixed(0)} MB | ${r.buildMs} ms |`,
+  ),
   '',
   `At the largest size: ${perOffer('nativeIndexBytes')} B of native index and ${perOffer('documentHeapBytes')} B of heap per offer.`,
 ].join('\n');

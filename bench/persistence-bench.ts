@@ -127,13 +127,35 @@ try {
   for (const c of CONCURRENCY) {
     const single = await measure(c, async () => {
       const r = row(appId);
-      await db.query(INSERT_ONE, [r.id, r.appId, r.requestId, r.kind, r.test, r.createdAt, r.serve, r.reasonCodes, r.offerSnapshotId, r.campaignId, r.expiresAt, r.locale, r.country, r.intentType, r.messageIntent, r.matchedCategoryIds, r.matchedEntityIds, r.droppedDigestIds, r.latencyUs]);
+      await db.query(INSERT_ONE, [
+        r.id,
+        r.appId,
+        r.requestId,
+        r.kind,
+        r.test,
+        r.createdAt,
+        r.serve,
+        r.reasonCodes,
+        r.offerSnapshotId,
+        r.campaignId,
+        r.expiresAt,
+        r.locale,
+        r.country,
+        r.intentType,
+        r.messageIntent,
+        r.matchedCategoryIds,
+        r.matchedEntityIds,
+        r.droppedDigestIds,
+        r.latencyUs,
+      ]);
     });
     const before = recorder.stats.flushes;
     const grouped = await measure(c, () => recorder.record(row(appId)));
     const flushes = recorder.stats.flushes - before;
     results.push({ concurrency: c, single, grouped, rowsPerFlush: Math.round(grouped.rows / Math.max(1, flushes)) });
-    console.error(`concurrency ${c}: one INSERT per request ${single.rowsPerSecond} rows/s (p99 ${single.p99.toFixed(2)} ms); group commit ${grouped.rowsPerSecond} rows/s (p99 ${grouped.p99.toFixed(2)} ms)`);
+    console.error(
+      `concurrency ${c}: one INSERT per request ${single.rowsPerSecond} rows/s (p99 ${single.p99.toFixed(2)} ms); group commit ${grouped.rowsPerSecond} rows/s (p99 ${grouped.p99.toFixed(2)} ms)`,
+    );
   }
   await recorder.close();
   const stored = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM decisions')).rows[0].n);
@@ -143,7 +165,10 @@ try {
     '',
     '| concurrent requests | one INSERT per request: rows/s | p50 ms | p99 ms | group commit: rows/s | p50 ms | p99 ms | rows per flush | speed-up |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...results.map((r) => `| ${r.concurrency} | ${r.single.rowsPerSecond.toLocaleString('en')} | ${r.single.p50.toFixed(2)} | ${r.single.p99.toFixed(2)} | ${r.grouped.rowsPerSecond.toLocaleString('en')} | ${r.grouped.p50.toFixed(2)} | ${r.grouped.p99.toFixed(2)} | ${r.rowsPerFlush} | **${(r.grouped.rowsPerSecond / r.single.rowsPerSecond).toFixed(1)}×** |`),
+    ...results.map(
+      (r) =>
+        `| ${r.concurrency} | ${r.single.rowsPerSecond.toLocaleString('en')} | ${r.single.p50.toFixed(2)} | ${r.single.p99.toFixed(2)} | ${r.grouped.rowsPerSecond.toLocaleString('en')} | ${r.grouped.p50.toFixed(2)} | ${r.grouped.p99.toFixed(2)} | ${r.rowsPerFlush} | **${(r.grouped.rowsPerSecond / r.single.rowsPerSecond).toFixed(1)}×** |`,
+    ),
   ].join('\n');
   mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
   writeFileSync(path.join(ROOT, 'bench/out/persistence.json'), JSON.stringify({ label, seconds: SECONDS, acknowledged, stored, results }, null, 2));

@@ -47,7 +47,6 @@ if (!adminUrl) {
   process.exit(2);
 }
 
-
 const noActivity = {
   events: { countsOfDecision: async () => ({ offer_rendered: 0, qualified_impression: 0 }) },
   clicks: { countOfDecision: async () => 0 },
@@ -64,7 +63,9 @@ const STEP = {
   clicks: 'EXISTS (SELECT 1 FROM clicks c WHERE c.decision_id = d.id AND c.counted)',
   conversions: 'EXISTS (SELECT 1 FROM conversions v WHERE v.decision_id = d.id AND NOT v.test)',
 };
-const steps = Object.entries(STEP).map(([k, p]) => `(count(*) FILTER (WHERE ${p}))::int AS ${k}`).join(', ');
+const steps = Object.entries(STEP)
+  .map(([k, p]) => `(count(*) FILTER (WHERE ${p}))::int AS ${k}`)
+  .join(', ');
 const RAW_STATEMENTS = [
   `SELECT floor(extract(epoch FROM d.created_at) / $5)::bigint * $5 AS bucket, count(*)::int, (count(*) FILTER (WHERE d.serve))::int,
      percentile_cont(0.5) WITHIN GROUP (ORDER BY d.latency_us), percentile_cont(0.9) WITHIN GROUP (ORDER BY d.latency_us),
@@ -83,7 +84,9 @@ const RANGES = { '1h': { ms: 3_600_000, bucket: 60 }, '24h': { ms: 86_400_000, b
 async function seed(db: Database, other: Database, until: number) {
   const catalog = new CatalogRepository(db);
   await catalog.import(JSON.parse(readFileSync(path.join(ROOT, 'catalog/demo.json'), 'utf8')));
-  const snapshots = (await db.query<{ id: string; campaign_id: string }>('SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id')).rows;
+  const snapshots = (
+    await db.query<{ id: string; campaign_id: string }>('SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id')
+  ).rows;
   const taxonomy = (await catalog.export()).taxonomy;
   const categories = taxonomy.categories.map((c) => c.id);
   const entities = taxonomy.entities.map((e) => e.id);
@@ -93,7 +96,12 @@ async function seed(db: Database, other: Database, until: number) {
   const rnd = seededRandom(5_000_000);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const reasons = ['POLICY_BLOCK', 'LOW_INTENT', 'NO_ELIGIBLE_OFFER', 'LOCALE_NOT_LIVE', 'FREQUENCY_CAPPED', 'BUDGET_EXHAUSTED', 'CAPABILITY_UNMET'];
-  const writers = [db, other].map((d) => ({ decisions: new DecisionRepository(d, noActivity), events: new EventRepository(d), clicks: new ClickRepository(d), conversions: new ConversionRepository(d) }));
+  const writers = [db, other].map((d) => ({
+    decisions: new DecisionRepository(d, noActivity),
+    events: new EventRepository(d),
+    clicks: new ClickRepository(d),
+    conversions: new ConversionRepository(d),
+  }));
   const counts = { decisions: 0, events: 0, clicks: 0, conversions: 0 };
   const started = performance.now();
 
@@ -134,15 +142,34 @@ async function seed(db: Database, other: Database, until: number) {
       decisions.push(d);
       if (!serve || test) continue;
       const event = (type: ImpressionRow['type']): ImpressionRow => ({
-        id: newId('evt'), appId: d.appId, type, offerSnapshotId: snapshot.id, decisionId: d.id, idempotencyKey: newId('idem'),
-        requestHash: Buffer.alloc(32), test: false, counted: true, notCountedReason: null, createdAt: d.createdAt,
+        id: newId('evt'),
+        appId: d.appId,
+        type,
+        offerSnapshotId: snapshot.id,
+        decisionId: d.id,
+        idempotencyKey: newId('idem'),
+        requestHash: Buffer.alloc(32),
+        test: false,
+        counted: true,
+        notCountedReason: null,
+        createdAt: d.createdAt,
       });
       if (rnd() < 0.7) {
         events.push(event('offer_rendered'));
         if (rnd() < 0.6) events.push(event('qualified_impression'));
       }
       if (rnd() < 0.05) {
-        clicks.push({ id: newId('clk'), decisionId: d.id, appId: d.appId, offerSnapshotId: snapshot.id, createdAt: d.createdAt, ipHash: 'bench', userAgentBot: false, counted: rnd() < 0.9, notCountedReason: null });
+        clicks.push({
+          id: newId('clk'),
+          decisionId: d.id,
+          appId: d.appId,
+          offerSnapshotId: snapshot.id,
+          createdAt: d.createdAt,
+          ipHash: 'bench',
+          userAgentBot: false,
+          counted: rnd() < 0.9,
+          notCountedReason: null,
+        });
         if (rnd() < 0.1) conversions.push(d);
       }
     }
@@ -160,13 +187,24 @@ async function seed(db: Database, other: Database, until: number) {
       for (let i = 0; i < b.events.length; i += BATCH) await w.events.insertImpressions(b.events.slice(i, i + BATCH));
       if (b.clicks.length) await w.clicks.insert(b.clicks);
       for (const d of b.conversions) {
-        await w.conversions.insertIfNonceUnused({ id: newId('cnv'), appId: d.appId, offerSnapshotId: d.offerSnapshotId as string, decisionId: d.id, nonce: newId('nonce'), signedAt: Math.floor(d.createdAt.getTime() / 1000), requestHash: Buffer.alloc(32), test: false, createdAt: d.createdAt });
+        await w.conversions.insertIfNonceUnused({
+          id: newId('cnv'),
+          appId: d.appId,
+          offerSnapshotId: d.offerSnapshotId as string,
+          decisionId: d.id,
+          nonce: newId('nonce'),
+          signedAt: Math.floor(d.createdAt.getTime() / 1000),
+          requestHash: Buffer.alloc(32),
+          test: false,
+          createdAt: d.createdAt,
+        });
       }
       counts.decisions += b.decisions.length;
       counts.events += b.events.length;
       counts.clicks += b.clicks.length;
       counts.conversions += b.conversions.length;
-      if (counts.decisions % 250_000 < BATCH) process.stdout.write(`  seeded ${counts.decisions.toLocaleString('en')} decisions (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+      if (counts.decisions % 250_000 < BATCH)
+        process.stdout.write(`  seeded ${counts.decisions.toLocaleString('en')} decisions (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
     }
   };
   await Promise.all(writers.map(worker));
@@ -185,20 +223,43 @@ async function main() {
     const until = Date.now();
     console.log(`seeding ${DECISIONS.toLocaleString('en')} decisions over ${DAYS} days into ${new URL(scratch.url).pathname.slice(1)} …`);
     const seeded = await seed(db, other, until);
-    console.log(`seeded in ${seeded.seconds.toFixed(0)} s: ${Math.round(seeded.decisions / seeded.seconds).toLocaleString('en')} decisions/s with their events`);
+    console.log(
+      `seeded in ${seeded.seconds.toFixed(0)} s: ${Math.round(seeded.decisions / seeded.seconds).toLocaleString('en')} decisions/s with their events`,
+    );
     // Maintenance and table sizes outside the service's 5 s query timeout.
     const maintenance = new pg.Client({ connectionString: scratch.url });
     await maintenance.connect();
     await maintenance.query('VACUUM ANALYZE');
     const sizes = [];
-    for (const table of ['decisions', 'events', 'clicks', 'conversions', 'report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups', 'report_funnel_marks']) {
-      const r = await maintenance.query<{ rows: string; size: string }>(`SELECT count(*) AS rows, pg_size_pretty(pg_total_relation_size('${table}')) AS size FROM ${table}`);
+    for (const table of [
+      'decisions',
+      'events',
+      'clicks',
+      'conversions',
+      'report_rollups',
+      'report_reason_rollups',
+      'report_latency_rollups',
+      'report_match_rollups',
+      'report_funnel_marks',
+    ]) {
+      const r = await maintenance.query<{ rows: string; size: string }>(
+        `SELECT count(*) AS rows, pg_size_pretty(pg_total_relation_size('${table}')) AS size FROM ${table}`,
+      );
       sizes.push({ relname: table, ...r.rows[0] });
     }
     await maintenance.end();
 
     const app = await buildApp(
-      parseConfig({ port: 0, host: '127.0.0.1', baseUrl: 'http://bench.test', databaseUrl: scratch.url, dataDir: 'memory', logLevel: 'warn', loadDemoCatalog: false, adminKey: ADMIN_KEY }),
+      parseConfig({
+        port: 0,
+        host: '127.0.0.1',
+        baseUrl: 'http://bench.test',
+        databaseUrl: scratch.url,
+        dataDir: 'memory',
+        logLevel: 'warn',
+        loadDemoCatalog: false,
+        adminKey: ADMIN_KEY,
+      }),
       { db, counters: createCounterStore({ keyPrefix: 'bench:' }) },
     );
     await app.ready();
@@ -217,7 +278,9 @@ async function main() {
         if (run > 0) ms.push(elapsed); // the first run warms the cache
       }
       timings[range] = { median_ms: median(ms), max_ms: Math.max(...ms), status, decides };
-      console.log(`GET /admin/reports?range=${range}: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms, ${decides.toLocaleString('en')} decides`);
+      console.log(
+        `GET /admin/reports?range=${range}: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms, ${decides.toLocaleString('en')} decides`,
+      );
     }
     await app.close();
 
@@ -236,7 +299,18 @@ async function main() {
     }
 
     const version = (await db.query<{ v: string }>('SELECT version() AS v')).rows[0].v.split(' on ')[0];
-    const result = { decisions: DECISIONS, days: DAYS, seeded, sizes, timings, raw, postgres: version, node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model };
+    const result = {
+      decisions: DECISIONS,
+      days: DAYS,
+      seeded,
+      sizes,
+      timings,
+      raw,
+      postgres: version,
+      node: process.version,
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+    };
     mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
     writeFileSync(path.join(ROOT, 'bench/out/reports.json'), `${JSON.stringify(result, null, 2)}\n`);
     const md = [
@@ -244,7 +318,10 @@ async function main() {
       '',
       '| range | decides in range | GET /admin/reports median ms | max ms | raw history (before rollups) ms |',
       '|---|---|---|---|---|',
-      ...Object.entries(timings).map(([r, t]) => `| ${r} | ${t.decides.toLocaleString('en')} | ${t.median_ms.toFixed(1)} | ${t.max_ms.toFixed(1)} | ${raw[r] === undefined ? '—' : (raw[r] as number).toFixed(0)} |`),
+      ...Object.entries(timings).map(
+        ([r, t]) =>
+          `| ${r} | ${t.decides.toLocaleString('en')} | ${t.median_ms.toFixed(1)} | ${t.max_ms.toFixed(1)} | ${raw[r] === undefined ? '—' : (raw[r] as number).toFixed(0)} |`,
+      ),
       '',
       '| table | rows | size |',
       '|---|---|---|',

@@ -55,7 +55,11 @@ async function soakDatabase() {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const dir = mkdtempSync(path.join(tmpdir(), 'sidenote-soak-'));
-    return { env: { SIDENOTE_DATA_DIR: dir, DATABASE_URL: '' }, open: () => openDatabase({ dataDir: dir }), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      env: { SIDENOTE_DATA_DIR: dir, DATABASE_URL: '' },
+      open: () => openDatabase({ dataDir: dir }),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const scratch = await createScratchDatabase(adminUrl, 'sidenote_soak');
   return { env: { DATABASE_URL: scratch.url }, open: () => openDatabase({ databaseUrl: scratch.url, dataDir: 'memory' }), drop: scratch.drop };
@@ -85,7 +89,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     for (let i = 0; ; i++) {
-      if ((await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200) break;
+      if (
+        (await fetch(`${base}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200
+      )
+        break;
       if (i > 600 || child.exitCode !== null) throw new Error('soak server did not become ready');
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -121,7 +131,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       },
     });
     let decideTimeoutNoFills = 0;
-    log(`soak: ${opts.durationSec} s, ${opts.connections}+${opts.connections} connections${opts.rate ? `, ${opts.rate}+${opts.rate} req/s` : ''} against ${base}`);
+    log(
+      `soak: ${opts.durationSec} s, ${opts.connections}+${opts.connections} connections${opts.rate ? `, ${opts.rate}+${opts.rate} req/s` : ''} against ${base}`,
+    );
     const paced = opts.rate ? { overallRate: opts.rate } : {};
     const [decide, events] = await Promise.all([
       autocannon({
@@ -141,7 +153,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           },
         ],
       }),
-      autocannon({ url: base, connections: opts.connections, duration: opts.durationSec, ...paced, requests: [eventRequest('/v1/events/rendered'), eventRequest('/v1/events/qualified-impression')] }),
+      autocannon({
+        url: base,
+        connections: opts.connections,
+        duration: opts.durationSec,
+        ...paced,
+        requests: [eventRequest('/v1/events/rendered'), eventRequest('/v1/events/qualified-impression')],
+      }),
     ]);
     clearInterval(sampler);
 
@@ -153,7 +171,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     let eventRows: number;
     try {
       acknowledgedStored = (await store.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE id = ANY($1::text[])', [acknowledged])).rows[0].n;
-      eventRows = (await store.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE idempotency_key LIKE $1", [`soak-${tag}-%`])).rows[0].n;
+      eventRows = (await store.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE idempotency_key LIKE $1', [`soak-${tag}-%`])).rows[0].n;
     } finally {
       await store.close();
     }
@@ -177,7 +195,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       durationSec: opts.durationSec,
       decide: summary(decide),
       events: summary(events),
-      fiveXx: [decide, events].reduce((n, r) => n + Object.entries(r.statusCodeStats ?? {}).filter(([c]) => c.startsWith('5')).reduce((m, [, s]) => m + (s as { count: number }).count, 0), 0),
+      fiveXx: [decide, events].reduce(
+        (n, r) =>
+          n +
+          Object.entries(r.statusCodeStats ?? {})
+            .filter(([c]) => c.startsWith('5'))
+            .reduce((m, [, s]) => m + (s as { count: number }).count, 0),
+        0,
+      ),
       decideTimeoutNoFills,
       eventsAcknowledged: acknowledged.length,
       acknowledgedStored,
@@ -203,7 +228,10 @@ export function formatSoak(r: SoakReport): string {
     `5xx: ${r.fiveXx}   decide TIMEOUT no-fills: ${r.decideTimeoutNoFills} (${((100 * r.decideTimeoutNoFills) / Math.max(1, r.decide.requests)).toFixed(2)}%)`,
     `events acknowledged (200): ${r.eventsAcknowledged}   of them in the database: ${r.acknowledgedStored}   rows written in all: ${r.eventRows} (the rest were cut off unanswered when the load stopped)`,
     `RSS MB: baseline ${r.rssMb.baseline}, peak ${r.rssMb.peak}, end ${r.rssMb.end}, growth ${r.rssMb.growth}`,
-    `RSS over time (s:MB): ${r.rssMb.series.filter((_, i) => i % every === 0).map(([s, mb]) => `${s}:${mb}`).join(' ')}`,
+    `RSS over time (s:MB): ${r.rssMb.series
+      .filter((_, i) => i % every === 0)
+      .map(([s, mb]) => `${s}:${mb}`)
+      .join(' ')}`,
     `server exit code after SIGTERM: ${r.serverExitCode}`,
   ].join('\n');
 }
@@ -215,7 +243,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     return i >= 0 ? args[i + 1] : fallback;
   };
   const rate = arg('rate', '');
-  const report = await runSoak({ durationSec: Number(arg('duration', '300')), connections: Number(arg('connections', '8')), rate: rate ? Number(rate) : undefined, log: (l) => console.error(l) });
+  const report = await runSoak({
+    durationSec: Number(arg('duration', '300')),
+    connections: Number(arg('connections', '8')),
+    rate: rate ? Number(rate) : undefined,
+    log: (l) => console.error(l),
+  });
   console.log(formatSoak(report));
   const ok = report.fiveXx === 0 && report.acknowledgedStored === report.eventsAcknowledged && report.serverExitCode === 0;
   process.exit(ok ? 0 : 1);

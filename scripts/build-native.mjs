@@ -38,7 +38,7 @@ if (!existsSync(napiCli)) {
   console.error(
     [
       '',
-      'Sidenote\'s matching core is not built, and this install has no dev dependencies to build it with.',
+      "Sidenote's matching core is not built, and this install has no dev dependencies to build it with.",
       'Build first, then drop the dev dependencies:',
       '  npm ci && npm run build && npm prune --omit=dev',
       '(README, "Production install").',

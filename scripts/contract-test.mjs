@@ -128,20 +128,31 @@ async function main() {
     if (created.status !== 201) throw new Error(`could not create the test app: ${created.status} ${await created.text()}`);
     const app = await created.json();
     const served = await serveOneOffer(baseUrl, app.serving_key);
-    console.log(`== schemathesis ${SCHEMATHESIS_VERSION} against ${baseUrl} (${database ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'})`);
+    console.log(
+      `== schemathesis ${SCHEMATHESIS_VERSION} against ${baseUrl} (${database ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'})`,
+    );
     const args = [
-      '--config-file', path.join(ROOT, 'scripts/contract/schemathesis.toml'),
-      'run', `${baseUrl}/openapi.json`,
-      '--checks', 'all',
-      '--max-examples', MAX_EXAMPLES,
+      '--config-file',
+      path.join(ROOT, 'scripts/contract/schemathesis.toml'),
+      'run',
+      `${baseUrl}/openapi.json`,
+      '--checks',
+      'all',
+      '--max-examples',
+      MAX_EXAMPLES,
       ...(process.env.SCHEMATHESIS_INCLUDE_PATH ? ['--include-path', process.env.SCHEMATHESIS_INCLUDE_PATH] : []),
-      '--seed', SEED,
+      '--seed',
+      SEED,
       // One worker: Python 3.11's ast module is not thread-safe, and Hypothesis parses lambdas
       // with it ("AST constructor recursion depth mismatch" with two).
-      '--workers', '1',
-      '--generation-database', 'none',
-      '--report', 'junit',
-      '--report-dir', path.join(ROOT, 'test-artifacts/contract'),
+      '--workers',
+      '1',
+      '--generation-database',
+      'none',
+      '--report',
+      'junit',
+      '--report-dir',
+      path.join(ROOT, 'test-artifacts/contract'),
     ];
     console.log(`st ${args.join(' ')}`);
     const st = spawnSync(ST, args, {

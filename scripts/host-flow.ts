@@ -47,10 +47,18 @@ const { decision_id, offer_id, link } = decided.json!;
 
 const rendered = await call('POST', '/v1/events/rendered', { offer_snapshot_id: offer_id, decision_id }, { 'idempotency-key': `r-${decision_id}` });
 step('rendered', rendered.status === 200 && rendered.json?.inserted === true, rendered.json);
-const qualified = await call('POST', '/v1/events/qualified-impression', { offer_snapshot_id: offer_id, decision_id }, { 'idempotency-key': `q-${decision_id}` });
+const qualified = await call(
+  'POST',
+  '/v1/events/qualified-impression',
+  { offer_snapshot_id: offer_id, decision_id },
+  { 'idempotency-key': `q-${decision_id}` },
+);
 step('qualified impression', qualified.status === 200 && qualified.json?.type === 'qualified_impression', qualified.json);
 
-const click = await fetch(link, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' } });
+const click = await fetch(link, {
+  redirect: 'manual',
+  headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' },
+});
 step('tracked link', click.status === 302, { status: click.status, location: click.headers.get('location') });
 
 const conversion = { offer_snapshot_id: offer_id, decision_id, timestamp: Math.floor(Date.now() / 1000), nonce: randomUUID() };
@@ -68,8 +76,4 @@ for (let i = 0; i < 50; i++) {
   await new Promise((r) => setTimeout(r, 50));
 }
 const events = lookup!.json?.events;
-step(
-  'decision lookup',
-  events?.offer_rendered === 1 && events?.qualified_impression === 1 && events?.clicks === 1 && events?.conversions === 1,
-  events,
-);
+step('decision lookup', events?.offer_rendered === 1 && events?.qualified_impression === 1 && events?.clicks === 1 && events?.conversions === 1, events);

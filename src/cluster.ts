@@ -13,7 +13,9 @@ const workers = Number(process.env.CLUSTER_WORKERS ?? os.availableParallelism())
 
 if (cluster.isPrimary) {
   if (!process.env.DATABASE_URL || !process.env.REDIS_URL) {
-    console.error('cluster mode needs DATABASE_URL and REDIS_URL: PGlite and the in-process counters belong to one process. Use `npm start` for the embedded defaults.');
+    console.error(
+      'cluster mode needs DATABASE_URL and REDIS_URL: PGlite and the in-process counters belong to one process. Use `npm start` for the embedded defaults.',
+    );
     process.exit(2);
   }
   if (!Number.isInteger(workers) || workers < 1) {

@@ -136,7 +136,33 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
   };
 }
 
-const NOISE = [' ', '  ', '\t', '\n', ',', '.', '!', '?', '(', ')', '-', '"', '\u3000', '\u00a0', '😀', 'é', 'Σ', 'ﾊﾟ', 'x', '1', 'a', '\u200b', '\u00ad', '\u2060', '\ufe0f'];
+const NOISE = [
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  ',',
+  '.',
+  '!',
+  '?',
+  '(',
+  ')',
+  '-',
+  '"',
+  '\u3000',
+  '\u00a0',
+  '😀',
+  'é',
+  'Σ',
+  'ﾊﾟ',
+  'x',
+  '1',
+  'a',
+  '\u200b',
+  '\u00ad',
+  '\u2060',
+  '\ufe0f',
+];
 
 /** One edit: a letter dropped, doubled, swapped with the next, or a space put in. */
 function typo(word: string, rng: Rng): string {
@@ -174,8 +200,17 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       // Purpose phrases often, so clauses with a head and a purpose are common.
       // A purchase cue among them, so that a purpose phrase sometimes follows one in its clause.
       if (rng.chance(0.4))
-        cues.splice(0, cues.length, ...[t.intent_cues.purpose, t.intent_cues.purpose_before, t.intent_cues.purchase].flatMap((a) => [...(a?.ko ?? []), ...(a?.en ?? [])]));
-      const tamed = [...t.categories, ...t.entities].flatMap((x) => [...(x.weak_aliases?.ko ?? []), ...(x.weak_aliases?.en ?? []), ...(x.negative_contexts?.ko ?? []), ...(x.negative_contexts?.en ?? [])]);
+        cues.splice(
+          0,
+          cues.length,
+          ...[t.intent_cues.purpose, t.intent_cues.purpose_before, t.intent_cues.purchase].flatMap((a) => [...(a?.ko ?? []), ...(a?.en ?? [])]),
+        );
+      const tamed = [...t.categories, ...t.entities].flatMap((x) => [
+        ...(x.weak_aliases?.ko ?? []),
+        ...(x.weak_aliases?.en ?? []),
+        ...(x.negative_contexts?.ko ?? []),
+        ...(x.negative_contexts?.en ?? []),
+      ]);
       alias = rng.pick([...cues, ...tamed]);
     } else if (r < 0.75) {
       alias = rng.pick(STRUCTURE);

@@ -6,17 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/config.js';
 import { readDemoCatalog } from '../../src/catalog/demo-catalog.js';
-import {
-  FAMILIES,
-  LANGS,
-  isSameOrDescendant,
-  taxonomyOf,
-  type Expect,
-  type LabelledCase,
-  type RelevanceCase,
-  type Split,
-  type Taxonomy,
-} from './cases.js';
+import { FAMILIES, LANGS, isSameOrDescendant, taxonomyOf, type Expect, type LabelledCase, type RelevanceCase, type Split, type Taxonomy } from './cases.js';
 
 /** The clock the benchmark runs at unless told otherwise: the day the set was labelled. Campaign
  *  windows (starts_at / ends_at) are read against it, so a campaign ending next spring does not
@@ -90,10 +80,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       async snapshot(id) {
         if (!snapshots.has(id)) {
           // Snapshots are immutable: the row is what was served.
-          const r = await app.db.query<{ content: { offer: { id: string; campaign_id: string; targeting?: { category_ids?: string[]; entity_ids?: string[] } } } }>(
-            'SELECT content FROM offer_snapshots WHERE id = $1',
-            [id],
-          );
+          const r = await app.db.query<{
+            content: { offer: { id: string; campaign_id: string; targeting?: { category_ids?: string[]; entity_ids?: string[] } } };
+          }>('SELECT content FROM offer_snapshots WHERE id = $1', [id]);
           const offer = r.rows[0]?.content.offer;
           snapshots.set(
             id,
@@ -230,13 +219,9 @@ export function judge(c: LabelledCase, o: Outcome, tax: Taxonomy): CaseResult {
   const served = o.serve;
   const blocked = !served && o.reasonCodes.includes('POLICY_BLOCK');
   const rightCategory =
-    c.expect === 'serve' && served
-      ? o.servedCategories.some((got) => (c.categories ?? []).some((want) => isSameOrDescendant(tax, got, want)))
-      : null;
+    c.expect === 'serve' && served ? o.servedCategories.some((got) => (c.categories ?? []).some((want) => isSameOrDescendant(tax, got, want))) : null;
   // An answer that timing or money decided says nothing about matching: never counted right.
-  const correct =
-    o.instrumentError === null &&
-    (c.expect === 'serve' ? served && rightCategory === true : c.expect === 'silent' ? !served : blocked);
+  const correct = o.instrumentError === null && (c.expect === 'serve' ? served && rightCategory === true : c.expect === 'silent' ? !served : blocked);
   return { case: c, outcome: o, served, blocked, rightCategory, correct };
 }
 
@@ -433,7 +418,12 @@ export function markdownTable(b: Breakdown): string {
   return [head, rule, ...rows].join('\n');
 }
 
-const cell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/\u200b/g, '\\u200b');
+const cell = (s: string) =>
+  s
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ')
+    .replace(/\u200b/g, '\\u200b');
 
 export function describeExpected(c: RelevanceCase): string {
   return c.expect === 'serve' ? `serve ${(c.categories ?? []).join(', ')}` : c.expect;

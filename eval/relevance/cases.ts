@@ -7,15 +7,7 @@ import { fileURLToPath } from 'node:url';
 export const LANGS = ['ko', 'en'] as const;
 export type Lang = (typeof LANGS)[number];
 
-export const FAMILIES = [
-  'clear_intent',
-  'topic_no_intent',
-  'context',
-  'ambiguous',
-  'ranking',
-  'korean_morphology',
-  'sensitive',
-] as const;
+export const FAMILIES = ['clear_intent', 'topic_no_intent', 'context', 'ambiguous', 'ranking', 'korean_morphology', 'sensitive'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const EXPECTS = ['serve', 'silent', 'block'] as const;
@@ -105,9 +97,7 @@ export interface Taxonomy {
   entityIds: Set<string>;
 }
 
-export function taxonomyOf(catalog: {
-  taxonomy: { categories: { id: string; parent_id: string | null }[]; entities: { id: string }[] };
-}): Taxonomy {
+export function taxonomyOf(catalog: { taxonomy: { categories: { id: string; parent_id: string | null }[]; entities: { id: string }[] } }): Taxonomy {
   return {
     parents: new Map(catalog.taxonomy.categories.map((c) => [c.id, c.parent_id])),
     entityIds: new Set(catalog.taxonomy.entities.map((e) => e.id)),

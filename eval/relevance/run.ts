@@ -9,16 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadCases, type Split } from './cases.js';
-import {
-  DEFAULT_EVAL_NOW,
-  checkFloors,
-  failuresTable,
-  markdownTable,
-  report,
-  runCases,
-  startHarness,
-  type Floors,
-} from './benchmark.js';
+import { DEFAULT_EVAL_NOW, checkFloors, failuresTable, markdownTable, report, runCases, startHarness, type Floors } from './benchmark.js';
 
 const FLOORS_PATH = fileURLToPath(new URL('./floors.json', import.meta.url));
 
@@ -42,16 +33,16 @@ async function main() {
   const args = (() => {
     try {
       return parseArgs({
-      options: {
-        split: { type: 'string', default: 'all' },
-        json: { type: 'string' },
-        check: { type: 'boolean', default: false },
-        now: { type: 'string', default: DEFAULT_EVAL_NOW },
-        concurrency: { type: 'string', default: '8' },
-        'no-failures': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
+        options: {
+          split: { type: 'string', default: 'all' },
+          json: { type: 'string' },
+          check: { type: 'boolean', default: false },
+          now: { type: 'string', default: DEFAULT_EVAL_NOW },
+          concurrency: { type: 'string', default: '8' },
+          'no-failures': { type: 'boolean', default: false },
+          help: { type: 'boolean', default: false },
+        },
+        strict: true,
       }).values;
     } catch (err) {
       usage((err as Error).message);

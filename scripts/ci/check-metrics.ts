@@ -6,7 +6,9 @@ import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config/config.js';
 
 const token = 'metrics-token-for-the-ci-check-0123';
-const app = await buildApp(parseConfig({ dataDir: 'memory', logLevel: 'silent', loadDemoCatalog: true, metricsToken: token, adminKey: 'admin-key-for-the-ci-check-0123' }));
+const app = await buildApp(
+  parseConfig({ dataDir: 'memory', logLevel: 'silent', loadDemoCatalog: true, metricsToken: token, adminKey: 'admin-key-for-the-ci-check-0123' }),
+);
 await app.ready();
 try {
   const admin = { authorization: 'Bearer admin-key-for-the-ci-check-0123' };

@@ -108,7 +108,10 @@ try {
   if (!/Demo serving key, test: sk_test_\S+/.test(output)) fail('the banner shows no test key');
   // The banner is on stderr: from the server's first log line on, stdout is JSON log lines only
   // (the install's output and npm's "> sidenote@… start" header come before it).
-  const serverLines = stdout.slice(Math.max(0, stdout.indexOf('{"level"'))).split('\n').filter((l) => l.trim());
+  const serverLines = stdout
+    .slice(Math.max(0, stdout.indexOf('{"level"')))
+    .split('\n')
+    .filter((l) => l.trim());
   const notJson = serverLines.filter((l) => {
     try {
       return typeof JSON.parse(l) !== 'object';

@@ -17,9 +17,7 @@ const CATALOG = {
     sensitive_topics: [{ id: 'health.medical', aliases: { ko: ['진단', '처방'], en: ['diagnosis', 'prescription'] } }],
     intent_cues: { purchase: { ko: ['최저가', '예약'], en: ['cheapest', 'book'] }, compare: { ko: ['비교'], en: ['compare', 'vs'] } },
   },
-  advertisers: [
-    { id: 'haneul', name: 'Haneul Stay', status: 'active', entity_id: null, destinations: ['https://haneulstay.example/'] },
-  ],
+  advertisers: [{ id: 'haneul', name: 'Haneul Stay', status: 'active', entity_id: null, destinations: ['https://haneulstay.example/'] }],
   campaigns: [
     {
       id: 'haneul-jeju-winter',
@@ -122,7 +120,10 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
     setup_token: { summary: 'A setup token · 설정 토큰', value: { kind: 'setup' } },
   },
   createdKey: {
-    created: { summary: 'The key, shown once · 키, 한 번만 표시', value: { id: 'key_6Yu8Io0Pa2Sd4Fg6Hj8Kl0', key: 'sk_test_9Lm1Np3Qr5St7Uv9Wx1Yz3Ab5Cd7Ef9Gh' } },
+    created: {
+      summary: 'The key, shown once · 키, 한 번만 표시',
+      value: { id: 'key_6Yu8Io0Pa2Sd4Fg6Hj8Kl0', key: 'sk_test_9Lm1Np3Qr5St7Uv9Wx1Yz3Ab5Cd7Ef9Gh' },
+    },
   },
   revokedKey: {
     revoked: { summary: 'Revoked · 폐기됨', value: { ...KEY, revoked_at: '2026-11-22T12:00:00.000Z' } },
@@ -157,7 +158,14 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
         started_at: '2026-11-22T09:00:00.120Z',
         validated_at: '2026-11-22T09:00:41.905Z',
         updated_at: '2026-11-22T09:01:12.002Z',
-        progress: { ...JOB.progress, bytes_read: 281_004_117, offers_read: 1_000_000, offers_checked: 1_000_000, offers_total: 1_000_000, offers_written: 384_000 },
+        progress: {
+          ...JOB.progress,
+          bytes_read: 281_004_117,
+          offers_read: 1_000_000,
+          offers_checked: 1_000_000,
+          offers_total: 1_000_000,
+          offers_written: 384_000,
+        },
       },
     },
     succeeded: {
@@ -169,7 +177,14 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
         validated_at: '2026-11-22T09:00:41.905Z',
         finished_at: '2026-11-22T09:02:03.441Z',
         updated_at: '2026-11-22T09:02:03.441Z',
-        progress: { ...JOB.progress, bytes_read: 281_004_117, offers_read: 1_000_000, offers_checked: 1_000_000, offers_total: 1_000_000, offers_written: 1_000_000 },
+        progress: {
+          ...JOB.progress,
+          bytes_read: 281_004_117,
+          offers_read: 1_000_000,
+          offers_checked: 1_000_000,
+          offers_total: 1_000_000,
+          offers_written: 1_000_000,
+        },
         report: { changed: true, version: 5, snapshots_created: 1_000_000, offers: 1_000_000, offers_archived: 0, campaigns: 50_000, advertisers: 10_000 },
       },
     },

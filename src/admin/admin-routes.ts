@@ -74,7 +74,7 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
           201: response(CreatedApp, 'The app; its keys and secret are shown this once.', EX.createdApp),
           ...INVALID_BODY,
           ...ADMIN_KEY_ERRORS,
-                    ...BODY_ERRORS,
+          ...BODY_ERRORS,
         },
       },
       config: bad,

@@ -10,9 +10,7 @@ const NOT_BLANK = /[^\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u20
 
 export const CreateAppBody = z
   .strictObject({
-    name: storedText(1, 120)
-      .regex(NOT_BLANK, 'must not be blank')
-      .describe('Display name of the host app, 1 to 120 characters, not blank; stored trimmed.'),
+    name: storedText(1, 120).regex(NOT_BLANK, 'must not be blank').describe('Display name of the host app, 1 to 120 characters, not blank; stored trimmed.'),
   })
   .describe('A new host app.');
 
@@ -114,7 +112,9 @@ export const ImportJob = z
     id: z.string().describe('Job id (`imp_…`).'),
     state: z
       .enum(['queued', 'validating', 'writing', 'succeeded', 'failed'])
-      .describe('`queued` (stored, about to start), `validating` (reading and checking the file), `writing` (in one transaction), then `succeeded` or `failed`.'),
+      .describe(
+        '`queued` (stored, about to start), `validating` (reading and checking the file), `writing` (in one transaction), then `succeeded` or `failed`.',
+      ),
     created_at: z.string().describe('ISO time the upload was accepted.'),
     started_at: z.string().nullable().describe('ISO time it started reading the file.'),
     validated_at: z.string().nullable().describe('ISO time the file passed its checks and writing began.'),

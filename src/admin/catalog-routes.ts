@@ -36,8 +36,18 @@ const CatalogFile = z
   .describe(
     'A catalog file, in the shape PUT /admin/catalog takes (catalog/catalog.schema.json). Only its being a JSON object is checked before the 202; the job checks the rest and lists every problem, with its JSON path, in its `error`.',
   );
-const NOT_JSON = { name: 'not_json', error: 'invalid_request', summary: 'Not JSON · 올바른 JSON이 아님', extra: { message: 'the catalog is not valid JSON' } } as const;
-const NOT_OBJECT = { name: 'not_object', error: 'invalid_request', summary: 'Not a JSON object · JSON 객체가 아님', extra: { message: 'the catalog is not a JSON object' } } as const;
+const NOT_JSON = {
+  name: 'not_json',
+  error: 'invalid_request',
+  summary: 'Not JSON · 올바른 JSON이 아님',
+  extra: { message: 'the catalog is not valid JSON' },
+} as const;
+const NOT_OBJECT = {
+  name: 'not_object',
+  error: 'invalid_request',
+  summary: 'Not a JSON object · JSON 객체가 아님',
+  extra: { message: 'the catalog is not a JSON object' },
+} as const;
 const EMPTY = { name: 'empty', error: 'invalid_request', summary: 'Empty body · 빈 본문', extra: { message: 'the catalog is empty' } } as const;
 
 async function catalog(app: FastifyInstance) {
@@ -46,7 +56,9 @@ async function catalog(app: FastifyInstance) {
 
   // The importers read the body themselves, as a stream.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', (_request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) => done(null, payload));
+  app.addContentTypeParser('application/json', (_request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void) =>
+    done(null, payload),
+  );
 
   app.get(
     '/catalog',
@@ -73,12 +85,10 @@ async function catalog(app: FastifyInstance) {
         body: requestBody(Catalog, EX.catalogRequest, { validatedBy: 'handler' }),
         response: {
           200: response(ImportReport, 'Imported (or unchanged).', EX.importReport),
-          400: errorResponse('The catalog failed validation (`invalid_catalog`, with every problem and its path), or the body is not a JSON object (`invalid_request`).', [
-            { error: 'invalid_catalog', extra: { problems: ['campaigns[0].advertiser_id: unknown advertiser "haneul"'] } },
-            NOT_JSON,
-            NOT_OBJECT,
-            EMPTY,
-          ]),
+          400: errorResponse(
+            'The catalog failed validation (`invalid_catalog`, with every problem and its path), or the body is not a JSON object (`invalid_request`).',
+            [{ error: 'invalid_catalog', extra: { problems: ['campaigns[0].advertiser_id: unknown advertiser "haneul"'] } }, NOT_JSON, NOT_OBJECT, EMPTY],
+          ),
           ...ADMIN_KEY_ERRORS,
           ...IN_PROGRESS,
           ...CATALOG_BODY_ERRORS,
@@ -104,7 +114,7 @@ async function catalog(app: FastifyInstance) {
           202: response(ImportJob, 'Accepted: the job, queued. `Location` is its address.', EX.importJobAccepted, {
             location: { description: 'The job: `/admin/catalog/imports/{id}`.', type: 'string' },
           }),
-          400: errorResponse('The body is empty or not a JSON object (what can be told at once; anything else is the job\'s to find).', [NOT_OBJECT, EMPTY]),
+          400: errorResponse("The body is empty or not a JSON object (what can be told at once; anything else is the job's to find).", [NOT_OBJECT, EMPTY]),
           ...ADMIN_KEY_ERRORS,
           ...IN_PROGRESS,
           ...CATALOG_BODY_ERRORS,

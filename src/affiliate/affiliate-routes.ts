@@ -25,7 +25,10 @@ async function clickIntents(app: FastifyInstance) {
         response: {
           200: response(ClickIntentResponse, 'Recorded (or already recorded, for a retry). Analytics only.', {
             recorded: { summary: 'Recorded · 기록됨', value: { ok: true, inserted: true, click_intent_id: 'cli_7Yh6Tg5Rf4Ed3Ws2Qa1Zx0', billable: false } },
-            retry: { summary: 'Same token and event id again · 같은 토큰과 이벤트 id로 재시도', value: { ok: true, inserted: false, click_intent_id: 'cli_7Yh6Tg5Rf4Ed3Ws2Qa1Zx0', billable: false } },
+            retry: {
+              summary: 'Same token and event id again · 같은 토큰과 이벤트 id로 재시도',
+              value: { ok: true, inserted: false, click_intent_id: 'cli_7Yh6Tg5Rf4Ed3Ws2Qa1Zx0', billable: false },
+            },
           }),
           400: badRequest('invalid_click_intent', 'The body failed validation.', [
             { name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: occurred_at' } },

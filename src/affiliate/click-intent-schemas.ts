@@ -6,11 +6,7 @@ export const ClickIntentRequest = z
   .strictObject({
     impression_token: storedText(1, 200).describe('The `impression_token` of the affiliate fill; it is the capability, no key is needed.'),
     event_id: storedText(1, 128).describe("The host's own id for this click; the same id again is a retry."),
-    occurred_at: z.iso
-      .datetime({ offset: true })
-      .max(40)
-      .optional()
-      .describe('When the user clicked: ISO-8601 date-time with offset (`Z` or `+09:00`).'),
+    occurred_at: z.iso.datetime({ offset: true }).max(40).optional().describe('When the user clicked: ISO-8601 date-time with offset (`Z` or `+09:00`).'),
   })
   .describe('Click intent (SPEC 2.7).');
 

@@ -81,12 +81,8 @@ export class AppRepository {
   }
 
   async listApps(): Promise<AppSummary[]> {
-    const apps = await this.db.query<{ id: string; name: string; created_at: Date }>(
-      'SELECT id, name, created_at FROM apps ORDER BY created_at, id',
-    );
-    const keys = await this.db.query<KeyRow>(
-      'SELECT id, app_id, kind, mode, key_hint, created_at, revoked_at FROM api_keys ORDER BY created_at, id',
-    );
+    const apps = await this.db.query<{ id: string; name: string; created_at: Date }>('SELECT id, name, created_at FROM apps ORDER BY created_at, id');
+    const keys = await this.db.query<KeyRow>('SELECT id, app_id, kind, mode, key_hint, created_at, revoked_at FROM api_keys ORDER BY created_at, id');
     const secrets = await this.db.query<{ app_id: string; n: number }>(
       'SELECT app_id, count(*)::int AS n FROM conversion_secrets WHERE retired_at IS NULL GROUP BY app_id',
     );

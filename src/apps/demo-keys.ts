@@ -28,7 +28,12 @@ export async function ensureDemoKeys(apps: AppRepository, dataDir: string): Prom
   const file = dataDir === 'memory' ? null : path.join(dataDir, 'demo-keys.json');
   const kept = file ? await readKept(file) : null;
   if (kept && (await works(apps, kept.app_id, kept.live_key, 'live')) && (await works(apps, kept.app_id, kept.test_key, 'test'))) {
-    return { appId: kept.app_id, liveKey: kept.live_key, testKey: kept.test_key, conversionSecret: (await apps.activeConversionSecrets(kept.app_id))[0] ?? null };
+    return {
+      appId: kept.app_id,
+      liveKey: kept.live_key,
+      testKey: kept.test_key,
+      conversionSecret: (await apps.activeConversionSecrets(kept.app_id))[0] ?? null,
+    };
   }
   const demo = (await apps.listApps()).find((a) => a.name === DEMO_APP_NAME);
   const appId = demo?.id ?? (await apps.createApp(DEMO_APP_NAME)).app_id;

@@ -128,10 +128,12 @@ export class CatalogImportJobs {
     let started!: () => void;
     const recorded = new Promise<void>((r) => (started = r));
     // In `running` before the row exists, so a read of it on this instance never finds it orphaned.
-    const done = recorded.then(() => this.run(id, file, reservation, abort.signal)).finally(async () => {
-      this.running.delete(id);
-      await cleanUp();
-    });
+    const done = recorded
+      .then(() => this.run(id, file, reservation, abort.signal))
+      .finally(async () => {
+        this.running.delete(id);
+        await cleanUp();
+      });
     this.running.set(id, { abort, done });
     let job: ImportJobRow;
     try {
@@ -173,16 +175,22 @@ export class CatalogImportJobs {
       });
       await writing;
       if (report.changed) {
-        await this.opts.onImported?.(report).catch((err) =>
-          this.opts.log?.warn({ err: { type: (err as Error).name, frames: stackFrames(err) } }, 'catalog imported, but this instance could not reload it yet'),
-        );
+        await this.opts
+          .onImported?.(report)
+          .catch((err) =>
+            this.opts.log?.warn(
+              { err: { type: (err as Error).name, frames: stackFrames(err) } },
+              'catalog imported, but this instance could not reload it yet',
+            ),
+          );
       }
       await this.repo.succeed(id, report, toJobProgress(latest));
       this.opts.log?.info({ job: id, version: report.version, offers: report.offers, changed: report.changed }, 'catalog import succeeded');
     } catch (err) {
       await writing;
       const failure = signal.aborted ? INTERRUPTED : toFailure(err);
-      if (failure.error === 'internal_error') this.opts.log?.error({ job: id, err: { type: (err as Error).name, frames: stackFrames(err) } }, 'catalog import failed');
+      if (failure.error === 'internal_error')
+        this.opts.log?.error({ job: id, err: { type: (err as Error).name, frames: stackFrames(err) } }, 'catalog import failed');
       else this.opts.log?.info({ job: id, error: failure.error }, 'catalog import refused');
       await this.repo.fail(id, failure).catch(() => {});
     }
@@ -300,4 +308,3 @@ async function storeUpload(body: Readable | undefined, dir: string, maxBytes: nu
   if (firstChar !== 0x7b) throw new Refusal('invalid_request', { message: 'the catalog is not a JSON object' });
   return { file, bytes };
 }
-

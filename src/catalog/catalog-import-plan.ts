@@ -87,7 +87,11 @@ function normalizedHead(c: CatalogHead) {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
       : v,
   );
 }

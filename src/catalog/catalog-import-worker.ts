@@ -171,5 +171,9 @@ async function close(stream: WriteStream) {
 
 run().catch((err: unknown) => {
   // A bug, not a problem of the file: its name and frames, never its message (it may quote input).
-  send({ kind: 'failed', name: err instanceof Error ? err.name : 'Error', frames: err instanceof Error ? (err.stack?.split('\n').slice(1, 8).join('\n') ?? '') : '' });
+  send({
+    kind: 'failed',
+    name: err instanceof Error ? err.name : 'Error',
+    frames: err instanceof Error ? (err.stack?.split('\n').slice(1, 8).join('\n') ?? '') : '',
+  });
 });

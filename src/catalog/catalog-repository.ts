@@ -102,9 +102,14 @@ export class CatalogRepository {
          FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
         WHERE a.archived_at IS NULL GROUP BY a.id ORDER BY a.id`,
     );
-    const networks = await this.db.query<{ id: string; name: string; adapter: string; partner_marker: string; link_template: string | null; destinations: string[] }>(
-      'SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL ORDER BY id',
-    );
+    const networks = await this.db.query<{
+      id: string;
+      name: string;
+      adapter: string;
+      partner_marker: string;
+      link_template: string | null;
+      destinations: string[];
+    }>('SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL ORDER BY id');
     const campaigns = await this.db.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL ORDER BY id');
     const offers = await this.db.query<{ content: SnapshotContent }>(
       `SELECT s.content FROM offers o JOIN offer_snapshots s ON s.id = o.current_snapshot_id
@@ -172,9 +177,7 @@ export class CatalogRepository {
   async loadServingCatalog(): Promise<ServingCatalogRows> {
     return this.db.transaction(async (tx) => {
       // One consistent view even while an import commits.
-      const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>(
-        'SELECT version, taxonomy FROM catalog_state WHERE id = 1',
-      );
+      const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
       const offers = await tx.query<{ snapshot_id: string; content: SnapshotContent; campaign_id: string }>(
         `SELECT s.id AS snapshot_id, s.content, o.campaign_id
            FROM offers o JOIN offer_snapshots s ON s.id = o.current_snapshot_id
@@ -187,9 +190,14 @@ export class CatalogRepository {
            FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
           WHERE a.archived_at IS NULL GROUP BY a.id`,
       );
-      const networks = await tx.query<{ id: string; name: string; adapter: string; partner_marker: string; link_template: string | null; destinations: string[] }>(
-        'SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL',
-      );
+      const networks = await tx.query<{
+        id: string;
+        name: string;
+        adapter: string;
+        partner_marker: string;
+        link_template: string | null;
+        destinations: string[];
+      }>('SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL');
       return {
         version: state.rows[0]?.version ?? 0,
         taxonomy: state.rows[0]?.taxonomy ?? null,
@@ -352,9 +360,7 @@ const UPSERT_CAMPAIGNS = batchInsert<Campaign>(
 
 async function upsertCampaigns(tx: Queryable, campaigns: Campaign[]) {
   for (const batch of chunks(campaigns, HEAD_BATCH_SIZE)) await tx.query(UPSERT_CAMPAIGNS.sql, UPSERT_CAMPAIGNS.params(batch));
-  await tx.query('UPDATE campaigns SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [
-    campaigns.map((c) => c.id),
-  ]);
+  await tx.query('UPDATE campaigns SET archived_at = now() WHERE archived_at IS NULL AND NOT (id = ANY($1::text[]))', [campaigns.map((c) => c.id)]);
 }
 
 // Which offers of a batch already have a snapshot holding their content (read only).

@@ -7,9 +7,7 @@ import { destinationHostProblem, isRewrittenByUrlParser } from './destinations.j
 import { aliasProblem } from './alias-rules.js';
 
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
-export const CatalogId = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
+export const CatalogId = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
 
 /** One alias; rules that keep it from matching every message in alias-rules.ts. */
 const Alias = z
@@ -79,12 +77,14 @@ export const Taxonomy = z
       .strictObject({
         purchase: Aliases.default({ ko: [], en: [] }).describe('Buying or booking: buy, price, 최저가, 예매, 사려고 …'),
         compare: Aliases.default({ ko: [], en: [] }).describe('Choosing: vs, which is better, 비교, 뭐가 나아 …'),
-        negation: Aliases.default({ ko: [], en: [] }).describe('Not buying: already have, don\'t need, 이미 있, 필요 없 … (voids its clause).'),
+        negation: Aliases.default({ ko: [], en: [] }).describe("Not buying: already have, don't need, 이미 있, 필요 없 … (voids its clause)."),
         negation_before: Aliases.default({ ko: [], en: [] }).describe(
           'Not this but something else: 말고, 대신 … (voids the clause before it and ends it: "비행기 말고 숙소").',
         ),
         after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
-        not_commercial: Aliases.default({ ko: [], en: [] }).describe('Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).'),
+        not_commercial: Aliases.default({ ko: [], en: [] }).describe(
+          'Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).',
+        ),
         clause_break: Aliases.default({ ko: [], en: [] }).describe('Words that end a clause like a full stop: but, however, 하지만, 근데 …'),
         purpose: Aliases.default({ ko: [], en: [] }).describe(
           'What follows in the clause is what the thing is for, not the thing: for, during … ("a VPN for hotel wifi": the hotel is dropped when the clause names something of another top-level category).',
@@ -104,7 +104,9 @@ export const Taxonomy = z
         purpose: { ko: [], en: [] },
         purpose_before: { ko: [], en: [] },
       })
-      .describe('How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).'),
+      .describe(
+        'How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).',
+      ),
   })
   .describe('What may be matched: categories, entities, sensitive topics and intent cues.');
 
@@ -158,7 +160,11 @@ export const Campaign = z.strictObject({
   frequency_cap: z
     .strictObject({
       count: z.int().min(1).max(1000).describe('Serves allowed per session token in the window.'),
-      window_seconds: z.int().min(60).max(30 * 86400).describe('Window length in seconds.'),
+      window_seconds: z
+        .int()
+        .min(60)
+        .max(30 * 86400)
+        .describe('Window length in seconds.'),
     })
     .default({ count: 3, window_seconds: 3600 })
     .describe('Serves of this campaign per host session token within the window.'),
@@ -168,24 +174,21 @@ export const Campaign = z.strictObject({
 export const Offer = z.strictObject({
   id: CatalogId.describe('Offer id; a changed offer gets a new snapshot on import.'),
   campaign_id: CatalogId.describe('The campaign it belongs to.'),
-  kind: z
-    .enum(['sponsored', 'affiliate'])
-    .default('sponsored')
-    .describe('`sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link.'),
+  kind: z.enum(['sponsored', 'affiliate']).default('sponsored').describe('`sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link.'),
   network_id: CatalogId.nullable().default(null).describe('Affiliate network of an `affiliate` offer.'),
   locale: z.enum(['ko', 'en']).describe('Language of the creative; it serves to requests whose locale has this primary subtag.'),
   title: z.string().min(1).max(120).describe('Title hint.'),
   description: z.string().max(300).nullable().default(null).describe('Description hint.'),
   // The host's client fetches it: the same host rules as a destination.
-  image_url: z.url({ protocol: /^https$/ }).max(2048).superRefine(publicHost).nullable().default(null).describe('Image hint, https, on a public domain name.'),
-  cta: z.string().max(40).nullable().default(null).describe('Call-to-action hint.'),
-  disclosure: z
-    .string()
-    .min(1)
-    .max(40)
+  image_url: z
+    .url({ protocol: /^https$/ })
+    .max(2048)
+    .superRefine(publicHost)
     .nullable()
     .default(null)
-    .describe('Sponsorship label shown to the user; defaults to 광고 / Sponsored by locale.'),
+    .describe('Image hint, https, on a public domain name.'),
+  cta: z.string().max(40).nullable().default(null).describe('Call-to-action hint.'),
+  disclosure: z.string().min(1).max(40).nullable().default(null).describe('Sponsorship label shown to the user; defaults to 광고 / Sponsored by locale.'),
   destination_url: z
     .url({ protocol: /^https$/ })
     .max(2048)

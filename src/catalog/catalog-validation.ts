@@ -229,7 +229,5 @@ function splitOffers(input: unknown): { head: unknown; offers: unknown[] } {
 
 export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }

@@ -13,7 +13,6 @@ export interface ServedAdvertiser {
   destinations: string[];
 }
 
-
 export class ServingCatalog {
   readonly snapshots = new Map<string, SnapshotContent>();
   readonly campaigns = new Map<string, Campaign>();

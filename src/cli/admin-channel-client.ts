@@ -66,7 +66,12 @@ export class AdminChannelClient {
       req.on('error', (err) => {
         // Before the connection there was no request; after it the outcome is unknown.
         if (!connected) reject(new ChannelUnavailable(err.message));
-        else reject(new Error(`the connection to the server broke during the command (${err.message}); whether it took effect is unknown: check with \`sidenote app list\` or \`catalog export\``));
+        else
+          reject(
+            new Error(
+              `the connection to the server broke during the command (${err.message}); whether it took effect is unknown: check with \`sidenote app list\` or \`catalog export\``,
+            ),
+          );
       });
       req.end(body);
     });

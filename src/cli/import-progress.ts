@@ -80,7 +80,11 @@ class BarDisplay implements ProgressDisplay {
     // Bytes while reading, offers while checking references and writing.
     const step = p.phase === 'writing' ? 'writing   ' : 'validating';
     const [value, total] =
-      p.phase === 'writing' ? [p.offersWritten, p.offersTotal ?? 1] : p.bytesRead < p.bytesTotal ? [p.bytesRead, p.bytesTotal] : [p.offersChecked, Math.max(p.offersRead, 1)];
+      p.phase === 'writing'
+        ? [p.offersWritten, p.offersTotal ?? 1]
+        : p.bytesRead < p.bytesTotal
+          ? [p.bytesRead, p.bytesTotal]
+          : [p.offersChecked, Math.max(p.offersRead, 1)];
     const payload = { step, detail: describeProgress(p) };
     if (!this.started) {
       this.bar.start(total, value, payload);

@@ -28,14 +28,20 @@ import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './ad
 
 /** Every command: how it is called and what it does (its `--help`). */
 const COMMANDS: Record<string, { usage: string; about: string }> = {
-  'app create': { usage: 'sidenote app create <name> [--json]', about: 'Create an app. Prints its live and test serving keys and its conversion secret, once.' },
+  'app create': {
+    usage: 'sidenote app create <name> [--json]',
+    about: 'Create an app. Prints its live and test serving keys and its conversion secret, once.',
+  },
   'app list': { usage: 'sidenote app list [--json]', about: 'List apps with their keys (hints only) and active conversion secrets.' },
   'key create': {
     usage: 'sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]',
     about: 'Create a key for an app (default: a live serving key). Prints it once.',
   },
   'key revoke': { usage: 'sidenote key revoke <key_id>', about: 'Revoke a key; requests with it are refused from now on.' },
-  'secret rotate': { usage: 'sidenote secret rotate <app_id> [--json]', about: 'Create a new conversion secret; at most two stay active, the oldest is retired.' },
+  'secret rotate': {
+    usage: 'sidenote secret rotate <app_id> [--json]',
+    about: 'Create a new conversion secret; at most two stay active, the oldest is retired.',
+  },
   'catalog import': {
     usage: 'sidenote catalog import <file.json> [--json]',
     about: 'Validate a catalog file and import it, showing progress on stderr; prints what changed, or every problem with its JSON path.',
@@ -55,7 +61,15 @@ function help(group?: string, command?: string): string {
   const listed = Object.entries(COMMANDS).filter(([n]) => !group || n === group || n.startsWith(`${group} `));
   const shown = listed.length > 0 ? listed : Object.entries(COMMANDS);
   const width = Math.max(...shown.map(([, c]) => c.usage.length));
-  return ['usage:', ...shown.map(([, c]) => `  ${c.usage.padEnd(width)}  ${c.about}`), '', 'Run `sidenote <command> --help` for one command.', ENVIRONMENT, EXIT_CODES, ''].join('\n');
+  return [
+    'usage:',
+    ...shown.map(([, c]) => `  ${c.usage.padEnd(width)}  ${c.about}`),
+    '',
+    'Run `sidenote <command> --help` for one command.',
+    ENVIRONMENT,
+    EXIT_CODES,
+    '',
+  ].join('\n');
 }
 
 class UsageError extends Error {}
@@ -111,7 +125,7 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
     if (status === 404 && notFound) throw new NotFoundError(notFound);
     if (status === 400 && body?.error === 'invalid_catalog') throw new CatalogValidationError(body.problems ?? []);
     if (status === 400 && body?.error === 'invalid_request' && /catalog/.test(body.message ?? '')) throw new CatalogNotJson();
-    if (status === 413) throw new Refused("the catalog is larger than the server accepts (its CATALOG_IMPORT_MAX_BYTES)");
+    if (status === 413) throw new Refused('the catalog is larger than the server accepts (its CATALOG_IMPORT_MAX_BYTES)');
     if (status === 409 && body?.error === 'import_in_progress') throw new ImportInProgress(body.job_id);
     throw new Error(`the server answered ${status} ${body?.error ?? ''}${body?.message ? `: ${body.message}` : ''}`);
   };
@@ -257,7 +271,10 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
           list,
           list
             .map((a) =>
-              [`${a.id}  ${a.name}  (${a.active_conversion_secrets} active conversion secret(s))`, ...a.keys.map((k) => `    ${k.id}  ${k.kind}/${k.mode}  ${k.hint}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`)].join('\n'),
+              [
+                `${a.id}  ${a.name}  (${a.active_conversion_secrets} active conversion secret(s))`,
+                ...a.keys.map((k) => `    ${k.id}  ${k.kind}/${k.mode}  ${k.hint}  ${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}`),
+              ].join('\n'),
             )
             .join('\n') || '(no apps)',
         );
@@ -332,7 +349,13 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       process.stderr.write(`${err.message}\n${help(group, command)}`);
       return 2;
     }
-    if (err instanceof ConfigError || err instanceof CatalogValidationError || err instanceof NotFoundError || err instanceof Refused || err instanceof ImportInProgress) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof CatalogValidationError ||
+      err instanceof NotFoundError ||
+      err instanceof Refused ||
+      err instanceof ImportInProgress
+    ) {
       process.stderr.write(`${err.message}\n`);
       return 1;
     }

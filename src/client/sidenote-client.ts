@@ -155,7 +155,14 @@ export class SidenoteClient {
   }
 
   /** One request with bounded retries on 503 and network errors (the server wrote nothing). */
-  private async call<T>(method: string, path: string, body: unknown, headers: Record<string, string>, schema: z.ZodType<T> | null, retries: number): Promise<EventOutcome<T>> {
+  private async call<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    schema: z.ZodType<T> | null,
+    retries: number,
+  ): Promise<EventOutcome<T>> {
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), this.options.eventTimeoutMs ?? 2000);

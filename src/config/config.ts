@@ -2,12 +2,8 @@
 // everything else receives a Config, so tests build apps from plain objects.
 import { z } from 'zod';
 
-const bool = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
-  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
-const csv = z
-  .union([z.array(z.string()), z.string()])
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const csv = z.union([z.array(z.string()), z.string()]).transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean));
 
 export const ConfigSchema = z.object({
   /** TCP port of the HTTP server. */
@@ -23,7 +19,10 @@ export const ConfigSchema = z.object({
   redisUrl: z.string().min(1).optional(),
   redisCommandTimeoutMs: z.coerce.number().int().min(10).max(10_000).default(200),
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
-  redisKeyPrefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,40}$/).default('sn:'),
+  redisKeyPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,40}$/)
+    .default('sn:'),
   /** Key protecting /admin; admin API is disabled when unset. At least 24 characters. */
   adminKey: z.string().min(24).optional(),
   /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is
@@ -45,9 +44,19 @@ export const ConfigSchema = z.object({
   clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
   /** Serves per host session token across all campaigns within the window (per-campaign caps are in the catalog). */
   sessionCapCount: z.coerce.number().int().min(1).max(10_000).default(10),
-  sessionCapWindowSeconds: z.coerce.number().int().min(60).max(30 * 86400).default(3600),
+  sessionCapWindowSeconds: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(3600),
   /** How long a tracked link redirects after its decision. */
-  linkTtlSeconds: z.coerce.number().int().min(60).max(30 * 86400).default(86400),
+  linkTtlSeconds: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(86400),
   /** Conversions for decisions older than this are expired_conversion. */
   attributionWindowDays: z.coerce.number().int().min(1).max(365).default(30),
   /** Addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed. Empty: socket address only. */
@@ -95,12 +104,22 @@ export const ConfigSchema = z.object({
   historyMaintenanceMs: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
   /** Largest catalog accepted by `PUT /admin/catalog` and `POST /admin/catalog/imports`, in
    *  bytes. It is streamed to a temporary file, never held in memory. */
-  catalogImportMaxBytes: z.coerce.number().int().min(1024).max(64 * 1024 ** 3).default(1024 ** 3),
+  catalogImportMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 ** 3)
+    .default(1024 ** 3),
   /** A read replica for the reports (`/admin/reports`, the dashboard): read only, never migrated,
    *  never written. Unset: reports read the primary (DATABASE_URL or the embedded database). */
   reportingDatabaseUrl: z.string().min(1).optional(),
   /** Largest request body accepted, in bytes. */
-  bodyLimitBytes: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  bodyLimitBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(10 * 1024 * 1024)
+    .default(64 * 1024),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

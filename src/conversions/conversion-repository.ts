@@ -56,10 +56,10 @@ export class ConversionRepository {
 
   /** The conversion that used this nonce, with the hash of the request that made it. */
   async findByNonce(appId: string, nonce: string): Promise<{ id: string; requestHash: Buffer } | null> {
-    const r = await this.db.query<{ id: string; request_hash: Uint8Array }>('SELECT conversion_id AS id, request_hash FROM conversion_nonces WHERE app_id = $1 AND nonce = $2', [
-      appId,
-      nonce,
-    ]);
+    const r = await this.db.query<{ id: string; request_hash: Uint8Array }>(
+      'SELECT conversion_id AS id, request_hash FROM conversion_nonces WHERE app_id = $1 AND nonce = $2',
+      [appId, nonce],
+    );
     const e = r.rows[0];
     return e ? { id: e.id, requestHash: Buffer.from(e.request_hash) } : null;
   }

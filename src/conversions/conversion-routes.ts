@@ -26,7 +26,14 @@ const RECORDED = {
 
 async function conversions(app: FastifyInstance) {
   const { repositories: repos, config } = app;
-  const service = new ConversionService(repos.conversions, repos.apps, new SnapshotLookup(repos.catalog), repos.decisions, config.attributionWindowDays * 86_400_000, app.now);
+  const service = new ConversionService(
+    repos.conversions,
+    repos.apps,
+    new SnapshotLookup(repos.catalog),
+    repos.decisions,
+    config.attributionWindowDays * 86_400_000,
+    app.now,
+  );
   app.post(
     '/v1/events/conversion',
     {
@@ -42,12 +49,25 @@ async function conversions(app: FastifyInstance) {
             recorded: { summary: 'Recorded · 기록됨', value: RECORDED },
             retry: { summary: 'Exact retry: the original conversion · 동일 재시도: 원래 전환', value: { ...RECORDED, inserted: false } },
           }),
-          400: errorResponse('`invalid_conversion`: the body failed validation or a nonce was reused with other content. `expired_conversion`: the timestamp is over 300 s from server time, or the decision is past the attribution window.', [
-            { name: 'invalid_body', error: 'invalid_conversion', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: nonce' } },
-            { name: 'nonce_reused', error: 'invalid_conversion', summary: 'Nonce reused with other content · 다른 내용에 nonce 재사용' },
-            { error: 'expired_conversion' },
-            { name: 'not_json', error: 'invalid_conversion', summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님', extra: { message: 'request body is not valid JSON' } },
-          ]),
+          400: errorResponse(
+            '`invalid_conversion`: the body failed validation or a nonce was reused with other content. `expired_conversion`: the timestamp is over 300 s from server time, or the decision is past the attribution window.',
+            [
+              {
+                name: 'invalid_body',
+                error: 'invalid_conversion',
+                summary: 'Body failed validation · 본문 검증 실패',
+                extra: { message: 'body failed validation: nonce' },
+              },
+              { name: 'nonce_reused', error: 'invalid_conversion', summary: 'Nonce reused with other content · 다른 내용에 nonce 재사용' },
+              { error: 'expired_conversion' },
+              {
+                name: 'not_json',
+                error: 'invalid_conversion',
+                summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님',
+                extra: { message: 'request body is not valid JSON' },
+              },
+            ],
+          ),
           401: errorResponse('Authentication failure, or a signature that does not verify.', [
             { error: 'invalid_signature' },
             { error: 'missing_api_key' },
@@ -55,9 +75,7 @@ async function conversions(app: FastifyInstance) {
             { error: 'revoked_api_key' },
             { error: 'setup_token_not_allowed' },
           ]),
-          404: errorResponse("Unknown `offer_snapshot_id`, or `decision_id` is not this app's decision that served it.", [
-            { error: 'unknown_snapshot' },
-          ]),
+          404: errorResponse("Unknown `offer_snapshot_id`, or `decision_id` is not this app's decision that served it.", [{ error: 'unknown_snapshot' }]),
           ...BODY_ERRORS,
           ...UNAVAILABLE,
         },

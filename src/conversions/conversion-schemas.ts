@@ -9,8 +9,9 @@ export const ConversionRequest = z
     decision_id: DecisionId.optional().describe("The decide response's `decision_id`; signed as empty when omitted."),
     timestamp: z.int().min(0).max(1e11).describe('Unix seconds when the host signed it; must be within 300 s of server time.'),
     nonce: storedText(8, 80).describe('8 to 80 characters, single use per app.'),
-    signature: chars(16, 256)
-      .describe('Lowercase hex HMAC-SHA256 of "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}" with the app\'s conversion secret.'),
+    signature: chars(16, 256).describe(
+      'Lowercase hex HMAC-SHA256 of "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}" with the app\'s conversion secret.',
+    ),
   })
   .describe('Signed conversion (SPEC 2.6).');
 

@@ -44,7 +44,6 @@ function fixed(part: string): string {
   return FIXED_PART.test(part) ? part : `h.${keyHash(part)}`;
 }
 
-
 export const counterKeys = {
   /** Fixed-window rate limit of one client in one scope (route). The client key is always hashed. */
   rateLimit: (scope: string, clientKey: string) => `rl:${fixed(scope)}:${keyHash(clientKey)}`,

@@ -12,12 +12,14 @@ const ASSETS = {
 } as const;
 
 // Same-origin scripts and styles only; style attributes carry the chart bar widths.
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 async function dashboard(app: FastifyInstance) {
-  const files = Object.fromEntries(
-    Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(name, import.meta.url))]),
-  ) as Record<keyof typeof ASSETS, Buffer>;
+  const files = Object.fromEntries(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(name, import.meta.url))])) as Record<
+    keyof typeof ASSETS,
+    Buffer
+  >;
 
   const serve = (name: keyof typeof ASSETS) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
     reply

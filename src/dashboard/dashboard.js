@@ -27,7 +27,12 @@ function timeLabel(iso, range) {
 
 /** Axes and horizontal grid lines; returns the plotting frame. */
 function frame(svg, labels, max, yFormat) {
-  const W = 560, H = 220, L = 48, R = 12, T = 10, B = 26;
+  const W = 560,
+    H = 220,
+    L = 48,
+    R = 12,
+    T = 10,
+    B = 26;
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   const x = (i) => L + (labels.length <= 1 ? 0 : (i * (W - L - R)) / (labels.length - 1));
   const y = (v) => T + (H - T - B) * (1 - (max === 0 ? 0 : v / max));
@@ -50,12 +55,14 @@ function niceMax(v) {
 }
 
 function legend(container, names) {
-  container.replaceChildren(...names.map((name, i) => {
-    const span = document.createElement('span');
-    span.innerHTML = `<i style="background:${COLORS[i % COLORS.length]}"></i>`;
-    span.append(name);
-    return span;
-  }));
+  container.replaceChildren(
+    ...names.map((name, i) => {
+      const span = document.createElement('span');
+      span.innerHTML = `<i style="background:${COLORS[i % COLORS.length]}"></i>`;
+      span.append(name);
+      return span;
+    }),
+  );
 }
 
 /** Hover: a guide line at the point nearest the pointer and a tooltip with every series' value there. */
@@ -76,12 +83,15 @@ function hover(container, svg, f, count, describe) {
     const { title, rows, at } = describe(i);
     const heading = document.createElement('b');
     heading.textContent = title;
-    tip.replaceChildren(heading, ...rows.map(([name, value, color]) => {
-      const line = document.createElement('div');
-      line.innerHTML = `<i style="background:${color}"></i>`;
-      line.append(`${name}: ${value}`);
-      return line;
-    }));
+    tip.replaceChildren(
+      heading,
+      ...rows.map(([name, value, color]) => {
+        const line = document.createElement('div');
+        line.innerHTML = `<i style="background:${color}"></i>`;
+        line.append(`${name}: ${value}`);
+        return line;
+      }),
+    );
     tip.dataset.at = at;
     tip.style.left = `${(f.x(i) * box.width) / f.W}px`;
     tip.style.top = `${(f.T * box.height) / f.H}px`;
@@ -109,7 +119,7 @@ function lineChart(container, labels, series, { max, yFormat = tick, area = fals
     let current = [];
     for (const p of pts) {
       if (p) current.push(p);
-      else if (current.length) (segments.push(current), (current = []));
+      else if (current.length) segments.push(current), (current = []);
     }
     if (current.length) segments.push(current);
     for (const seg of segments) {
@@ -138,8 +148,13 @@ function stackedBars(container, labels, rows, keys) {
     keys.forEach((k, ki) => {
       const v = r[k] ?? 0;
       if (!v) return;
-      const y0 = f.y(base), y1 = f.y(base + v);
-      const rect = el('rect', { x: f.x(i) - slot * 0.4, y: y1, width: Math.max(1, slot * 0.8), height: Math.max(0.5, y0 - y1), fill: COLORS[ki % COLORS.length], class: 'bar' }, svg);
+      const y0 = f.y(base),
+        y1 = f.y(base + v);
+      const rect = el(
+        'rect',
+        { x: f.x(i) - slot * 0.4, y: y1, width: Math.max(1, slot * 0.8), height: Math.max(0.5, y0 - y1), fill: COLORS[ki % COLORS.length], class: 'bar' },
+        svg,
+      );
       el('title', {}, rect).textContent = `${k}: ${v}`;
       base += v;
       bars++;
@@ -152,13 +167,15 @@ function stackedBars(container, labels, rows, keys) {
 function hbars(container, rows) {
   if (rows.length === 0) return container.replaceChildren(empty());
   const max = Math.max(...rows.map((r) => r.decides));
-  container.replaceChildren(...rows.map((r) => {
-    const row = document.createElement('div');
-    row.className = 'hbar';
-    row.innerHTML = `<span class="name"></span><span class="track"><span class="fill" style="width:${((100 * r.decides) / max).toFixed(1)}%;display:block"></span></span><span class="n">${fmt.format(r.decides)}</span>`;
-    row.querySelector('.name').textContent = r.id;
-    return row;
-  }));
+  container.replaceChildren(
+    ...rows.map((r) => {
+      const row = document.createElement('div');
+      row.className = 'hbar';
+      row.innerHTML = `<span class="name"></span><span class="track"><span class="fill" style="width:${((100 * r.decides) / max).toFixed(1)}%;display:block"></span></span><span class="n">${fmt.format(r.decides)}</span>`;
+      row.querySelector('.name').textContent = r.id;
+      return row;
+    }),
+  );
 }
 
 function funnelTable(container, rows, steps) {
@@ -203,7 +220,8 @@ const units = (micros) => (micros === null || micros === undefined ? '—' : mon
 function spendTable(container, rows) {
   if (rows.length === 0) return container.replaceChildren(empty());
   const table = document.createElement('table');
-  table.innerHTML = '<thead><tr><th>Campaign</th><th>Today / daily budget</th><th>Pacing</th><th>Runs out (UTC)</th><th>Lifetime / budget</th><th>Range spend</th><th>CTR</th><th>eCPM</th></tr></thead>';
+  table.innerHTML =
+    '<thead><tr><th>Campaign</th><th>Today / daily budget</th><th>Pacing</th><th>Runs out (UTC)</th><th>Lifetime / budget</th><th>Range spend</th><th>CTR</th><th>eCPM</th></tr></thead>';
   const body = document.createElement('tbody');
   for (const r of rows) {
     const tr = document.createElement('tr');
@@ -223,7 +241,11 @@ function spendTable(container, rows) {
     };
     const name = cell('name', r.name, r.advertiser_name);
     name.title = r.campaign_id;
-    const today = cell('today', `${units(r.today.spend_micros)} / ${units(r.today.budget_micros)}`, r.today.budget_used === null ? '' : pct(r.today.budget_used));
+    const today = cell(
+      'today',
+      `${units(r.today.spend_micros)} / ${units(r.today.budget_micros)}`,
+      r.today.budget_used === null ? '' : pct(r.today.budget_used),
+    );
     const meter = document.createElement('span');
     meter.className = 'meter';
     meter.innerHTML = '<span class="bar"></span>';
@@ -231,8 +253,16 @@ function spendTable(container, rows) {
     today.append(meter);
     const pacing = cell('pacing', r.today.pacing === null ? '—' : `${r.today.pacing.toFixed(2)}×`, `${pct(r.today.day_elapsed)} of day`);
     if (r.today.pacing !== null) pacing.classList.add(r.today.pacing > 1.1 ? 'ahead' : r.today.pacing < 0.9 ? 'behind' : 'on-pace');
-    cell('exhausts', r.today.exhausted ? 'exhausted' : r.today.exhausts_at ? new Date(r.today.exhausts_at).toISOString().slice(11, 16) : '—', r.today.exhausted || r.today.exhausts_at ? '' : 'not today');
-    cell('lifetime', `${units(r.lifetime.spend_micros)} / ${units(r.lifetime.budget_micros)}`, r.lifetime.budget_used === null ? '' : pct(r.lifetime.budget_used));
+    cell(
+      'exhausts',
+      r.today.exhausted ? 'exhausted' : r.today.exhausts_at ? new Date(r.today.exhausts_at).toISOString().slice(11, 16) : '—',
+      r.today.exhausted || r.today.exhausts_at ? '' : 'not today',
+    );
+    cell(
+      'lifetime',
+      `${units(r.lifetime.spend_micros)} / ${units(r.lifetime.budget_micros)}`,
+      r.lifetime.budget_used === null ? '' : pct(r.lifetime.budget_used),
+    );
     cell('range-spend', units(r.range.spend_micros), `${fmt.format(r.range.served)} served`);
     cell('ctr', pct(r.range.ctr), `${fmt.format(r.range.clicks)} / ${fmt.format(r.range.qualified)}`);
     cell('ecpm', units(r.range.ecpm_micros), `${fmt.format(r.range.rendered)} rendered`);
@@ -252,28 +282,62 @@ function empty() {
 function render(report) {
   const labels = report.timeline.map((p) => timeLabel(p.at, report.range));
   const t = report.totals;
-  $('#totals').replaceChildren(...[
-    ['Decides', fmt.format(t.decides)], ['Fill rate', pct(t.fill_rate)], ['Rendered', fmt.format(t.rendered)],
-    ['Qualified', fmt.format(t.qualified)], ['Clicks', fmt.format(t.clicks)], ['Conversions', fmt.format(t.conversions)],
-  ].map(([label, value]) => {
-    const tile = document.createElement('div');
-    tile.className = 'tile';
-    tile.dataset.total = label.toLowerCase().replace(' ', '_');
-    tile.innerHTML = `<div class="label">${label}</div><div class="value"></div>`;
-    tile.querySelector('.value').textContent = value;
-    return tile;
-  }));
+  $('#totals').replaceChildren(
+    ...[
+      ['Decides', fmt.format(t.decides)],
+      ['Fill rate', pct(t.fill_rate)],
+      ['Rendered', fmt.format(t.rendered)],
+      ['Qualified', fmt.format(t.qualified)],
+      ['Clicks', fmt.format(t.clicks)],
+      ['Conversions', fmt.format(t.conversions)],
+    ].map(([label, value]) => {
+      const tile = document.createElement('div');
+      tile.className = 'tile';
+      tile.dataset.total = label.toLowerCase().replace(' ', '_');
+      tile.innerHTML = `<div class="label">${label}</div><div class="value"></div>`;
+      tile.querySelector('.value').textContent = value;
+      return tile;
+    }),
+  );
   const times = report.timeline.map((p) => p.at);
   lineChart($('#chart-decides .chart'), labels, [{ name: 'decides/min', values: report.timeline.map((p) => p.decides_per_minute) }], { area: true, times });
-  lineChart($('#chart-fill .chart'), labels, [{ name: 'fill rate', values: report.timeline.map((p) => p.fill_rate) }], { max: 1, yFormat: (v) => `${Math.round(v * 100)}%`, times, valueFormat: pct });
+  lineChart($('#chart-fill .chart'), labels, [{ name: 'fill rate', values: report.timeline.map((p) => p.fill_rate) }], {
+    max: 1,
+    yFormat: (v) => `${Math.round(v * 100)}%`,
+    times,
+    valueFormat: pct,
+  });
   const reasons = [...new Set(report.timeline.flatMap((p) => Object.keys(p.no_fill_reasons)))].sort();
-  stackedBars($('#chart-reasons .chart'), labels, report.timeline.map((p) => p.no_fill_reasons), reasons);
+  stackedBars(
+    $('#chart-reasons .chart'),
+    labels,
+    report.timeline.map((p) => p.no_fill_reasons),
+    reasons,
+  );
   legend($('#chart-reasons .legend'), reasons);
-  lineChart($('#chart-latency .chart'), labels, ['p50', 'p90', 'p99'].map((q) => ({ name: q, values: report.timeline.map((p) => (p.latency_ms ? p.latency_ms[q] : null)) })), { times, valueFormat: (v) => `${v} ms` });
+  lineChart(
+    $('#chart-latency .chart'),
+    labels,
+    ['p50', 'p90', 'p99'].map((q) => ({ name: q, values: report.timeline.map((p) => (p.latency_ms ? p.latency_ms[q] : null)) })),
+    { times, valueFormat: (v) => `${v} ms` },
+  );
   spendTable($('#spend-campaign .spend'), report.spend_by_campaign);
   legend($('#chart-latency .legend'), ['p50', 'p90', 'p99']);
-  funnelTable($('#funnel-campaign .funnel'), report.funnel_by_campaign, [['served', 'served'], ['rendered', 'rendered'], ['qualified', 'qualified'], ['clicks', 'clicks'], ['conversions', 'conversions']]);
-  funnelTable($('#funnel-app .funnel'), report.funnel_by_app, [['decides', 'decides'], ['served', 'served'], ['rendered', 'rendered'], ['qualified', 'qualified'], ['clicks', 'clicks'], ['conversions', 'conversions']]);
+  funnelTable($('#funnel-campaign .funnel'), report.funnel_by_campaign, [
+    ['served', 'served'],
+    ['rendered', 'rendered'],
+    ['qualified', 'qualified'],
+    ['clicks', 'clicks'],
+    ['conversions', 'conversions'],
+  ]);
+  funnelTable($('#funnel-app .funnel'), report.funnel_by_app, [
+    ['decides', 'decides'],
+    ['served', 'served'],
+    ['rendered', 'rendered'],
+    ['qualified', 'qualified'],
+    ['clicks', 'clicks'],
+    ['conversions', 'conversions'],
+  ]);
   hbars($('#top-categories .bars'), report.top_categories);
   hbars($('#top-entities .bars'), report.top_entities);
   const select = $('#app');
@@ -281,7 +345,8 @@ function render(report) {
   for (const a of report.funnel_by_app) {
     if (!known.has(a.id)) select.append(new Option(a.name, a.id));
   }
-  $('#footnote').textContent = `${new Date(report.from).toLocaleString()} – ${new Date(report.until).toLocaleString()}, ${report.bucket_seconds / 60}-minute buckets${report.include_test ? ', test keys included' : ''}. Counted events only.`;
+  $('#footnote').textContent =
+    `${new Date(report.from).toLocaleString()} – ${new Date(report.until).toLocaleString()}, ${report.bucket_seconds / 60}-minute buckets${report.include_test ? ', test keys included' : ''}. Counted events only.`;
   document.body.dataset.loaded = 'true';
 }
 

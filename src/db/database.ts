@@ -48,7 +48,8 @@ export class DatabaseUnavailable extends StoreUnavailable {
 // query outlives `query_timeout`. Anything else (a syntax error, a violated constraint) is a bug
 // or a refusal, and must not read as an outage.
 const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const PG_OUTAGE_MESSAGES = /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+const PG_OUTAGE_MESSAGES =
+  /^(Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
 
 export function isDatabaseOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

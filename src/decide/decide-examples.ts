@@ -27,11 +27,22 @@ export const AFFILIATE_ENVELOPE_EXAMPLES = {
 
 export const NO_FILL_EXAMPLE = {
   summary: 'No-fill: render nothing · 광고 없음: 아무것도 표시하지 않음',
-  value: { serve: false, request_id: 'b7e1c0d2-4a8f-4e0b-9d51-2c6f3a1e8b90', decision_id: 'dec_3Xk9Qm2pLr7ZtV1sN8cB4d', reason_codes: ['POLICY_BLOCK', 'LOCALE_NOT_LIVE'] },
+  value: {
+    serve: false,
+    request_id: 'b7e1c0d2-4a8f-4e0b-9d51-2c6f3a1e8b90',
+    decision_id: 'dec_3Xk9Qm2pLr7ZtV1sN8cB4d',
+    reason_codes: ['POLICY_BLOCK', 'LOCALE_NOT_LIVE'],
+  },
 };
 export const TIMEOUT_EXAMPLE = {
   summary: 'Time budget exceeded, fail open · 시간 예산 초과, 광고 없음',
-  value: { serve: false, request_id: 'c2a4e6f8-1b3d-4f5a-8c7e-9d0b1a2c3e4f', decision_id: 'dec_8Lm2Np4Qr6St8Uv0Wx2Yz4', reason_codes: ['TIMEOUT'], retry_after_seconds: 2 },
+  value: {
+    serve: false,
+    request_id: 'c2a4e6f8-1b3d-4f5a-8c7e-9d0b1a2c3e4f',
+    decision_id: 'dec_8Lm2Np4Qr6St8Uv0Wx2Yz4',
+    reason_codes: ['TIMEOUT'],
+    retry_after_seconds: 2,
+  },
 };
 
 export const SERVED_EXAMPLES = {

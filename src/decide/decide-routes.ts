@@ -14,29 +14,39 @@ import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, SERVING_KEY_ERRORS, errorResponse } from '../http/error-responses.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
 import { z } from 'zod';
-import { AFFILIATE_ENVELOPE_EXAMPLES, AFFILIATE_FILL_EXAMPLES, ENVELOPE_EXAMPLES, NO_FILL_EXAMPLE, SERVED_EXAMPLES, TIMEOUT_EXAMPLE } from './decide-examples.js';
+import {
+  AFFILIATE_ENVELOPE_EXAMPLES,
+  AFFILIATE_FILL_EXAMPLES,
+  ENVELOPE_EXAMPLES,
+  NO_FILL_EXAMPLE,
+  SERVED_EXAMPLES,
+  TIMEOUT_EXAMPLE,
+} from './decide-examples.js';
 import { feature } from '../http/feature.js';
 import { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
 import type { Matcher } from '../native/offer-index.js';
 
-const invalidEnvelope = errorResponse('The envelope failed validation (INVALID_ENVELOPE) or carried a forbidden identity or placement key (FORBIDDEN_IDENTITY_FIELD).', [
-  {
-    error: 'INVALID_ENVELOPE',
-    summary: 'Schema or unknown-key failure · 스키마 또는 알 수 없는 키 오류',
-    extra: { reason_codes: ['INVALID_ENVELOPE'], issues: ['$.native_surface: expected object', '$: unknown key(s) transcript'] },
-  },
-  {
-    error: 'FORBIDDEN_IDENTITY_FIELD',
-    summary: 'Forbidden identity key present · 금지된 식별 정보 키 포함',
-    extra: { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: ['$.audience.email'] },
-  },
-  {
-    name: 'not_json',
-    error: 'INVALID_ENVELOPE',
-    summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님',
-    extra: { reason_codes: ['INVALID_ENVELOPE'], message: 'request body is not valid JSON' },
-  },
-]);
+const invalidEnvelope = errorResponse(
+  'The envelope failed validation (INVALID_ENVELOPE) or carried a forbidden identity or placement key (FORBIDDEN_IDENTITY_FIELD).',
+  [
+    {
+      error: 'INVALID_ENVELOPE',
+      summary: 'Schema or unknown-key failure · 스키마 또는 알 수 없는 키 오류',
+      extra: { reason_codes: ['INVALID_ENVELOPE'], issues: ['$.native_surface: expected object', '$: unknown key(s) transcript'] },
+    },
+    {
+      error: 'FORBIDDEN_IDENTITY_FIELD',
+      summary: 'Forbidden identity key present · 금지된 식별 정보 키 포함',
+      extra: { reason_codes: ['FORBIDDEN_IDENTITY_FIELD'], paths: ['$.audience.email'] },
+    },
+    {
+      name: 'not_json',
+      error: 'INVALID_ENVELOPE',
+      summary: 'Body is not valid JSON · 본문이 올바른 JSON이 아님',
+      extra: { reason_codes: ['INVALID_ENVELOPE'], message: 'request body is not valid JSON' },
+    },
+  ],
+);
 
 const decideResponses = {
   200: response(z.union([ServedOfferSchema, NoFillSchema]), 'A served offer or a no-fill; both are successful answers.', {
@@ -60,7 +70,6 @@ const affiliateResponses = {
   ...BODY_ERRORS,
   ...RATE_LIMITED,
 };
-
 
 export interface DecideOptions {
   /** Another matcher in place of the live native index (tests run one beside it). */

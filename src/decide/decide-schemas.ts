@@ -3,9 +3,7 @@
 import { z } from 'zod';
 import { REASON_CODE_NAMES } from '../errors/reason-codes.js';
 
-export const ReasonCodeSchema = z
-  .enum(REASON_CODE_NAMES)
-  .describe('Reason code (SPEC 7.2).');
+export const ReasonCodeSchema = z.enum(REASON_CODE_NAMES).describe('Reason code (SPEC 7.2).');
 
 export const ServedOfferSchema = z
   .strictObject({

@@ -41,7 +41,6 @@ export type { AffiliateFill, AffiliateResponse, DecideResponse, NoFill, ServedOf
 
 type DecisionBase = Omit<DecisionRecord, 'serve' | 'reasonCodes' | 'latencyUs' | 'spendMicros'>;
 
-
 /** One decide in flight: its decision id (fixed from the start: one record per request) and
  *  what it claimed, so that a timeout can give the claim back. */
 interface Attempt {
@@ -113,7 +112,15 @@ export class DecideService {
   private readonly now: () => number;
 
   constructor(parts: DecideParts) {
-    ({ catalog: this.catalog, counters: this.counters, spend: this.spend, recorder: this.recorder, impressions: this.impressions, links: this.links, settings: this.settings } = parts);
+    ({
+      catalog: this.catalog,
+      counters: this.counters,
+      spend: this.spend,
+      recorder: this.recorder,
+      impressions: this.impressions,
+      links: this.links,
+      settings: this.settings,
+    } = parts);
     this.matcher = parts.matcher ?? parts.catalog.index;
     this.now = parts.now ?? Date.now;
   }
@@ -129,13 +136,17 @@ export class DecideService {
 
   /** A sponsored-offer decision for one user turn, within the deadline; never rejects. */
   decide(envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log?: FailOpenLog): Promise<DecideResponse> {
-    return this.withinDeadline('offer', envelope, principal, requestId, deadline, log, (attempt) => this.sponsored(attempt, envelope, principal, requestId, deadline));
+    return this.withinDeadline('offer', envelope, principal, requestId, deadline, log, (attempt) =>
+      this.sponsored(attempt, envelope, principal, requestId, deadline),
+    );
   }
 
   /** The affiliate variant (SPEC 4.2): same envelope and gates, matched against affiliate
    *  offers, answered with a direct tracking URL of the offer's travel affiliate network. */
   decideAffiliate(envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log?: FailOpenLog): Promise<AffiliateResponse> {
-    return this.withinDeadline('affiliate', envelope, principal, requestId, deadline, log, (attempt) => this.affiliate(attempt, envelope, principal, requestId, deadline));
+    return this.withinDeadline('affiliate', envelope, principal, requestId, deadline, log, (attempt) =>
+      this.affiliate(attempt, envelope, principal, requestId, deadline),
+    );
   }
 
   private async withinDeadline<T extends DecideResponse | AffiliateResponse>(
@@ -301,7 +312,15 @@ export class DecideService {
     kind: 'sponsored' | 'affiliate',
   ): Promise<
     | { kind: 'no-fill'; response: NoFill }
-    | { kind: 'winner'; base: DecisionBase; winner: MatchCandidate; snapshot: SnapshotContent; campaign: Campaign | undefined; nowMs: number; spendMicros: number }
+    | {
+        kind: 'winner';
+        base: DecisionBase;
+        winner: MatchCandidate;
+        snapshot: SnapshotContent;
+        campaign: Campaign | undefined;
+        nowMs: number;
+        spendMicros: number;
+      }
   > {
     const started = attempt.started;
     const nowMs = attempt.atMs;
@@ -312,19 +331,21 @@ export class DecideService {
     // is read for that alone (no ranking), or not at all once POLICY_BLOCK is listed.
     const gatedBeforeMessage = evaluateGates(envelope, digest, false);
     const policyBlocked = gatedBeforeMessage.includes('POLICY_BLOCK');
-    const match = policyBlocked ? UNREAD : this.matcher.match({
-      message: envelope.message,
-      language: language ?? 'en',
-      country: envelope.country?.toUpperCase(),
-      categoryIds: digest?.category_ids,
-      entityIds: digest?.entity_ids,
-      excludedEntityIds: digest?.excluded_entity_ids,
-      budgetBucket: digest?.budget_bucket,
-      intentType: digest?.intent_type,
-      kind,
-      nowMs,
-      topK: gatedBeforeMessage.length > 0 ? 0 : this.settings.topK,
-    });
+    const match = policyBlocked
+      ? UNREAD
+      : this.matcher.match({
+          message: envelope.message,
+          language: language ?? 'en',
+          country: envelope.country?.toUpperCase(),
+          categoryIds: digest?.category_ids,
+          entityIds: digest?.entity_ids,
+          excludedEntityIds: digest?.excluded_entity_ids,
+          budgetBucket: digest?.budget_bucket,
+          intentType: digest?.intent_type,
+          kind,
+          nowMs,
+          topK: gatedBeforeMessage.length > 0 ? 0 : this.settings.topK,
+        });
     const intent = effectiveIntent(digest?.intent_type, match.messageIntent);
     const base: DecisionBase = {
       id: attempt.decisionId,
@@ -459,7 +480,11 @@ export class DecideService {
       return {
         frequency: session
           ? [
-              { key: counterKeys.frequency(session, c.campaignId), limit: campaign.frequency_cap.count, windowMs: campaign.frequency_cap.window_seconds * 1000 },
+              {
+                key: counterKeys.frequency(session, c.campaignId),
+                limit: campaign.frequency_cap.count,
+                windowMs: campaign.frequency_cap.window_seconds * 1000,
+              },
               { key: counterKeys.globalFrequency(session), limit: this.settings.sessionCap.count, windowMs: this.settings.sessionCap.windowMs },
             ]
           : [],

@@ -47,10 +47,11 @@ export const Envelope = z
       })
       .optional()
       .describe('Holds `age_band` and `contextual_offer_consent`; no other keys.'),
-    native_surface: z.strictObject({
-      clickable: z.boolean().describe('Self-attestation that an existing separate clickable surface is available.'),
-      disclosure_capable: z.boolean().describe('Self-attestation that disclosure and advertiser identity can be shown.'),
-    })
+    native_surface: z
+      .strictObject({
+        clickable: z.boolean().describe('Self-attestation that an existing separate clickable surface is available.'),
+        disclosure_capable: z.boolean().describe('Self-attestation that disclosure and advertiser identity can be shown.'),
+      })
       .describe('The existing surface the host would show an offer on; either flag false gives CAPABILITY_UNMET.'),
   })
   .describe('Context envelope (SPEC 2.1).');
@@ -59,9 +60,30 @@ export type Envelope = z.infer<typeof Envelope>;
 
 /** Keys rejected anywhere in the body (SPEC 2.1), matched exactly. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
-  'email', 'phone', 'tel', 'user_id', 'userid', 'userId', 'name', 'full_name', 'fullname', 'lat', 'lng',
-  'latitude', 'longitude', 'address', 'ip', 'conversation', 'conversation_history', 'messages', 'raw_message',
-  'app_id', 'placement', 'display_style', 'surface_id', 'capabilities',
+  'email',
+  'phone',
+  'tel',
+  'user_id',
+  'userid',
+  'userId',
+  'name',
+  'full_name',
+  'fullname',
+  'lat',
+  'lng',
+  'latitude',
+  'longitude',
+  'address',
+  'ip',
+  'conversation',
+  'conversation_history',
+  'messages',
+  'raw_message',
+  'app_id',
+  'placement',
+  'display_style',
+  'surface_id',
+  'capabilities',
 ]);
 
 /** Nesting deeper than this is refused; the envelope itself is four levels deep. */

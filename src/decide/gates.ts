@@ -29,11 +29,7 @@ export function effectiveDigest(envelope: Envelope, nowMs: number) {
   return age > DIGEST_MAX_AGE_MS || age < -DIGEST_MAX_SKEW_MS ? undefined : digest;
 }
 
-export function evaluateGates(
-  envelope: Envelope,
-  digest: ReturnType<typeof effectiveDigest>,
-  sensitiveTopicHit: boolean,
-): GateCode[] {
+export function evaluateGates(envelope: Envelope, digest: ReturnType<typeof effectiveDigest>, sensitiveTopicHit: boolean): GateCode[] {
   const codes: GateCode[] = [];
   const surface = envelope.native_surface;
   if (!surface.clickable || !surface.disclosure_capable) codes.push('CAPABILITY_UNMET');

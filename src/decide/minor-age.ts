@@ -18,7 +18,8 @@ const KO_WORD_AGE = /(?:^|[^가-힣])열(?:한|두|세|네|다섯|여섯|일곱|
 // a university's ("대학교 3학년", "대학 2학년") is excluded.
 const KO_SCHOOL_YEAR =
   /(?:^|[^가-힣0-9])(?:초|중|고)[1-6](?![0-9])|(?:초등|중등|고등|중|고)학교\s*[1-6]\s*학년|고딩|중딩|초딩|(?<!대학교?\s*|대\s*)(?:^|[^0-9])[1-6]\s*학년/;
-const EN_AGE = /\b(?:i'?m|i am|im|age|aged)\s+(?:only\s+|just\s+)?(?:[5-9]|1[0-8])\b(?!\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k\b|am\b|pm\b|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won))/;
+const EN_AGE =
+  /\b(?:i'?m|i am|im|age|aged)\s+(?:only\s+|just\s+)?(?:[5-9]|1[0-8])\b(?!\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k\b|am\b|pm\b|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won))/;
 // Ages in words: "I'm fifteen", "fourteen years old", "a thirteen-year-old".
 const EN_WORD_AGE =
   /\b(?:i'?m|i am|im|age|aged|turning|turn)\s+(?:only\s+|just\s+)?(?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)\b|\b(?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)\s*(?:-\s*)?(?:years?|yrs?)\s*(?:-\s*)?old\b/;
@@ -26,8 +27,10 @@ const EN_WORD_AGE =
 // "I'm in year 10".
 const EN_GRADE_NUMBER = /\b(?:in|i'?m in|im in)\s+(?:grade|year)\s+(?:[1-9]|1[0-2])\b|\bgrade\s+(?:[1-9]|1[0-2])\s+(?:student|here|kid|girl|boy)s?\b/;
 const EN_YEARS_OLD = /\b(?:[5-9]|1[0-8])\s*(?:-\s*)?(?:years?|yrs?|y\/?o)\s*(?:-\s*)?old\b|\b(?:[5-9]|1[0-8])\s*y\/?o\b/;
-const EN_GRADE = /\b(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade(?:r|rs)?\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade(?:r|rs)?\b/;
-const EN_SCHOOL = /\b(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school\b|\b(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)\b|\bi'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school\b|\bim\s+in\s+(?:high|middle|elementary)\s+school\b/;
+const EN_GRADE =
+  /\b(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade(?:r|rs)?\b|\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade(?:r|rs)?\b/;
+const EN_SCHOOL =
+  /\b(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school\b|\b(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)\b|\bi'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school\b|\bim\s+in\s+(?:high|middle|elementary)\s+school\b/;
 
 export function saysMinorAge(message: string | undefined): boolean {
   if (!message) return false;

@@ -49,7 +49,16 @@ export function firstServable(
   let best: MatchCandidate | null = null;
   for (const [id, s] of serving.snapshots) {
     if (s.offer.kind !== kind || s.offer.locale !== language || (best && id >= best.snapshotId)) continue;
-    const c = { snapshotId: id, offerId: s.offer.id, campaignId: s.offer.campaign_id, advertiserId: s.advertiser_id, score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };
+    const c = {
+      snapshotId: id,
+      offerId: s.offer.id,
+      campaignId: s.offer.campaign_id,
+      advertiserId: s.advertiser_id,
+      score: 0,
+      matchedCategoryIds: [],
+      matchedEntityIds: [],
+      impliedCategoryIds: [],
+    };
     if (servable(c)) best = c;
   }
   return best;

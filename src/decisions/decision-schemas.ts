@@ -28,7 +28,7 @@ export const DecisionMetadataSchema = z
         conversions: z.int().describe('Conversions recorded.'),
         click_intents: z.int().describe('Affiliate click intents recorded.'),
       })
-      .describe('What arrived for this decision, each count whether or not it counts (a test key\'s events, a bot\'s click): reports show what counts.'),
+      .describe("What arrived for this decision, each count whether or not it counts (a test key's events, a bot's click): reports show what counts."),
   })
   .describe('Decision metadata. Never contains the message.');
 

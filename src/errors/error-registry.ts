@@ -55,7 +55,13 @@ export const ERRORS = {
     retry: true,
     retry_after_seconds: 60,
   },
-  missing_api_key: { status: 401, endpoints: SERVING, meaning: 'No Authorization header.', summary: 'No Authorization header · Authorization 헤더 없음', ...fatal },
+  missing_api_key: {
+    status: 401,
+    endpoints: SERVING,
+    meaning: 'No Authorization header.',
+    summary: 'No Authorization header · Authorization 헤더 없음',
+    ...fatal,
+  },
   invalid_api_key: {
     status: 401,
     endpoints: SERVING,
@@ -230,7 +236,7 @@ export const ERRORS = {
   },
   invalid_catalog: {
     status: 400,
-    endpoints: ['PUT /admin/catalog', 'GET /admin/catalog/imports/{id} (a failed job\'s `error`)'],
+    endpoints: ['PUT /admin/catalog', "GET /admin/catalog/imports/{id} (a failed job's `error`)"],
     meaning: 'The catalog failed validation; `problems` names each field (schema problems first, then references). Nothing was written.',
     summary: 'Catalog problems · 카탈로그 오류',
     ...fatal,

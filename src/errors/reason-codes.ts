@@ -27,7 +27,11 @@ export const REASON_CODES = {
     retry_after_seconds: null,
   },
   NO_ELIGIBLE_OFFER: { meaning: 'No live offer matches the signals, locale, country, budget bucket and exclusions.', retry: false, retry_after_seconds: null },
-  FREQUENCY_CAPPED: { meaning: "This session token has seen the matching campaigns' offers as often as their caps allow.", retry: true, retry_after_seconds: null },
+  FREQUENCY_CAPPED: {
+    meaning: "This session token has seen the matching campaigns' offers as often as their caps allow.",
+    retry: true,
+    retry_after_seconds: null,
+  },
   BUDGET_EXHAUSTED: {
     meaning: "The matching campaigns' daily or total budget is spent. retry_after_seconds is the time to the daily reset, or 3600 for a lifetime budget.",
     retry: true,

@@ -36,9 +36,7 @@ export interface ImpressionRow {
   createdAt: Date;
 }
 
-export type ImpressionWriteResult =
-  | { inserted: true; eventId: string }
-  | { inserted: false; eventId: string; sameRequest: boolean; type: ImpressionType };
+export type ImpressionWriteResult = { inserted: true; eventId: string } | { inserted: false; eventId: string; sameRequest: boolean; type: ImpressionType };
 
 const EVENT_COLUMNS: readonly BatchColumn<ImpressionRow>[] = [
   { name: 'id', type: 'text', value: (r) => r.id },

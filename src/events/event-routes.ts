@@ -7,12 +7,7 @@ import { sendError } from '../http/errors.js';
 import type { z } from 'zod';
 import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, SERVING_KEY_ERRORS, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  ImpressionEventRequest,
-  ImpressionEventResponse,
-  canonicalImpressionRequest,
-} from './event-schemas.js';
+import { IDEMPOTENCY_KEY_HEADER, ImpressionEventRequest, ImpressionEventResponse, canonicalImpressionRequest } from './event-schemas.js';
 import type { ImpressionType } from './event-repository.js';
 import { newId } from '../util/ids.js';
 import { feature } from '../http/feature.js';
@@ -63,16 +58,24 @@ function responseExamples(route: Route): Examples {
 const eventNotFound = errorResponse("Unknown `offer_snapshot_id`, or `decision_id` is not this app's decision that served it.", [
   { error: 'unknown_snapshot' },
 ]);
-const keyReused = errorResponse('The idempotency key was already used with a different body.', [
-  { error: 'idempotency_key_reused' },
-]);
+const keyReused = errorResponse('The idempotency key was already used with a different body.', [{ error: 'idempotency_key_reused' }]);
 
 function invalidEvent(route: Route) {
-  const examples = [{ name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: offer_snapshot_id' } }];
+  const examples = [
+    { name: 'invalid_body', summary: 'Body failed validation · 본문 검증 실패', extra: { message: 'body failed validation: offer_snapshot_id' } },
+  ];
   if (route.fixedType) {
-    examples.push({ name: 'missing_key', summary: 'No Idempotency-Key header · Idempotency-Key 헤더 없음', extra: { message: 'Idempotency-Key header is required' } });
+    examples.push({
+      name: 'missing_key',
+      summary: 'No Idempotency-Key header · Idempotency-Key 헤더 없음',
+      extra: { message: 'Idempotency-Key header is required' },
+    });
   } else {
-    examples.push({ name: 'keys_disagree', summary: 'Header and body keys differ · 헤더와 본문 키가 다름', extra: { message: 'Idempotency-Key header and body idempotency_key disagree' } });
+    examples.push({
+      name: 'keys_disagree',
+      summary: 'Header and body keys differ · 헤더와 본문 키가 다름',
+      extra: { message: 'Idempotency-Key header and body idempotency_key disagree' },
+    });
   }
   return badRequest('invalid_event', 'The event failed validation: body, Idempotency-Key, or path and `type` disagree.', examples);
 }

@@ -7,8 +7,14 @@ export const IdempotencyKey = storedText(8, 80);
 /** The `Idempotency-Key` header: 8 to 80 visible ASCII characters. HTTP strips a header's outer
  *  spaces and carries no other text safely, so this is SPEC's 8 to 80 as a header can hold it. */
 export const IDEMPOTENCY_KEY_HEADER = /^[\x21-\x7e]{8,80}$/;
-export const SnapshotId = z.string().max(80).regex(/^snp_[A-Za-z0-9]+$/, 'must be an offer snapshot id (snp_…)');
-export const DecisionId = z.string().max(80).regex(/^dec_[A-Za-z0-9]+$/, 'must be a decision id (dec_…)');
+export const SnapshotId = z
+  .string()
+  .max(80)
+  .regex(/^snp_[A-Za-z0-9]+$/, 'must be an offer snapshot id (snp_…)');
+export const DecisionId = z
+  .string()
+  .max(80)
+  .regex(/^dec_[A-Za-z0-9]+$/, 'must be a decision id (dec_…)');
 export const ImpressionType = z.enum(['offer_rendered', 'qualified_impression']);
 
 const common = {

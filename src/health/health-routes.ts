@@ -60,10 +60,7 @@ async function health(app: FastifyInstance) {
     },
     async (_req, reply) => {
       const { db, counters, catalogRuntime } = app;
-      const [database, counterStore] = await Promise.all([
-        check(() => pingDatabase(db)),
-        check(() => counters.ping()),
-      ]);
+      const [database, counterStore] = await Promise.all([check(() => pingDatabase(db)), check(() => counters.ping())]);
       const stats = catalogRuntime.index.stats();
       const offerIndex = stats.ready ? 'ok' : 'loading';
       const ok = database === 'ok' && counterStore === 'ok' && offerIndex === 'ok';

@@ -8,7 +8,10 @@ import { useZodValidation } from './validation.js';
 /** The request's one log line: what was asked (method and route pattern), the answer and how
  *  long it took. No address, no URL, no body. */
 async function logRequestCompleted(request: FastifyRequest, reply: FastifyReply) {
-  request.log.info({ method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request completed');
+  request.log.info(
+    { method: request.method, route: request.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+    'request completed',
+  );
 }
 
 async function httpConventions(app: FastifyInstance, opts: { logRequests?: boolean; checkResponses?: boolean }) {

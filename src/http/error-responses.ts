@@ -36,25 +36,17 @@ export const ADMIN_KEY_ERRORS = {
 
 /** What the framework answers for a body it cannot take, before any handler runs. */
 export const BODY_ERRORS = {
-  413: errorResponse('The body is larger than the configured limit (BODY_LIMIT_BYTES, 64 KiB by default).', [
-    { error: 'payload_too_large' },
-  ]),
-  415: errorResponse('The body is not `application/json`.', [
-    { error: 'unsupported_media_type' },
-  ]),
+  413: errorResponse('The body is larger than the configured limit (BODY_LIMIT_BYTES, 64 KiB by default).', [{ error: 'payload_too_large' }]),
+  415: errorResponse('The body is not `application/json`.', [{ error: 'unsupported_media_type' }]),
 };
 
 export const RATE_LIMITED = {
-  429: errorResponse(
-    'Too many requests from this client IP.',
-    [{ error: 'rate_limited' }],
-    {
-      ...RETRY_AFTER,
-      'x-ratelimit-limit': { description: 'Requests allowed per window.', type: 'integer' },
-      'x-ratelimit-remaining': { description: 'Requests left in this window.', type: 'integer' },
-      'x-ratelimit-reset': { description: 'Seconds until the window resets.', type: 'integer' },
-    },
-  ),
+  429: errorResponse('Too many requests from this client IP.', [{ error: 'rate_limited' }], {
+    ...RETRY_AFTER,
+    'x-ratelimit-limit': { description: 'Requests allowed per window.', type: 'integer' },
+    'x-ratelimit-remaining': { description: 'Requests left in this window.', type: 'integer' },
+    'x-ratelimit-reset': { description: 'Seconds until the window resets.', type: 'integer' },
+  }),
 };
 
 /** Events never pretend: with the database down nothing was written and a retry loses nothing. */

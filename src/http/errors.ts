@@ -114,8 +114,6 @@ function publicDetail(err: FastifyError): string {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'request body is not valid JSON';
     default:
-      return err.code?.startsWith('FST_ERR_CTP') || err instanceof SyntaxError
-        ? 'request body is not valid JSON'
-        : 'malformed request';
+      return err.code?.startsWith('FST_ERR_CTP') || err instanceof SyntaxError ? 'request body is not valid JSON' : 'malformed request';
   }
 }

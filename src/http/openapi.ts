@@ -5,10 +5,7 @@ import { z } from 'zod';
 import { ZOD_SCHEMA } from './validation.js';
 
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return json;
 }

@@ -56,10 +56,10 @@ async function redirects(app: FastifyInstance) {
             'referrer-policy': { type: 'string', description: '`no-referrer`: the chat page is not revealed to the advertiser.' },
           },
         },
-        400: errorResponse('A malformed, tampered or unknown token (`invalid_link`), or a destination no longer on the allowlist (`invalid_destination`). HEAD answers carry no body.', [
-          { error: 'invalid_link' },
-          { error: 'invalid_destination' },
-        ]),
+        400: errorResponse(
+          'A malformed, tampered or unknown token (`invalid_link`), or a destination no longer on the allowlist (`invalid_destination`). HEAD answers carry no body.',
+          [{ error: 'invalid_link' }, { error: 'invalid_destination' }],
+        ),
         ...RATE_LIMITED,
       },
     },

@@ -12,9 +12,7 @@ function loadAddon(): { LiveOfferIndex: new () => BindingLiveOfferIndex } {
     return require('../../native/index.js');
   } catch (err) {
     const message = (err as Error).message;
-    throw new Error(
-      `the Rust matching core is not built (${message.split('\n')[0]}). Run \`npm run build:native\` (needs a Rust toolchain).`,
-    );
+    throw new Error(`the Rust matching core is not built (${message.split('\n')[0]}). Run \`npm run build:native\` (needs a Rust toolchain).`);
   }
 }
 

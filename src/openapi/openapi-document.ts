@@ -89,7 +89,9 @@ function plainBooleans(node: unknown): void {
 }
 
 const canonical = (v: unknown): string =>
-  JSON.stringify(v, (_k, val) => (val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : 1))) : val));
+  JSON.stringify(v, (_k, val) =>
+    val && typeof val === 'object' && !Array.isArray(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : 1))) : val,
+  );
 
 /** Replaces, under `node`, every schema equal to a component with a reference to it. */
 function referenceComponents(node: unknown, byShape: Map<string, string>, depth = 0): unknown {

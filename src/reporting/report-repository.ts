@@ -76,7 +76,9 @@ export const campaignKey = (serve: string, campaignId: string) => `CASE WHEN ${s
 
 const TOTALS_COLUMNS = 'grain, at, app_id, test, campaign_id, decides, served, spend_micros, rendered, qualified, clicks, conversions';
 const KEY = '1, 2, 3, 4, 5';
-const ADD_TOTALS = ['decides', 'served', 'spend_micros', 'rendered', 'qualified', 'clicks', 'conversions'].map((c) => `${c} = r.${c} + EXCLUDED.${c}`).join(', ');
+const ADD_TOTALS = ['decides', 'served', 'spend_micros', 'rendered', 'qualified', 'clicks', 'conversions']
+  .map((c) => `${c} = r.${c} + EXCLUDED.${c}`)
+  .join(', ');
 
 /**
  * CTEs (to follow `WITH …,`) that add decision rows to every rollup. `source` names a CTE with
@@ -250,7 +252,14 @@ export class ReportRepository {
     let halfHoursFrom = Math.ceil(from / HALF_HOUR_MS) * HALF_HOUR_MS;
     let halfHoursUntil = Math.floor(until / HALF_HOUR_MS) * HALF_HOUR_MS;
     if (w.bucketSeconds < HALF_HOUR_GRAIN_S || halfHoursFrom >= halfHoursUntil) halfHoursFrom = halfHoursUntil = until;
-    const params = [w.from.toISOString(), w.until.toISOString(), new Date(halfHoursFrom).toISOString(), new Date(halfHoursUntil).toISOString(), w.appId, w.includeTest];
+    const params = [
+      w.from.toISOString(),
+      w.until.toISOString(),
+      new Date(halfHoursFrom).toISOString(),
+      new Date(halfHoursUntil).toISOString(),
+      w.appId,
+      w.includeTest,
+    ];
     const [timeline, latency, reasons, byCampaign, byApp, campaignRange, categories, entities] = await Promise.all([
       this.db.query<ReportFigures['timeline'][number]>(TIMELINE, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['latency'][number]>(LATENCY, [...params, w.bucketSeconds]),

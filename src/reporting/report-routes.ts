@@ -8,21 +8,28 @@ import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 import { feature } from '../http/feature.js';
 
 const ReportQuery = z.strictObject({
-  range: z.enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]]).default('24h').describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets) or 7 days (6-hour buckets).'),
-  app_id: z.string().regex(/^app_[A-Za-z0-9]{1,64}$/).optional().describe('Only this app; every app when absent.'),
+  range: z
+    .enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]])
+    .default('24h')
+    .describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets) or 7 days (6-hour buckets).'),
+  app_id: z
+    .string()
+    .regex(/^app_[A-Za-z0-9]{1,64}$/)
+    .optional()
+    .describe('Only this app; every app when absent.'),
   include_test: z.enum(['true', 'false']).default('false').describe('Include traffic from sk_test_ keys (excluded by default).'),
 });
 
 const FunnelRowSchema = z
   .object({
-  id: z.string().describe('Campaign id or app id.'),
-  name: z.string().describe('Campaign name (its id when the catalog gives none), or the app name.'),
-  decides: z.number().int().describe('Decides (for a campaign: decides it won).'),
-  served: z.number().int().describe('Decides that served an offer.'),
-  rendered: z.number().int().describe('Served decisions with a counted rendered event.'),
-  qualified: z.number().int().describe('Served decisions with a counted qualified impression.'),
-  clicks: z.number().int().describe('Served decisions with a counted click.'),
-  conversions: z.number().int().describe('Served decisions with a live conversion.'),
+    id: z.string().describe('Campaign id or app id.'),
+    name: z.string().describe('Campaign name (its id when the catalog gives none), or the app name.'),
+    decides: z.number().int().describe('Decides (for a campaign: decides it won).'),
+    served: z.number().int().describe('Decides that served an offer.'),
+    rendered: z.number().int().describe('Served decisions with a counted rendered event.'),
+    qualified: z.number().int().describe('Served decisions with a counted qualified impression.'),
+    clicks: z.number().int().describe('Served decisions with a counted click.'),
+    conversions: z.number().int().describe('Served decisions with a live conversion.'),
   })
   .describe('One funnel row.');
 
@@ -39,7 +46,9 @@ const CampaignSpendSchema = z
     name: z.string().describe('Campaign name from the catalog; its id when it has none.'),
     advertiser_id: z.string().describe('Advertiser id.'),
     advertiser_name: z.string().describe('Advertiser name.'),
-    status: z.enum(['active', 'paused', 'ended', 'archived']).describe('Catalog status; `archived` for a campaign no longer in the catalog that served in the range.'),
+    status: z
+      .enum(['active', 'paused', 'ended', 'archived'])
+      .describe('Catalog status; `archived` for a campaign no longer in the catalog that served in the range.'),
     bid_micros: Micros('Price of one served offer'),
     today: z
       .object({
@@ -49,7 +58,10 @@ const CampaignSpendSchema = z
         budget_used: Ratio('spend / daily budget; null without a daily budget.'),
         day_elapsed: z.number().describe('Fraction of the UTC day elapsed at the request.'),
         pacing: Ratio('budget_used / day_elapsed: 1 spends evenly over the day, above 1 ahead of it; null without a daily budget.'),
-        exhausts_at: z.string().nullable().describe("When today's budget runs out at today's average spend rate (ISO 8601); null if it does not within the day, or is already exhausted."),
+        exhausts_at: z
+          .string()
+          .nullable()
+          .describe("When today's budget runs out at today's average spend rate (ISO 8601); null if it does not within the day, or is already exhausted."),
         exhausted: z.boolean().describe("No further serve fits today's budget (spend + bid would exceed it)."),
       })
       .describe('Today (UTC) from the spend ledger: the whole campaign, every app, live traffic only.'),
@@ -95,21 +107,23 @@ const ReportSchema = z
       .describe('The funnel over the whole range and every app in the filter.'),
     timeline: z
       .array(
-        z.object({
-          at: z.string().describe('Bucket start, ISO 8601.'),
-          decides: z.number().int().describe('Decides in the bucket.'),
-          fills: z.number().int().describe('Fills in the bucket.'),
-          decides_per_minute: z.number().describe('Average decide rate over the bucket.'),
-          fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
-          latency_ms: z
-            .object({
-              p50: z.number().describe('Median, ms.'),
-              p90: z.number().describe('90th percentile, ms.'),
-              p99: z.number().describe('99th percentile, ms.'),
-            })
-            .nullable().describe('Decide handler latency percentiles, from a log-bucket histogram: within 4.4% of the exact value.'),
-          no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
-        })
+        z
+          .object({
+            at: z.string().describe('Bucket start, ISO 8601.'),
+            decides: z.number().int().describe('Decides in the bucket.'),
+            fills: z.number().int().describe('Fills in the bucket.'),
+            decides_per_minute: z.number().describe('Average decide rate over the bucket.'),
+            fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
+            latency_ms: z
+              .object({
+                p50: z.number().describe('Median, ms.'),
+                p90: z.number().describe('90th percentile, ms.'),
+                p99: z.number().describe('99th percentile, ms.'),
+              })
+              .nullable()
+              .describe('Decide handler latency percentiles, from a log-bucket histogram: within 4.4% of the exact value.'),
+            no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
+          })
           .describe('One timeline bucket.'),
       )
       .describe('Every bucket of the range, oldest first, empty ones included.'),
@@ -117,11 +131,24 @@ const ReportSchema = z
     funnel_by_app: z.array(FunnelRowSchema).describe('The funnel per app.'),
     top_categories: z.array(TopMatch).describe('Most matched categories (message and digest signals, and served offers).'),
     top_entities: z.array(TopMatch).describe('Most matched entities.'),
-    spend_by_campaign: z.array(CampaignSpendSchema).describe('Every live campaign (and archived ones that served in the range): spend today and lifetime against its budgets, pacing, projected exhaustion, CTR and eCPM. Most spent today first.'),
+    spend_by_campaign: z
+      .array(CampaignSpendSchema)
+      .describe(
+        'Every live campaign (and archived ones that served in the range): spend today and lifetime against its budgets, pacing, projected exhaustion, CTR and eCPM. Most spent today first.',
+      ),
   })
   .describe('Decides, fill rate, no-fill reasons, latency, funnel, top matches and campaign spend over a range.');
 
-const FUNNEL = { id: 'cmp.haneul-korea-stays', name: 'Haneul Stay · Korea stays', decides: 120, served: 84, rendered: 80, qualified: 61, clicks: 9, conversions: 1 };
+const FUNNEL = {
+  id: 'cmp.haneul-korea-stays',
+  name: 'Haneul Stay · Korea stays',
+  decides: 120,
+  served: 84,
+  rendered: 80,
+  qualified: 61,
+  clicks: 9,
+  conversions: 1,
+};
 const EXAMPLE = {
   range: '1h',
   from: '2026-11-22T09:00:00.000Z',

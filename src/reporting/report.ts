@@ -127,14 +127,29 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
   // Live campaigns, and archived ones that served in the range.
   const inRange = new Map(campaignRange.map((r) => [r.id, r]));
   const listed = campaigns.filter((c) => !c.archived || inRange.has(c.id));
-  const ledger = new Map((await sources.ledger.spendOf(listed.map((c) => c.id), today)).map((l) => [l.campaignId, l]));
+  const ledger = new Map(
+    (
+      await sources.ledger.spendOf(
+        listed.map((c) => c.id),
+        today,
+      )
+    ).map((l) => [l.campaignId, l]),
+  );
   const nameOf = new Map(campaigns.map((c) => [c.id, c.name ?? c.id]));
 
   // Every bucket of the range, empty ones included, so charts show gaps as zero.
   const firstBucket = Math.floor(from.getTime() / 1000 / bucketSeconds) * bucketSeconds;
   const points = new Map<number, TimelinePoint>();
   for (let b = firstBucket; b * 1000 < until.getTime(); b += bucketSeconds) {
-    points.set(b, { at: new Date(b * 1000).toISOString(), decides: 0, fills: 0, decides_per_minute: 0, fill_rate: null, latency_ms: null, no_fill_reasons: {} });
+    points.set(b, {
+      at: new Date(b * 1000).toISOString(),
+      decides: 0,
+      fills: 0,
+      decides_per_minute: 0,
+      fill_rate: null,
+      latency_ms: null,
+      no_fill_reasons: {},
+    });
   }
   for (const r of timeline) {
     const p = points.get(Number(r.bucket));

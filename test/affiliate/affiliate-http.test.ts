@@ -129,10 +129,25 @@ describe(`affiliate decisions and click intents (${stores})`, () => {
     });
 
     it('400 invalid_click_intent for malformed bodies', async () => {
-      for (const body of [{}, { impression_token: 'x' }, { event_id: 'x' }, { impression_token: 'x', event_id: '' }, { impression_token: 'x', event_id: 'e', extra: 1 }, { impression_token: 'x', event_id: 'e', occurred_at: 'noon' }, 'text', ['x']]) {
-        const res = typeof body === 'string'
-          ? await t.app.inject({ method: 'POST', url: '/v1/events/click-intent', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) })
-          : await clickIntent(body);
+      for (const body of [
+        {},
+        { impression_token: 'x' },
+        { event_id: 'x' },
+        { impression_token: 'x', event_id: '' },
+        { impression_token: 'x', event_id: 'e', extra: 1 },
+        { impression_token: 'x', event_id: 'e', occurred_at: 'noon' },
+        'text',
+        ['x'],
+      ]) {
+        const res =
+          typeof body === 'string'
+            ? await t.app.inject({
+                method: 'POST',
+                url: '/v1/events/click-intent',
+                headers: { 'content-type': 'application/json' },
+                payload: JSON.stringify(body),
+              })
+            : await clickIntent(body);
         expect(res.statusCode, JSON.stringify(body)).toBe(400);
         expect(res.json().error).toBe('invalid_click_intent');
       }

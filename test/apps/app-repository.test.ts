@@ -19,10 +19,9 @@ describe(`apps and keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     expect(created.serving_key).toMatch(/^sk_live_[0-9A-Za-z]{32,}$/);
     expect(created.test_key).toMatch(/^sk_test_[0-9A-Za-z]{32,}$/);
     expect(created.conversion_secret).toMatch(/^whsec_/);
-    const rows = await t.db.query<Record<string, unknown>>(
-      "SELECT *, encode(key_hash, 'hex') AS key_hash_hex FROM api_keys WHERE app_id = $1",
-      [created.app_id],
-    );
+    const rows = await t.db.query<Record<string, unknown>>("SELECT *, encode(key_hash, 'hex') AS key_hash_hex FROM api_keys WHERE app_id = $1", [
+      created.app_id,
+    ]);
     expect(rows.rows).toHaveLength(2);
     const dump = JSON.stringify(rows.rows);
     expect(dump).not.toContain(created.serving_key);

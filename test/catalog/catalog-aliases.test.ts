@@ -106,7 +106,11 @@ describe(`catalog aliases over the admin API (${stores})`, () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('invalid_catalog');
     const problems: string[] = res.json().problems;
-    for (const [path] of expected) expect(problems.some((p) => p.startsWith(`${path}: `)), path).toBe(true);
+    for (const [path] of expected)
+      expect(
+        problems.some((p) => p.startsWith(`${path}: `)),
+        path,
+      ).toBe(true);
     expect((await t.app.inject({ method: 'GET', url: '/admin/catalog', headers: ADMIN })).json()).toEqual(before);
   });
 });

@@ -45,7 +45,15 @@ const UNSAFE: Array<[string, RegExp]> = [
 ];
 
 /** Hosts that are fine, IDNs included. */
-const SAFE = ['https://shop.example', 'https://www.haneulstay.example', 'https://shop.example:443', 'https://xn--9y5b2p.example', 'https://xn--eckwd4c7c.jp', 'https://xn--1lqs71d.jp', 'https://a-1.b2.example'];
+const SAFE = [
+  'https://shop.example',
+  'https://www.haneulstay.example',
+  'https://shop.example:443',
+  'https://xn--9y5b2p.example',
+  'https://xn--eckwd4c7c.jp',
+  'https://xn--1lqs71d.jp',
+  'https://a-1.b2.example',
+];
 
 function problemsOf(c: CatalogInput): string[] {
   try {
@@ -80,7 +88,14 @@ describe('catalog destination hosts', () => {
       const c = miniCatalogWithAffiliates();
       c.advertisers![0].destinations = [`${origin}/`];
       c.affiliate_networks![1].destinations = ['https://www.staylink-hotels.example/hotel/', `${origin}/hotel/`];
-      c.affiliate_networks!.push({ id: 'tmpl', name: 'Template', adapter: 'template', partner_marker: 'p1', link_template: `${origin}/click?pid={marker}&sub={sub_id}&url={destination}`, destinations: ['https://www.skyfare.example/'] });
+      c.affiliate_networks!.push({
+        id: 'tmpl',
+        name: 'Template',
+        adapter: 'template',
+        partner_marker: 'p1',
+        link_template: `${origin}/click?pid={marker}&sub={sub_id}&url={destination}`,
+        destinations: ['https://www.skyfare.example/'],
+      });
       const problems = problemsOf(c);
       expectRefused(problems, 'advertisers[0].destinations[0]', rule, origin);
       expectRefused(problems, 'affiliate_networks[1].destinations[1]', rule, origin);

@@ -29,7 +29,12 @@ async function follow(t: TestApp, location: string, onPoll?: () => Promise<void>
 }
 
 const post = (t: TestApp, payload: unknown, headers: Record<string, string> = ADMIN) =>
-  t.app.inject({ method: 'POST', url: '/admin/catalog/imports', headers: { ...headers, 'content-type': 'application/json' }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  t.app.inject({
+    method: 'POST',
+    url: '/admin/catalog/imports',
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
 
 describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   let t: TestApp & { testDb: TestDatabase };
@@ -54,7 +59,12 @@ describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, (
 
     const decides: number[] = [];
     const seen = await follow(t, started.headers.location as string, async () => {
-      const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: decideBodies[decides.length % decideBodies.length] });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(key),
+        payload: decideBodies[decides.length % decideBodies.length],
+      });
       decides.push(res.statusCode);
     });
     const done = seen.at(-1)!;
@@ -64,7 +74,10 @@ describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, (
     expect(order.every((s, i) => s >= 0 && (i === 0 || s >= order[i - 1]))).toBe(true);
     for (const field of ['bytes_read', 'offers_read', 'offers_checked', 'offers_written']) {
       const values = seen.map((j) => j.progress[field]);
-      expect(values.every((v, i) => i === 0 || v >= values[i - 1]), field).toBe(true);
+      expect(
+        values.every((v, i) => i === 0 || v >= values[i - 1]),
+        field,
+      ).toBe(true);
     }
     expect(Date.parse(done.started_at)).toBeLessThanOrEqual(Date.parse(done.validated_at));
     expect(Date.parse(done.validated_at)).toBeLessThanOrEqual(Date.parse(done.finished_at));
@@ -252,7 +265,12 @@ describe('catalog import limits', () => {
     try {
       const big = JSON.stringify({ ...miniCatalog(), $schema: CANARY.repeat(200) });
       for (const method of ['POST', 'PUT'] as const) {
-        const res = await t.app.inject({ method, url: method === 'POST' ? '/admin/catalog/imports' : '/admin/catalog', headers: { ...ADMIN, 'content-type': 'application/json' }, payload: big });
+        const res = await t.app.inject({
+          method,
+          url: method === 'POST' ? '/admin/catalog/imports' : '/admin/catalog',
+          headers: { ...ADMIN, 'content-type': 'application/json' },
+          payload: big,
+        });
         expect(res.statusCode, method).toBe(413);
         expect(res.json()).toEqual({ ok: false, error: 'payload_too_large' });
       }

@@ -39,7 +39,11 @@ describe(`an import job cut off by a crash (${usingRealPostgres ? 'Postgres' : '
   it('reads as failed after a restart, and wrote nothing', { timeout: 240_000 }, async () => {
     server = await startServer(env);
     const before = (await (await fetch(`${server.url}/admin/catalog`, { headers: admin })).json()).offers.length;
-    const started = await fetch(`${server.url}/admin/catalog/imports`, { method: 'POST', headers: admin, body: JSON.stringify(generatedCatalog(30_000, 3_000).catalog) });
+    const started = await fetch(`${server.url}/admin/catalog/imports`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify(generatedCatalog(30_000, 3_000).catalog),
+    });
     expect(started.status).toBe(202);
     const location = started.headers.get('location')!;
     // Killed while it runs: once it has started reading.

@@ -109,9 +109,7 @@ describe('catalog/demo.json', () => {
     const offAllowlist: string[] = [];
     for (const o of demo.offers) {
       const allowlist =
-        o.kind === 'affiliate'
-          ? networks.get(o.network_id ?? '')!.destinations
-          : advertisers.get(campaigns.get(o.campaign_id)!.advertiser_id)!.destinations;
+        o.kind === 'affiliate' ? networks.get(o.network_id ?? '')!.destinations : advertisers.get(campaigns.get(o.campaign_id)!.advertiser_id)!.destinations;
       if (!isUnderPrefix(o.destination_url, allowlist)) offAllowlist.push(`${o.id}: ${o.destination_url}`);
     }
     expect(offAllowlist).toEqual([]);
@@ -171,7 +169,19 @@ describe('catalog/demo.json', () => {
 
   it('covers every sensitive topic and both intent cue kinds in both languages', () => {
     const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
-    expect(topics).toEqual(['adult', 'finance-advice', 'financial-distress', 'gambling', 'grief', 'health', 'legal-trouble', 'minors', 'politics', 'self-harm', 'violence-abuse']);
+    expect(topics).toEqual([
+      'adult',
+      'finance-advice',
+      'financial-distress',
+      'gambling',
+      'grief',
+      'health',
+      'legal-trouble',
+      'minors',
+      'politics',
+      'self-harm',
+      'violence-abuse',
+    ]);
     for (const t of demo.taxonomy.sensitive_topics) {
       expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
       expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);
@@ -200,7 +210,10 @@ describe('catalog/demo.json', () => {
     const affiliate = demo.offers.filter((o) => o.kind === 'affiliate');
     expect(new Set(affiliate.map((o) => o.network_id))).toEqual(new Set(demo.affiliate_networks.map((n) => n.id)));
     for (const o of affiliate) {
-      expect(o.targeting.category_ids.map((c) => rootOf(demo, c)), o.id).toContain('travel');
+      expect(
+        o.targeting.category_ids.map((c) => rootOf(demo, c)),
+        o.id,
+      ).toContain('travel');
     }
     expect(demo.campaigns.some((c) => c.status === 'paused')).toBe(true);
     expect(demo.campaigns.some((c) => c.countries.length === 0)).toBe(true);

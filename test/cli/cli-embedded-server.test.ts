@@ -75,7 +75,11 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     });
     servers.push(s);
     // The admin channel starts just after the HTTP listener; its key file is written last.
-    await eventually(async () => existsSync(path.join(dataDir, 'admin.key')), (x) => x, 20_000);
+    await eventually(
+      async () => existsSync(path.join(dataDir, 'admin.key')),
+      (x) => x,
+      20_000,
+    );
     return s;
   };
   const stop = async (s: ServerProcess) => {
@@ -104,7 +108,12 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     const revoked = await cli(dir, 'key', 'revoke', app.serving_key_id);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toMatch(new RegExp(`^key ${app.serving_key_id} revoked at \\d{4}-`));
-    expect(await eventually(() => decide(server, app.serving_key), (r) => r.status === 401)).toMatchObject({ status: 401, body: { error: 'revoked_api_key' } });
+    expect(
+      await eventually(
+        () => decide(server, app.serving_key),
+        (r) => r.status === 401,
+      ),
+    ).toMatchObject({ status: 401, body: { error: 'revoked_api_key' } });
     // Only the operator's user may talk to the channel or read its key, or the database.
     expect(mode(path.join(dir, 'admin.sock'))).toBe(0o600);
     expect(mode(path.join(dir, 'admin.key'))).toBe(0o600);
@@ -200,7 +209,11 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     const dir = freshDir();
     let server = await serve(dir);
     // Printed just after the server starts listening.
-    const demoLine = await eventually(async () => /Demo serving key, live: (\S+)/.exec(server.output()), (m) => m !== null, 10_000);
+    const demoLine = await eventually(
+      async () => /Demo serving key, live: (\S+)/.exec(server.output()),
+      (m) => m !== null,
+      10_000,
+    );
     const demoKey = demoLine![1];
     let stopLoad = false;
     const statuses = new Map<number, number>();
@@ -213,7 +226,8 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     const loops = [load(), load(), load()];
     const names = Array.from({ length: 20 }, (_, i) => `Load ${i}`);
     const results: Array<{ code: number; stdout: string; stderr: string }> = [];
-    for (let i = 0; i < names.length; i += 4) results.push(...(await Promise.all(names.slice(i, i + 4).map((name) => cli(dir, 'app', 'create', name, '--json')))));
+    for (let i = 0; i < names.length; i += 4)
+      results.push(...(await Promise.all(names.slice(i, i + 4).map((name) => cli(dir, 'app', 'create', name, '--json')))));
     stopLoad = true;
     await Promise.all(loops);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
@@ -234,7 +248,13 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     // Another process holds the directory and serves no admin channel (as a second CLI would).
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', `import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)}; acquireDataDirLock(${JSON.stringify(dir)}); console.log('held'); process.stdin.resume().on('end', () => process.exit(0));`],
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)}; acquireDataDirLock(${JSON.stringify(dir)}); console.log('held'); process.stdin.resume().on('end', () => process.exit(0));`,
+      ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     holders.push(holder);

@@ -24,7 +24,9 @@ function display() {
 describe('catalog import progress as plain lines', () => {
   it('says where each phase stands', () => {
     expect(describeProgress(at({ bytesRead: 5 * 1_048_576, offersRead: 12_000 }))).toBe('validating: 5.0 MB of 10.0 MB read, 12,000 offers');
-    expect(describeProgress(at({ bytesRead: 10 * 1_048_576, offersRead: 30_000, offersChecked: 7_000 }))).toBe('validating: references of 7,000 of 30,000 offers checked');
+    expect(describeProgress(at({ bytesRead: 10 * 1_048_576, offersRead: 30_000, offersChecked: 7_000 }))).toBe(
+      'validating: references of 7,000 of 30,000 offers checked',
+    );
     expect(describeProgress(at({ phase: 'writing', offersTotal: 30_000, offersWritten: 4_000 }))).toBe('writing: 4,000 of 30,000 offers');
   });
 

@@ -76,7 +76,10 @@ describe('the client package, installed from its tarball', () => {
     await writeFile(path.join(scratch, 'host.ts'), TYPED_HOST);
     await writeFile(
       path.join(scratch, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, types: [] }, files: ['host.ts'] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false, types: [] },
+        files: ['host.ts'],
+      }),
     );
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', scratch], { cwd: scratch });
   }, 60_000);

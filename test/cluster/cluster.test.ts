@@ -38,7 +38,15 @@ describe('cluster mode', () => {
       testDb = await createTestDatabase();
       const port = 20000 + (process.pid % 20000);
       const metricsPort = port + 1;
-      const p = run({ DATABASE_URL: testDb.url, CLUSTER_WORKERS: '2', PORT: String(port), METRICS_PORT: String(metricsPort), ADMIN_KEY, LOAD_DEMO_CATALOG: 'true', REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:` });
+      const p = run({
+        DATABASE_URL: testDb.url,
+        CLUSTER_WORKERS: '2',
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        ADMIN_KEY,
+        LOAD_DEMO_CATALOG: 'true',
+        REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:`,
+      });
       try {
         for (let i = 0; i < 200; i++) {
           const listening = (p.output().match(/Server listening at/g) ?? []).length;
@@ -55,14 +63,23 @@ describe('cluster mode', () => {
           const res = await fetch(`http://127.0.0.1:${port}/v1/offers/decide`, {
             method: 'POST',
             headers: { authorization: `Bearer ${app.serving_key}`, 'content-type': 'application/json', connection: 'close' },
-            body: JSON.stringify({ message: '제주도 호텔 최저가', locale: 'ko', country: 'KR', audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } }),
+            body: JSON.stringify({
+              message: '제주도 호텔 최저가',
+              locale: 'ko',
+              country: 'KR',
+              audience: { age_band: '18_plus', contextual_offer_consent: true },
+              native_surface: { clickable: true, disclosure_capable: true },
+            }),
           });
           statuses.push(res.status);
         }
         expect(statuses.every((s) => s === 200)).toBe(true);
         // The primary's listener sums every worker's counters: all 20 decides, whichever served them.
         const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-        const decides = [...metrics.matchAll(/^sidenote_http_requests_total\{[^}]*route="\/v1\/offers\/decide"[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+        const decides = [...metrics.matchAll(/^sidenote_http_requests_total\{[^}]*route="\/v1\/offers\/decide"[^}]*\} (\d+)$/gm)].reduce(
+          (n, m) => n + Number(m[1]),
+          0,
+        );
         expect(decides).toBe(20);
         expect(metrics).toMatch(/^sidenote_build_info\{/m);
       } finally {

@@ -223,7 +223,10 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
       await load(a);
       await load(b);
       const candidates: ClaimCandidate[] = [
-        { frequency: [{ key: `f:race-a:${uid()}`, limit: 5, windowMs: 60_000 }], spend: spend(a, { amountMicros: 1000, totalLimitMicros: 1_000_000, dailyLimitMicros: 1_000_000 }) },
+        {
+          frequency: [{ key: `f:race-a:${uid()}`, limit: 5, windowMs: 60_000 }],
+          spend: spend(a, { amountMicros: 1000, totalLimitMicros: 1_000_000, dailyLimitMicros: 1_000_000 }),
+        },
         { frequency: [], spend: spend(b, { amountMicros: 1000, totalLimitMicros: 150_000, dailyLimitMicros: 1_000_000 }) },
       ];
       const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? other : store).claimFirst(candidates)));
@@ -441,7 +444,8 @@ describe('memory counter store: bounded namespaces and sweeping', () => {
   it('refuses a serve rather than open a frequency window past its bound (fail closed)', async () => {
     const store = new MemoryCounterStore({ maxFrequencyWindows: 3 });
     try {
-      for (let i = 0; i < 3; i++) expect((await store.claimFirst([{ frequency: [{ key: `fq:s${i}`, limit: 1, windowMs: 60_000 }], spend: null }])).claimedIndex).toBe(0);
+      for (let i = 0; i < 3; i++)
+        expect((await store.claimFirst([{ frequency: [{ key: `fq:s${i}`, limit: 1, windowMs: 60_000 }], spend: null }])).claimedIndex).toBe(0);
       const full = await store.claimFirst([{ frequency: [{ key: 'fq:s-new', limit: 1, windowMs: 60_000 }], spend: null }]);
       expect(full).toEqual({ claimedIndex: -1, receipt: null, skipped: [{ index: 0, reason: 'frequency', retryAfterMs: 1000 }] });
       expect(store.sizes.frequencyWindows).toBe(3);

@@ -19,7 +19,8 @@ describe('dashboard in headless Chromium', () => {
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, decideTimeBudgetMs: 2_000 });
     await seedTraffic(t.app, async (n) => {
       for (let i = 0; i < 100; i++) {

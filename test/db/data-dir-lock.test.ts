@@ -101,7 +101,9 @@ describe('embedded data directory', () => {
       try { acquireDataDirLock(${JSON.stringify(dir)}); console.log('got'); }
       catch (err) { console.log(err.code === 'DATA_DIR_LOCKED' ? 'locked' : 'error ' + err.message); }
       process.stdin.resume().on('end', () => process.exit(0));`;
-    const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const children = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
     const results = await Promise.all(
       children.map(
         (child) =>
@@ -129,11 +131,16 @@ describe('embedded data directory', () => {
     mkdirSync(dir);
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', `import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)}; acquireDataDirLock(${JSON.stringify(dir)}); process.exit(0);`],
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)}; acquireDataDirLock(${JSON.stringify(dir)}); process.exit(0);`,
+      ],
       { encoding: 'utf8' },
     );
     expect(r.status).toBe(0);
     expect(existsSync(path.join(dir, LOCK_FILE))).toBe(false);
   }, 60_000);
 });
-

@@ -13,7 +13,16 @@ import type { Database } from '../../src/db/database.js';
 import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { EventRepository } from '../../src/events/event-repository.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
-import { ADMIN, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import {
+  ADMIN,
+  bearer,
+  createTestApp,
+  createTestCounters,
+  createTestDatabase,
+  usingRealPostgres,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { decisionAt, noActivity } from '../helpers/decision-records.js';
 
@@ -102,7 +111,9 @@ describe(`retention (${engine})`, () => {
   async function writeHistory(db: Database) {
     // The partitions of those days, made as the service made them then.
     for (const age of [95, 91, 90, 10]) {
-      await new HistoryMaintenance(db, { retentionDays: { ...KEEP_90, decisions: 0 }, daysAhead: 1 }, { now: () => today - age * DAY + 12 * 3600_000 }).run({ wait: true });
+      await new HistoryMaintenance(db, { retentionDays: { ...KEEP_90, decisions: 0 }, daysAhead: 1 }, { now: () => today - age * DAY + 12 * 3600_000 }).run({
+        wait: true,
+      });
     }
     const repo = new DecisionRepository(db, noActivity);
     const rows = [95, 91, 90, 10].map((age) => decisionAt(appId, today - age * DAY + 3600_000, { ...snapshot, spend: 1000 }));
@@ -151,9 +162,7 @@ describe(`retention (${engine})`, () => {
     release();
     await holding;
 
-    const [a, b] = await Promise.all(
-      [testDb.db, other].map((db) => new HistoryMaintenance(db, { retentionDays: KEEP_90, daysAhead: 7 }).run()),
-    );
+    const [a, b] = await Promise.all([testDb.db, other].map((db) => new HistoryMaintenance(db, { retentionDays: KEEP_90, daysAhead: 7 }).run()));
     const dropped = [...(a?.dropped ?? []), ...(b?.dropped ?? [])];
     expect(dropped.filter((n) => n === expired)).toHaveLength(1);
     expect(await historyPartitions(testDb.db, 'decisions')).not.toContain(expired);
@@ -187,9 +196,19 @@ describe(`guarantees across a day boundary (${engine})`, () => {
       t.app.inject({ method: 'POST', url: '/v1/events/rendered', headers: { ...bearer(host.serving_key), 'idempotency-key': key }, payload: body });
     const first = await render({ offer_snapshot_id: d.offer_id, decision_id: d.decision_id });
     expect(first.json().inserted).toBe(true);
-    const conversion = { offer_snapshot_id: d.offer_id, decision_id: d.decision_id, timestamp: Math.floor(clock / 1000), nonce: `nonce-midnight-${Date.now()}` };
+    const conversion = {
+      offer_snapshot_id: d.offer_id,
+      decision_id: d.decision_id,
+      timestamp: Math.floor(clock / 1000),
+      nonce: `nonce-midnight-${Date.now()}`,
+    };
     const convert = (c: typeof conversion) =>
-      t.app.inject({ method: 'POST', url: '/v1/events/conversion', headers: bearer(host.serving_key), payload: { ...c, signature: signConversion(host.conversion_secret, c) } });
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/events/conversion',
+        headers: bearer(host.serving_key),
+        payload: { ...c, signature: signConversion(host.conversion_secret, c) },
+      });
     const converted = await convert(conversion);
     expect(converted.json().inserted).toBe(true);
 
@@ -280,13 +299,31 @@ describe(`migration 006 (${engine})`, () => {
       const decisions = new DecisionRepository(db, noActivity);
       expect(await decisions.ownership('dec_old1')).toMatchObject({ appId: 'app_old', offerSnapshotId: 'snp_old' });
       // The old key and nonce still hold.
-      await new HistoryMaintenance(db, { retentionDays: { ...KEEP_90, decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 }, daysAhead: 1 }).run({ wait: true });
+      await new HistoryMaintenance(db, {
+        retentionDays: { ...KEEP_90, decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 },
+        daysAhead: 1,
+      }).run({ wait: true });
       const events = new EventRepository(db);
       const [dup] = await events.insertImpressions([
-        { id: 'evt_new', appId: 'app_old', type: 'offer_rendered', offerSnapshotId: 'snp_old', decisionId: null, idempotencyKey: 'old-key-123', requestHash: Buffer.from([9]), test: false, counted: true, notCountedReason: null, createdAt: new Date() },
+        {
+          id: 'evt_new',
+          appId: 'app_old',
+          type: 'offer_rendered',
+          offerSnapshotId: 'snp_old',
+          decisionId: null,
+          idempotencyKey: 'old-key-123',
+          requestHash: Buffer.from([9]),
+          test: false,
+          counted: true,
+          notCountedReason: null,
+          createdAt: new Date(),
+        },
       ]);
       expect(dup).toEqual({ inserted: false, eventId: 'evt_old', sameRequest: false, type: 'offer_rendered' });
-      const nonce = await db.query<{ conversion_id: string }>('SELECT conversion_id FROM conversion_nonces WHERE app_id = $1 AND nonce = $2', ['app_old', 'old-nonce-1']);
+      const nonce = await db.query<{ conversion_id: string }>('SELECT conversion_id FROM conversion_nonces WHERE app_id = $1 AND nonce = $2', [
+        'app_old',
+        'old-nonce-1',
+      ]);
       expect(nonce.rows[0].conversion_id).toBe('cnv_old');
     } finally {
       await testDb.drop();

@@ -10,14 +10,27 @@ describe(`migrations (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   afterAll(() => t.drop());
 
   it('creates every table the service needs', async () => {
-    const r = await t.db.query<{ table_name: string }>(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
-    );
+    const r = await t.db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
     expect(r.rows.map((x) => x.table_name)).toEqual(
       expect.arrayContaining([
-        'apps', 'api_keys', 'conversion_secrets', 'advertisers', 'advertiser_destinations', 'campaigns', 'offers',
-        'offer_snapshots', 'decisions', 'events', 'clicks', 'conversions', 'affiliate_impressions', 'click_intents',
-        'affiliate_networks', 'catalog_state', 'settings', 'schema_migrations',
+        'apps',
+        'api_keys',
+        'conversion_secrets',
+        'advertisers',
+        'advertiser_destinations',
+        'campaigns',
+        'offers',
+        'offer_snapshots',
+        'decisions',
+        'events',
+        'clicks',
+        'conversions',
+        'affiliate_impressions',
+        'click_intents',
+        'affiliate_networks',
+        'catalog_state',
+        'settings',
+        'schema_migrations',
       ]),
     );
   });
@@ -31,9 +44,7 @@ describe(`migrations (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   });
 
   it('has no column that could hold a message', async () => {
-    const r = await t.db.query<{ column_name: string }>(
-      "SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'",
-    );
+    const r = await t.db.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = 'public'");
     for (const { column_name } of r.rows) expect(column_name).not.toMatch(/message|transcript|conversation/);
   });
 

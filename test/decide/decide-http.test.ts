@@ -175,8 +175,16 @@ describe(`decide (${stores})`, () => {
       const served = (await decide({ ...base(), message: '제주도 호텔 최저가', session: { token: `lookup-${Date.now()}` } }, bearer(testKey))).json();
       expect(served.serve).toBe(true);
       const ids = { offer_snapshot_id: served.offer_id, decision_id: served.decision_id };
-      for (const [url, key] of [['/v1/events/rendered', 'r'], ['/v1/events/qualified-impression', 'q']]) {
-        const res = await t.app.inject({ method: 'POST', url, headers: { ...bearer(testKey), 'idempotency-key': `lookup-${key}-${served.decision_id}` }, payload: ids });
+      for (const [url, key] of [
+        ['/v1/events/rendered', 'r'],
+        ['/v1/events/qualified-impression', 'q'],
+      ]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { ...bearer(testKey), 'idempotency-key': `lookup-${key}-${served.decision_id}` },
+          payload: ids,
+        });
         expect(res.statusCode).toBe(200);
       }
       const lookup = (await t.app.inject({ method: 'GET', url: `/v1/decisions/${served.decision_id}`, headers: bearer(testKey) })).json();
@@ -290,7 +298,9 @@ describe(`decide (${stores})`, () => {
       expect((await decide({ ...base(), session: { digest: digest(future) } })).json().reason_codes).toEqual(['LOW_INTENT']);
       expect((await decide({ ...base(), session: { digest: digest(fresh) } })).json().serve).toBe(true);
       // A stale digest's safety claim is ignored too.
-      expect((await decide({ ...base(), message: '제주도 호텔 최저가', session: { digest: { safety: 'blocked', generated_at: stale } } })).json().serve).toBe(true);
+      expect((await decide({ ...base(), message: '제주도 호텔 최저가', session: { digest: { safety: 'blocked', generated_at: stale } } })).json().serve).toBe(
+        true,
+      );
     });
 
     it('maps unparsable JSON to a fixed message that never quotes the input', async () => {
@@ -399,14 +409,24 @@ describe(`decide limits and failure modes (${stores})`, () => {
         return original(c);
       };
       const started = Date.now();
-      const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(serving_key),
+        payload: { ...base(), message: '제주도 호텔 최저가' },
+      });
       expect(Date.now() - started).toBeLessThan(180);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ serve: false, reason_codes: ['TIMEOUT'], retry_after_seconds: 2 });
       counters.claimFirst = async () => {
         throw Object.assign(new Error('READONLY You can not write'), { code: 'COUNTER_STORE_UNAVAILABLE' });
       };
-      const failing = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+      const failing = await t.app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(serving_key),
+        payload: { ...base(), message: '제주도 호텔 최저가' },
+      });
       expect(failing.statusCode).toBe(200);
       expect(failing.json()).toMatchObject({ serve: false, reason_codes: ['TIMEOUT'] });
       expect(failing.body).not.toContain('READONLY');
@@ -415,7 +435,12 @@ describe(`decide limits and failure modes (${stores})`, () => {
       // still turn one of these into TIMEOUT; a few tries tell recovery from timing.
       let recovered = false;
       for (let i = 0; i < 5 && !recovered; i++) {
-        const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/v1/offers/decide',
+          headers: bearer(serving_key),
+          payload: { ...base(), message: '제주도 호텔 최저가' },
+        });
         recovered = res.json().serve === true;
       }
       expect(recovered).toBe(true);
@@ -431,16 +456,21 @@ describe(`decide budgets and database failure (${stores})`, () => {
     // Nothing listens on port 1: a Redis that is down, not a mock of one.
     const deadRedis = createCounterStore({ redisUrl: 'redis://127.0.0.1:1/0', commandTimeoutMs: 100 });
     const t = await createTestApp({ loadDemoCatalog: false });
-    const app2 = await (await import('../../src/app.js')).buildApp(
-      (await import('../helpers/test-env.js')).testConfig({ loadDemoCatalog: false }),
-      { db: t.db, counters: deadRedis },
-    );
+    const app2 = await (await import('../../src/app.js')).buildApp((await import('../helpers/test-env.js')).testConfig({ loadDemoCatalog: false }), {
+      db: t.db,
+      counters: deadRedis,
+    });
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
       await app2.catalogRuntime.reload();
       const { serving_key } = (await app2.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'NoRedis' } })).json();
       const started = Date.now();
-      const res = await app2.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
+      const res = await app2.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(serving_key),
+        payload: { ...base(), message: '제주도 호텔 최저가' },
+      });
       expect(Date.now() - started).toBeLessThan(1000);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ serve: false, reason_codes: ['TIMEOUT'], retry_after_seconds: 2 });

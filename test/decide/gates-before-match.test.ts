@@ -37,7 +37,10 @@ describe('gates before matching', () => {
   afterAll(() => t?.close());
 
   it('does not read the message once the audience alone blocks the turn', async () => {
-    const answer = await decide({ audience: { age_band: '18_plus', contextual_offer_consent: false }, native_surface: { clickable: false, disclosure_capable: true } });
+    const answer = await decide({
+      audience: { age_band: '18_plus', contextual_offer_consent: false },
+      native_surface: { clickable: false, disclosure_capable: true },
+    });
     expect(answer.reason_codes.sort()).toEqual(['CAPABILITY_UNMET', 'POLICY_BLOCK']);
     expect(queries).toHaveLength(0);
   });

@@ -52,7 +52,13 @@ describe('a second matcher beside the native index', () => {
         method: 'POST',
         url: '/v1/offers/decide',
         headers: bearer(host.serving_key),
-        payload: { message, locale, country: locale.slice(3), audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } },
+        payload: {
+          message,
+          locale,
+          country: locale.slice(3),
+          audience: { age_band: '18_plus', contextual_offer_consent: true },
+          native_surface: { clickable: true, disclosure_capable: true },
+        },
       });
       expect(res.statusCode).toBe(200);
     }

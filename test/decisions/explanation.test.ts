@@ -16,8 +16,7 @@ describe('decision explanation', () => {
   let t: TestApp;
   let a: string;
   let b: string;
-  const decide = async (payload: object, key = a) =>
-    (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload })).json();
+  const decide = async (payload: object, key = a) => (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload })).json();
   const explain = (id: string, key = a) => t.app.inject({ method: 'GET', url: `/v1/decisions/${id}/explanation`, headers: bearer(key) });
 
   beforeAll(async () => {

@@ -39,7 +39,15 @@ describe('README examples against real answers', () => {
       const actual = res.json();
       // Optional creative fields the README leaves out are allowed; every field it shows must be there.
       const optional = new Set(['image_url', 'description', 'cta', 'title']);
-      expect(Object.keys(actual).filter((k) => !optional.has(k)).sort()).toEqual(Object.keys(example.answer).filter((k) => !optional.has(k)).sort());
+      expect(
+        Object.keys(actual)
+          .filter((k) => !optional.has(k))
+          .sort(),
+      ).toEqual(
+        Object.keys(example.answer)
+          .filter((k) => !optional.has(k))
+          .sort(),
+      );
       for (const [field, shown] of Object.entries(example.answer)) {
         if (typeof shown === 'string' && shown.includes('…')) {
           const [prefix] = shown.split('…');

@@ -31,9 +31,7 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
   });
   /** How many of these event ids are in the database, read with the server stopped. */
   async function storedEvents(ids: string[]): Promise<number> {
-    const db: Database = usingRealPostgres
-      ? await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: 'memory' })
-      : await openDatabase({ dataDir });
+    const db: Database = usingRealPostgres ? await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: 'memory' }) : await openDatabase({ dataDir });
     try {
       return (await db.query('SELECT id FROM events WHERE id = ANY($1::text[])', [ids])).rows.length;
     } finally {
@@ -130,9 +128,14 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
     server.child.kill('SIGTERM');
     const results = await Promise.allSettled(inFlight);
     expect(await server.exited).toBe(0);
-    const answered = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ status: number; body: { event_id: string } }>).value);
+    const answered = results
+      .filter((r) => r.status === 'fulfilled')
+      .map((r) => (r as PromiseFulfilledResult<{ status: number; body: { event_id: string } }>).value);
     expect(answered.length).toBeGreaterThan(0);
-    expect(answered.map((a) => a.status).filter((s) => s !== 200), JSON.stringify(answered.find((a) => a.status !== 200))).toEqual([]);
+    expect(
+      answered.map((a) => a.status).filter((s) => s !== 200),
+      JSON.stringify(answered.find((a) => a.status !== 200)),
+    ).toEqual([]);
     const ids = answered.map((a) => a.body.event_id);
     expect(await storedEvents(ids)).toBe(ids.length);
     expect(server.output()).toContain('shutting down');

@@ -98,7 +98,10 @@ describe('the labelled set', () => {
   it('numbers each family × language without gaps, so the split rule sees the ids it was made for', () => {
     for (const family of FAMILIES) {
       for (const lang of LANGS) {
-        const numbers = all.filter((c) => c.family === family && c.lang === lang).map((c) => Number(c.id.slice(-3))).sort((a, b) => a - b);
+        const numbers = all
+          .filter((c) => c.family === family && c.lang === lang)
+          .map((c) => Number(c.id.slice(-3)))
+          .sort((a, b) => a - b);
         expect(numbers, `${family}/${lang}`).toEqual(numbers.map((_, i) => i + 1));
       }
     }
@@ -114,7 +117,16 @@ describe('the labelled set', () => {
     expect(bad({ id: 'se-en-001', lang: 'en', family: 'sensitive', message: 'x', expect: 'silent' })).toHaveLength(1);
     expect(bad({ id: 'ci-en-001', lang: 'ko', family: 'clear_intent', message: 'x', expect: 'silent' })).toEqual(['ci-en-001: id and lang disagree']);
     expect(bad({ id: 'ci-ko-001', lang: 'ko', family: 'vibes', message: '', expect: 'maybe', extra: 1 })).toHaveLength(4);
-    expect(bad({ id: 'ci-ko-001', lang: 'ko', family: 'clear_intent', message: 'x', expect: 'silent', digest: { intent_type: 'low', category_ids: ['nope'], safety: 'clear' } })).toHaveLength(2);
+    expect(
+      bad({
+        id: 'ci-ko-001',
+        lang: 'ko',
+        family: 'clear_intent',
+        message: 'x',
+        expect: 'silent',
+        digest: { intent_type: 'low', category_ids: ['nope'], safety: 'clear' },
+      }),
+    ).toHaveLength(2);
   });
 });
 
@@ -270,7 +282,14 @@ describe('the runner against the service', () => {
   it('runs a few cases of each label through decide and reads every answer', async () => {
     const all = loadCases('all');
     const pick = (expect: string, lang: string, n: number) => all.filter((c) => c.expect === expect && c.lang === lang).slice(0, n);
-    const cases = [...pick('serve', 'ko', 2), ...pick('serve', 'en', 2), ...pick('silent', 'ko', 2), ...pick('silent', 'en', 1), ...pick('block', 'ko', 1), ...pick('block', 'en', 2)];
+    const cases = [
+      ...pick('serve', 'ko', 2),
+      ...pick('serve', 'en', 2),
+      ...pick('silent', 'ko', 2),
+      ...pick('silent', 'en', 1),
+      ...pick('block', 'ko', 1),
+      ...pick('block', 'en', 2),
+    ];
     const results = await runCases(h, cases, 4);
     expect(results.map((r) => r.case.id)).toEqual(cases.map((c) => c.id));
     for (const r of results) {

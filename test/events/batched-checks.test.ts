@@ -44,7 +44,12 @@ describe(`batched decision checks for events (${stores})`, () => {
   });
 
   const serve = async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(hostA.serving_key), payload: { ...envelope, session: { token: `s-${++n}` } } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/offers/decide',
+      headers: bearer(hostA.serving_key),
+      payload: { ...envelope, session: { token: `s-${++n}` } },
+    });
     expect(res.json()).toMatchObject({ serve: true });
     return res.json() as { decision_id: string; offer_id: string };
   };
@@ -55,10 +60,18 @@ describe(`batched decision checks for events (${stores})`, () => {
     const served = [];
     for (let i = 0; i < 12; i++) served.push(await serve());
     const requests = [
-      ...served.map((d) => ({ expect: 200, res: event(t, '/v1/events/rendered', hostA.serving_key, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }) })),
+      ...served.map((d) => ({
+        expect: 200,
+        res: event(t, '/v1/events/rendered', hostA.serving_key, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }),
+      })),
       // Another app naming A's decisions, and decisions that do not exist, in the same turn.
-      ...served.slice(0, 4).map((d) => ({ expect: 404, res: event(t, '/v1/events/rendered', hostB.serving_key, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }) })),
-      ...served.slice(0, 4).map((d) => ({ expect: 404, res: event(t, '/v1/events/rendered', hostA.serving_key, { offer_snapshot_id: d.offer_id, decision_id: `${d.decision_id.slice(0, -3)}zzz` }) })),
+      ...served
+        .slice(0, 4)
+        .map((d) => ({ expect: 404, res: event(t, '/v1/events/rendered', hostB.serving_key, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }) })),
+      ...served.slice(0, 4).map((d) => ({
+        expect: 404,
+        res: event(t, '/v1/events/rendered', hostA.serving_key, { offer_snapshot_id: d.offer_id, decision_id: `${d.decision_id.slice(0, -3)}zzz` }),
+      })),
     ];
     const answers = await Promise.all(requests.map(async (r) => ({ expect: r.expect, status: (await r.res).statusCode })));
     expect(answers.map((a) => a.status)).toEqual(answers.map((a) => a.expect));
@@ -78,7 +91,8 @@ describe(`batched decision checks for events (${stores})`, () => {
       expect(q.statusCode).toBe(200);
     }
     // Never rendered: asked twice, neither counts (a "no" is never remembered as a "yes").
-    for (let i = 0; i < 2; i++) await event(other, '/v1/events/qualified-impression', hostA.serving_key, { offer_snapshot_id: c.offer_id, decision_id: c.decision_id });
+    for (let i = 0; i < 2; i++)
+      await event(other, '/v1/events/qualified-impression', hostA.serving_key, { offer_snapshot_id: c.offer_id, decision_id: c.decision_id });
     const counted = await t.db.query<{ decision_id: string; counted: boolean; not_counted_reason: string | null }>(
       "SELECT decision_id, counted, not_counted_reason FROM events WHERE type = 'qualified_impression' AND decision_id = ANY($1::text[])",
       [[a.decision_id, c.decision_id]],

@@ -73,7 +73,11 @@ describe(`events, links and lookup (${stores})`, () => {
       expect(same.json()).toMatchObject({ inserted: false, event_id: r.json().event_id });
       const dflt = await post('/v1/events/impression', { offer_snapshot_id: d.offer_id }, { 'idempotency-key': newKey() });
       expect(dflt.json().type).toBe('offer_rendered');
-      const disagree = await post('/v1/events/impression', { offer_snapshot_id: d.offer_id, idempotency_key: 'body-key-123' }, { 'idempotency-key': 'header-key-123' });
+      const disagree = await post(
+        '/v1/events/impression',
+        { offer_snapshot_id: d.offer_id, idempotency_key: 'body-key-123' },
+        { 'idempotency-key': 'header-key-123' },
+      );
       expect(disagree.statusCode).toBe(400);
       expect(disagree.json().error).toBe('invalid_event');
     });
@@ -211,7 +215,9 @@ describe(`events, links and lookup (${stores})`, () => {
         expect(res.statusCode).toBe(400);
         expect(res.json()).toEqual({ ok: false, error: 'expired_conversion' });
       }
-      expect((await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, timestamp: now - 290 }))).statusCode).toBe(200);
+      expect((await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, timestamp: now - 290 }))).statusCode).toBe(
+        200,
+      );
       const ok = signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id });
       for (const body of [
         { ...ok, signature: 'tooshort' },
@@ -230,7 +236,10 @@ describe(`events, links and lookup (${stores})`, () => {
       const unknown = await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: 'snp_unknown000' }));
       expect(unknown.statusCode).toBe(404);
       const foreign = await serve(hostB);
-      const bola = await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: foreign.offer_id, decision_id: foreign.decision_id }));
+      const bola = await post(
+        '/v1/events/conversion',
+        signed(hostA.conversion_secret, { offer_snapshot_id: foreign.offer_id, decision_id: foreign.decision_id }),
+      );
       expect(bola.statusCode).toBe(404);
     });
 
@@ -256,10 +265,12 @@ describe(`events, links and lookup (${stores})`, () => {
     const follow = (link: string, headers: Record<string, string> = { 'user-agent': BROWSER_UA }, remoteAddress = `10.20.0.${++address}`) =>
       t.app.inject({ method: 'GET', url: new URL(link).pathname, headers, remoteAddress });
     const clicks = async (decisionId: string) =>
-      (await t.db.query<{ counted: boolean; not_counted_reason: string | null; ip_hash: string | null }>(
-        'SELECT counted, not_counted_reason, ip_hash FROM clicks WHERE decision_id = $1 ORDER BY created_at',
-        [decisionId],
-      )).rows;
+      (
+        await t.db.query<{ counted: boolean; not_counted_reason: string | null; ip_hash: string | null }>(
+          'SELECT counted, not_counted_reason, ip_hash FROM clicks WHERE decision_id = $1 ORDER BY created_at',
+          [decisionId],
+        )
+      ).rows;
     const settle = async (decisionId: string, n: number) => {
       for (let i = 0; i < 50 && (await clicks(decisionId)).length < n; i++) await new Promise((r) => setTimeout(r, 20));
       return clicks(decisionId);
@@ -350,7 +361,12 @@ describe(`events, links and lookup (${stores})`, () => {
 
     it('is 404 not_found for another app, an unknown id or a malformed id', async () => {
       const d = await serve();
-      for (const [id, host] of [[d.decision_id, hostB], ['dec_unknown123', hostA], ['not-a-decision', hostA], ['dec_' + 'a'.repeat(100), hostA]] as const) {
+      for (const [id, host] of [
+        [d.decision_id, hostB],
+        ['dec_unknown123', hostA],
+        ['not-a-decision', hostA],
+        ['dec_' + 'a'.repeat(100), hostA],
+      ] as const) {
         const res = await t.app.inject({ method: 'GET', url: `/v1/decisions/${id}`, headers: bearer(host.serving_key) });
         expect(res.statusCode).toBe(404);
         expect(res.json()).toEqual({ ok: false, error: 'not_found' });
@@ -398,10 +414,19 @@ describe(`events, links and lookup (${stores})`, () => {
 
   it('runs the whole host flow: decide → rendered → qualified → click → conversion → lookup', async () => {
     const d = await serve();
-    expect((await post('/v1/events/rendered', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(200);
-    expect((await post('/v1/events/qualified-impression', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: '10.40.0.1' })).statusCode).toBe(302);
-    expect((await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }))).statusCode).toBe(200);
+    expect((await post('/v1/events/rendered', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() })).statusCode).toBe(
+      200,
+    );
+    expect(
+      (await post('/v1/events/qualified-impression', { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }, { 'idempotency-key': newKey() }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'GET', url: new URL(d.link).pathname, headers: { 'user-agent': BROWSER_UA }, remoteAddress: '10.40.0.1' })).statusCode,
+    ).toBe(302);
+    expect(
+      (await post('/v1/events/conversion', signed(hostA.conversion_secret, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }))).statusCode,
+    ).toBe(200);
     let events: Record<string, number> | undefined;
     for (let i = 0; i < 50; i++) {
       events = (await t.app.inject({ method: 'GET', url: `/v1/decisions/${d.decision_id}`, headers: bearer(hostA.serving_key) })).json().events;

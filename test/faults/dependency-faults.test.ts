@@ -66,10 +66,15 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
     await heal();
     const recoveryMs = await recovered();
     await HostTraffic.settled(seen); // requests that hung during the fault are judged too
-    report.push(`${name}: decide ${JSON.stringify(seen.decide)} ${JSON.stringify(seen.decideReasons)} slowest ${seen.decideMaxMs} ms; events ${JSON.stringify(seen.events)} slowest ${seen.eventMaxMs} ms; recovered in ${recoveryMs} ms`);
+    report.push(
+      `${name}: decide ${JSON.stringify(seen.decide)} ${JSON.stringify(seen.decideReasons)} slowest ${seen.decideMaxMs} ms; events ${JSON.stringify(seen.events)} slowest ${seen.eventMaxMs} ms; recovered in ${recoveryMs} ms`,
+    );
     // What holds under every fault:
     expect(Object.keys(seen.decide), `${name}: decide statuses`).toEqual(['200']);
-    expect(Object.keys(seen.events).filter((s) => s !== '200' && s !== '503'), `${name}: event statuses`).toEqual([]);
+    expect(
+      Object.keys(seen.events).filter((s) => s !== '200' && s !== '503'),
+      `${name}: event statuses`,
+    ).toEqual([]);
     expect(seen.eventsWithoutRetryAfter503, `${name}: 503 without retry-after`).toBe(0);
     expect(seen.badBodies, name).toEqual([]);
     expect(seen.noAnswer, `${name}: requests without an answer`).toBe(0);
@@ -98,7 +103,14 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
     expect(served.serve, JSON.stringify(served)).toBe(true);
     traffic = new HostTraffic({ url: server.url, key, served, concurrency: 3 });
     traffic.start();
-    rssTimer = setInterval(() => void rssMb(server.child.pid!).then((mb) => rss.push(mb), () => {}), 250);
+    rssTimer = setInterval(
+      () =>
+        void rssMb(server.child.pid!).then(
+          (mb) => rss.push(mb),
+          () => {},
+        ),
+      250,
+    );
     await sleep(1500); // warm up
     const warm = traffic.take();
     expect(warm.decide['200']).toBeGreaterThan(10);
@@ -118,17 +130,29 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
 
   describe('Redis', () => {
     it('slower than the decide budget (150 ms each way): decide fails open with TIMEOUT', async () => {
-      const seen = await during('redis delayed 150 ms', () => redisProxy.set({ kind: 'delay', ms: 150 }), () => redisProxy.set({ kind: 'pass' }));
+      const seen = await during(
+        'redis delayed 150 ms',
+        () => redisProxy.set({ kind: 'delay', ms: 150 }),
+        () => redisProxy.set({ kind: 'pass' }),
+      );
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
     });
 
     it('blackholed: decide fails open; events do not wait on it', async () => {
-      const seen = await during('redis blackholed', () => redisProxy.set({ kind: 'blackhole' }), () => redisProxy.set({ kind: 'pass' }));
+      const seen = await during(
+        'redis blackholed',
+        () => redisProxy.set({ kind: 'blackhole' }),
+        () => redisProxy.set({ kind: 'pass' }),
+      );
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
     });
 
     it('frozen with SIGSTOP, then resumed', async () => {
-      const seen = await during('redis SIGSTOP', () => redis.pause(), () => redis.resume());
+      const seen = await during(
+        'redis SIGSTOP',
+        () => redis.pause(),
+        () => redis.resume(),
+      );
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
     });
 
@@ -151,12 +175,21 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
 
   describe('Postgres', () => {
     it('slower than the decide budget (100 ms each way): decide fails open, events still commit', async () => {
-      const seen = await during('postgres delayed 100 ms', () => pgProxy.set({ kind: 'delay', ms: 100 }), () => pgProxy.set({ kind: 'pass' }));
+      const seen = await during(
+        'postgres delayed 100 ms',
+        () => pgProxy.set({ kind: 'delay', ms: 100 }),
+        () => pgProxy.set({ kind: 'pass' }),
+      );
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
     });
 
     it('blackholed for 8 s: decide fails open; an event waits at most two 5 s query timeouts, then 503 or 200', async () => {
-      const seen = await during('postgres blackholed 8 s', () => pgProxy.set({ kind: 'blackhole' }), () => pgProxy.set({ kind: 'pass' }), 8000);
+      const seen = await during(
+        'postgres blackholed 8 s',
+        () => pgProxy.set({ kind: 'blackhole' }),
+        () => pgProxy.set({ kind: 'pass' }),
+        8000,
+      );
       expect(seen.decideReasons.TIMEOUT).toBeGreaterThan(0);
       // Not a latency target: an event must not hang for as long as the partition lasts. Its row
       // may queue behind a group-commit flush already stuck in the partition, so the bound is
@@ -165,7 +198,11 @@ describe.runIf(realServers)('dependency faults under load (real Redis + Postgres
     });
 
     it('connections cut mid-stream', async () => {
-      await during('postgres connections cut', () => pgProxy.cut(), () => {});
+      await during(
+        'postgres connections cut',
+        () => pgProxy.cut(),
+        () => {},
+      );
     });
 
     it('stopped (immediate, like a crash) and restarted: events 503 meanwhile', async () => {

@@ -42,12 +42,24 @@ describe('decide under fuzzed input', () => {
     {
       message: fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constant('가'.repeat(4001)), fc.integer()),
       session: fc.oneof(
-        fc.record({ token: fc.string({ maxLength: 140 }), digest: fc.dictionary(fc.constantFrom('intent_type', 'category_ids', 'entity_ids', 'safety', 'generated_at', 'budget_bucket', 'extra'), fc.jsonValue({ maxDepth: 3 })) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            token: fc.string({ maxLength: 140 }),
+            digest: fc.dictionary(
+              fc.constantFrom('intent_type', 'category_ids', 'entity_ids', 'safety', 'generated_at', 'budget_bucket', 'extra'),
+              fc.jsonValue({ maxDepth: 3 }),
+            ),
+          },
+          { requiredKeys: [] },
+        ),
         fc.jsonValue({ maxDepth: 3 }),
       ),
       locale: fc.oneof(fc.constantFrom('ko-KR', 'en', 'ja', 'KO', 'x'), fc.string({ maxLength: 20 })),
       country: fc.string({ maxLength: 10 }),
-      audience: fc.record({ age_band: fc.constantFrom('18_plus', 'under_13', 'adult', 1), contextual_offer_consent: fc.oneof(fc.boolean(), fc.constant('true')) }, { requiredKeys: [] }),
+      audience: fc.record(
+        { age_band: fc.constantFrom('18_plus', 'under_13', 'adult', 1), contextual_offer_consent: fc.oneof(fc.boolean(), fc.constant('true')) },
+        { requiredKeys: [] },
+      ),
       native_surface: fc.oneof(fc.record({ clickable: fc.boolean(), disclosure_capable: fc.boolean() }), fc.jsonValue({ maxDepth: 2 })),
       email: fc.string(),
       __proto__: fc.jsonValue({ maxDepth: 2 }),
@@ -57,11 +69,17 @@ describe('decide under fuzzed input', () => {
   );
 
   it('answers envelope-shaped bodies with 200 or a named 4xx', async () => {
-    await fc.assert(fc.asyncProperty(envelopeLike, async (body) => void (await send(JSON.stringify(body)))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(envelopeLike, async (body) => void (await send(JSON.stringify(body)))),
+      { numRuns: RUNS },
+    );
   });
 
   it('answers arbitrary JSON of any shape with 200 or a named 4xx', async () => {
-    await fc.assert(fc.asyncProperty(fc.jsonValue({ maxDepth: 8 }), async (body) => void (await send(JSON.stringify(body) ?? 'null'))), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 8 }), async (body) => void (await send(JSON.stringify(body) ?? 'null'))),
+      { numRuns: RUNS },
+    );
   });
 
   it('refuses deep nesting, duplicate keys, pollution keys and non-JSON without a 5xx', async () => {
@@ -87,9 +105,19 @@ describe('decide under fuzzed input', () => {
       await send(raw);
     }
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'), async (payload, type) => {
-        await send(payload, type);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom(
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=latin1',
+        ),
+        async (payload, type) => {
+          await send(payload, type);
+        },
+      ),
       { numRuns: 100 },
     );
     // Nothing polluted the prototype along the way.

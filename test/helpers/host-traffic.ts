@@ -20,7 +20,17 @@ export interface Tally {
   inFlight: number;
 }
 
-const newTally = (): Tally => ({ decide: {}, decideReasons: {}, events: {}, eventsWithoutRetryAfter503: 0, noAnswer: 0, badBodies: [], decideMaxMs: 0, eventMaxMs: 0, inFlight: 0 });
+const newTally = (): Tally => ({
+  decide: {},
+  decideReasons: {},
+  events: {},
+  eventsWithoutRetryAfter503: 0,
+  noAnswer: 0,
+  badBodies: [],
+  decideMaxMs: 0,
+  eventMaxMs: 0,
+  inFlight: 0,
+});
 const bump = (m: Record<string, number>, k: string) => void (m[k] = (m[k] ?? 0) + 1);
 
 export const servingEnvelope = (message = '제주도 오션뷰 호텔 최저가 알려줘') => ({
@@ -58,10 +68,7 @@ export class HostTraffic {
   start() {
     this.running = true;
     const n = this.opts.concurrency ?? 3;
-    this.workers = [
-      ...Array.from({ length: n }, () => this.loop(() => this.decide())),
-      ...Array.from({ length: n }, () => this.loop(() => this.event())),
-    ];
+    this.workers = [...Array.from({ length: n }, () => this.loop(() => this.decide())), ...Array.from({ length: n }, () => this.loop(() => this.event()))];
   }
 
   async stop() {
@@ -123,7 +130,11 @@ export class HostTraffic {
     const n = ++this.seq;
     const path = n % 2 ? '/v1/events/rendered' : '/v1/events/qualified-impression';
     try {
-      const res = await this.call(path, { offer_snapshot_id: this.opts.served.offer_id, decision_id: this.opts.served.decision_id }, { 'idempotency-key': `traffic-${this.tag}-${n}` });
+      const res = await this.call(
+        path,
+        { offer_snapshot_id: this.opts.served.offer_id, decision_id: this.opts.served.decision_id },
+        { 'idempotency-key': `traffic-${this.tag}-${n}` },
+      );
       tally.eventMaxMs = Math.max(tally.eventMaxMs, Date.now() - started);
       bump(tally.events, String(res.status));
       const body = await res.json();

@@ -5,12 +5,21 @@ import type { CatalogInput } from '../../src/catalog/catalog-schema.js';
 export function miniCatalogWithAffiliates(): CatalogInput {
   const c = miniCatalog();
   c.affiliate_networks = [
-    { id: 'tripnet', name: 'TripNet', adapter: 'tripnet', partner_marker: '482913', destinations: ['https://www.skyfare.example/', 'https://tours.jejutrip.example/'] },
+    {
+      id: 'tripnet',
+      name: 'TripNet',
+      adapter: 'tripnet',
+      partner_marker: '482913',
+      destinations: ['https://www.skyfare.example/', 'https://tours.jejutrip.example/'],
+    },
     { id: 'staylink', name: 'StayLink', adapter: 'staylink', partner_marker: 'aid-77120', destinations: ['https://www.staylink-hotels.example/hotel/'] },
   ];
-  c.taxonomy.categories!.push(
-    { id: 'travel.flights', parent_id: 'travel', name: { ko: '항공권', en: 'Flights' }, aliases: { ko: ['항공권', '비행기표'], en: ['flight', 'flights'] } },
-  );
+  c.taxonomy.categories!.push({
+    id: 'travel.flights',
+    parent_id: 'travel',
+    name: { ko: '항공권', en: 'Flights' },
+    aliases: { ko: ['항공권', '비행기표'], en: ['flight', 'flights'] },
+  });
   c.taxonomy.entities!.push({
     id: 'place.tokyo',
     kind: 'place',
@@ -69,12 +78,35 @@ export function miniCatalog(): CatalogInput {
         { id: 'travel', name: { ko: '여행', en: 'Travel' }, aliases: { ko: ['여행'], en: ['travel', 'trip'] } },
         { id: 'travel.hotels', parent_id: 'travel', name: { ko: '호텔', en: 'Hotels' }, aliases: { ko: ['호텔', '숙소'], en: ['hotel', 'hotels'] } },
         { id: 'electronics', name: { ko: '전자제품', en: 'Electronics' }, aliases: { ko: ['전자제품'], en: ['electronics'] } },
-        { id: 'electronics.phones', parent_id: 'electronics', name: { ko: '휴대폰', en: 'Phones' }, aliases: { ko: ['휴대폰', '스마트폰'], en: ['phone', 'smartphone'] } },
+        {
+          id: 'electronics.phones',
+          parent_id: 'electronics',
+          name: { ko: '휴대폰', en: 'Phones' },
+          aliases: { ko: ['휴대폰', '스마트폰'], en: ['phone', 'smartphone'] },
+        },
       ],
       entities: [
-        { id: 'place.jeju', kind: 'place', name: { ko: '제주도', en: 'Jeju' }, aliases: { ko: ['제주도', '제주'], en: ['jeju', 'jeju island'] }, category_ids: ['travel'] },
-        { id: 'product.iphone-16', kind: 'product', name: { ko: '아이폰 16', en: 'iPhone 16' }, aliases: { ko: ['아이폰 16', '아이폰'], en: ['iphone 16', 'iphone'] }, category_ids: ['electronics.phones'] },
-        { id: 'brand.gadget-harbor', kind: 'brand', name: { ko: '가젯하버', en: 'Gadget Harbor' }, aliases: { ko: ['가젯하버'], en: ['gadget harbor'] }, category_ids: ['electronics'] },
+        {
+          id: 'place.jeju',
+          kind: 'place',
+          name: { ko: '제주도', en: 'Jeju' },
+          aliases: { ko: ['제주도', '제주'], en: ['jeju', 'jeju island'] },
+          category_ids: ['travel'],
+        },
+        {
+          id: 'product.iphone-16',
+          kind: 'product',
+          name: { ko: '아이폰 16', en: 'iPhone 16' },
+          aliases: { ko: ['아이폰 16', '아이폰'], en: ['iphone 16', 'iphone'] },
+          category_ids: ['electronics.phones'],
+        },
+        {
+          id: 'brand.gadget-harbor',
+          kind: 'brand',
+          name: { ko: '가젯하버', en: 'Gadget Harbor' },
+          aliases: { ko: ['가젯하버'], en: ['gadget harbor'] },
+          category_ids: ['electronics'],
+        },
       ],
       sensitive_topics: [
         { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] } },

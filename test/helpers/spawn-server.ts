@@ -22,7 +22,18 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     cwd: ROOT,
     // Own Redis key prefix: budgets and caps of other runs on a shared Redis do not leak in.
     // Metrics on an ephemeral port of their own, and on the API port with the test token.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', METRICS_TOKEN: TEST_METRICS_TOKEN, LOG_LEVEL: 'info', LOG_REQUESTS: 'true', CHECK_RESPONSES: 'true', REDIS_KEY_PREFIX: `sn:spawn:${process.pid}:${Date.now()}:`, ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      METRICS_TOKEN: TEST_METRICS_TOKEN,
+      LOG_LEVEL: 'info',
+      LOG_REQUESTS: 'true',
+      CHECK_RESPONSES: 'true',
+      REDIS_KEY_PREFIX: `sn:spawn:${process.pid}:${Date.now()}:`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

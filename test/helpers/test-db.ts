@@ -7,7 +7,6 @@ import { migrate } from '../../src/db/migrate.js';
 
 export const usingRealPostgres = Boolean(process.env.DATABASE_URL);
 
-
 export interface TestDatabase {
   db: Database;
   /** Connection string of this file's own database (real Postgres only). */
@@ -57,4 +56,3 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
-

@@ -85,7 +85,8 @@ export class ThrowawayPostgres {
   static async start(): Promise<ThrowawayPostgres> {
     const dir = mkdtempSync(path.join(tmpdir(), 'sidenote-pg-'));
     const pg = new ThrowawayPostgres(await freePort(), dir);
-    if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+    if (process.getuid?.() === 0)
+      chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
     pg.run(`${PG_BIN}/initdb`, ['-D', pg.dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
     await pg.restart();
     execFileSync(`${PG_BIN}/psql`, ['-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-qc', 'CREATE DATABASE sidenote']);
@@ -103,7 +104,16 @@ export class ThrowawayPostgres {
 
   async restart() {
     // fsync off: these tests stop the server, they never crash the machine.
-    this.run(`${PG_BIN}/pg_ctl`, ['-D', this.dataDir, '-l', path.join(this.dir, 'log'), '-w', '-o', `-p ${this.port} -k /tmp -c fsync=off -c listen_addresses=127.0.0.1`, 'start']);
+    this.run(`${PG_BIN}/pg_ctl`, [
+      '-D',
+      this.dataDir,
+      '-l',
+      path.join(this.dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${this.port} -k /tmp -c fsync=off -c listen_addresses=127.0.0.1`,
+      'start',
+    ]);
     await waitFor('postgres', () => accepts(this.port));
   }
 

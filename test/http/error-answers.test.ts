@@ -94,7 +94,17 @@ describe('error answers', () => {
 describe('what counts as a database outage', () => {
   const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
   it('is the server or the connection, never the statement', () => {
-    for (const e of [pgError('ECONNREFUSED'), pgError('08006'), pgError('57P01'), pgError('57014'), pgError('53300'), pgError('40001'), new Error('Connection terminated unexpectedly'), new Error('Query read timeout'), new Error('timeout exceeded when trying to connect')]) {
+    for (const e of [
+      pgError('ECONNREFUSED'),
+      pgError('08006'),
+      pgError('57P01'),
+      pgError('57014'),
+      pgError('53300'),
+      pgError('40001'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Query read timeout'),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
       expect(isDatabaseOutage(e), e.message + (e as { code?: string }).code).toBe(true);
     }
     for (const e of [pgError('42601', 'syntax error'), pgError('23505', 'duplicate key'), pgError('22P02'), new TypeError('x is undefined'), 'not an error']) {

@@ -47,7 +47,14 @@ describe(`service shell (${stores})`, () => {
     expect(body.properties.message.maxLength).toBe(4000);
     expect(body.properties.locale).toMatchObject({ minLength: 2, maxLength: 16 });
     expect(Object.keys(decide.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429']);
-    for (const path of ['/v1/events/rendered', '/v1/events/qualified-impression', '/v1/events/impression', '/v1/events/conversion', '/r/{token}', '/v1/decisions/{id}']) {
+    for (const path of [
+      '/v1/events/rendered',
+      '/v1/events/qualified-impression',
+      '/v1/events/impression',
+      '/v1/events/conversion',
+      '/r/{token}',
+      '/v1/decisions/{id}',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
   });
@@ -99,9 +106,7 @@ describe(`service shell (${stores})`, () => {
   });
 
   it('rejects a revoked key on every instance within one second', async () => {
-    const { serving_key, serving_key_id } = (
-      await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Revoked' } })
-    ).json();
+    const { serving_key, serving_key_id } = (await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Revoked' } })).json();
     for (const inst of [a, b]) {
       expect((await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: envelope })).statusCode).toBe(200);
     }

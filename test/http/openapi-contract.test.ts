@@ -35,11 +35,28 @@ describe('OpenAPI document', () => {
   it('covers the public operations, admin, reference and health', () => {
     const ids = operations.map((o) => o.id);
     for (const id of [
-      'POST /v1/offers/decide', 'POST /v1/offers/affiliate', 'POST /v1/events/rendered', 'POST /v1/events/qualified-impression',
-      'POST /v1/events/impression', 'POST /v1/events/conversion', 'POST /v1/events/click-intent', 'GET /r/{token}',
-      'GET /v1/decisions/{id}', 'GET /v1/decisions/{id}/explanation', 'GET /v1/reference/reason-codes', 'GET /healthz', 'GET /readyz',
-      'POST /admin/apps', 'GET /admin/apps', 'POST /admin/apps/{id}/keys', 'POST /admin/keys/{id}/revoke',
-      'POST /admin/apps/{id}/conversion-secrets', 'GET /admin/catalog', 'PUT /admin/catalog', 'GET /admin/reports', 'GET /dashboard',
+      'POST /v1/offers/decide',
+      'POST /v1/offers/affiliate',
+      'POST /v1/events/rendered',
+      'POST /v1/events/qualified-impression',
+      'POST /v1/events/impression',
+      'POST /v1/events/conversion',
+      'POST /v1/events/click-intent',
+      'GET /r/{token}',
+      'GET /v1/decisions/{id}',
+      'GET /v1/decisions/{id}/explanation',
+      'GET /v1/reference/reason-codes',
+      'GET /healthz',
+      'GET /readyz',
+      'POST /admin/apps',
+      'GET /admin/apps',
+      'POST /admin/apps/{id}/keys',
+      'POST /admin/keys/{id}/revoke',
+      'POST /admin/apps/{id}/conversion-secrets',
+      'GET /admin/catalog',
+      'PUT /admin/catalog',
+      'GET /admin/reports',
+      'GET /dashboard',
     ]) {
       expect(ids, id).toContain(id);
     }
@@ -97,11 +114,14 @@ describe('OpenAPI document', () => {
       const statuses = Object.keys(op.responses);
       // Only a GET with no parameters, body or key (reference, health) has no 4xx to give.
       if (op.security?.length || op.requestBody || op.parameters?.length) {
-        expect(statuses.some((s) => s.startsWith('4')), `${id} documents a 4xx`).toBe(true);
+        expect(
+          statuses.some((s) => s.startsWith('4')),
+          `${id} documents a 4xx`,
+        ).toBe(true);
       }
       if (op.security?.length) expect(statuses, `${id} requires a key`).toContain('401');
       if (op.requestBody) expect(statuses, `${id} takes a body`).toEqual(expect.arrayContaining(['400', '413', '415']));
-      for (const s of statuses.filter((x) => x.startsWith("4"))) {
+      for (const s of statuses.filter((x) => x.startsWith('4'))) {
         const media = op.responses[s].content?.['application/json'];
         expect(media?.schema?.properties?.error, `${id} ${s} uses the error body`).toBeDefined();
         expect(Object.keys(media.examples ?? {}).length, `${id} ${s} examples`).toBeGreaterThan(0);

@@ -48,7 +48,9 @@ describe('/openapi.json for client generators', () => {
   });
 
   it('names every operation and every public shape, and says which operations are public', () => {
-    const ops = Object.entries(doc.paths).flatMap(([p, item]) => Object.entries(item as object).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op: op as any })));
+    const ops = Object.entries(doc.paths).flatMap(([p, item]) =>
+      Object.entries(item as object).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op: op as any })),
+    );
     expect(ops.map((o) => o.op.operationId)).toEqual(ops.map((o) => OPERATION_IDS[o.key]));
     expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
     for (const { op } of ops) expect(Array.isArray(op.security)).toBe(true);
@@ -60,9 +62,10 @@ describe('/openapi.json for client generators', () => {
 
   it('passes Redocly lint with 0 errors', async () => {
     const redocly = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-    const { stdout } = await run(process.execPath, [redocly, 'lint', path.join(dir, 'openapi.json'), '--format=json'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (err: { stdout: string }) => ({ stdout: err.stdout }),
-    );
+    const { stdout } = await run(process.execPath, [redocly, 'lint', path.join(dir, 'openapi.json'), '--format=json'], {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
     const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
     const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
     expect(errors.map((e: { ruleId: string; message: string }) => `${e.ruleId}: ${e.message}`)).toEqual([]);
@@ -73,7 +76,10 @@ describe('/openapi.json for client generators', () => {
     await writeFile(path.join(dir, 'host.ts'), HOST);
     await writeFile(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: [] }, files: ['host.ts'] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', types: [] },
+        files: ['host.ts'],
+      }),
     );
     await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir });
   }, 60_000);

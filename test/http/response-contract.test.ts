@@ -12,7 +12,11 @@ const Answer = z.strictObject({ ok: z.literal(true), count: z.int() }).describe(
 async function appAnswering(answer: unknown, checkResponses: boolean) {
   const app = Fastify({ logger: false });
   await app.register(httpConventions, { checkResponses });
-  app.get('/thing', { schema: { response: { 200: response(Answer, 'The thing.', { one: { summary: 'One', value: { ok: true, count: 1 } } }) } } }, async () => answer);
+  app.get(
+    '/thing',
+    { schema: { response: { 200: response(Answer, 'The thing.', { one: { summary: 'One', value: { ok: true, count: 1 } } }) } } },
+    async () => answer,
+  );
   return app;
 }
 
@@ -25,7 +29,10 @@ describe('answers checked against their published schema', () => {
   });
 
   it('refuses one it does not (an extra field, a wrong type) as a 500, never sending it', async () => {
-    for (const wrong of [{ ok: true, count: 2, secret: 'x' }, { ok: true, count: '2' }]) {
+    for (const wrong of [
+      { ok: true, count: 2, secret: 'x' },
+      { ok: true, count: '2' },
+    ]) {
       const app = await appAnswering(wrong, true);
       const res = await app.inject({ url: '/thing' });
       expect(res.statusCode).toBe(500);

@@ -35,14 +35,23 @@ describe('route validation', () => {
       { url: '/v1/events/click-intent', headers: {}, error: 'invalid_click_intent' },
     ];
     for (const c of cases) {
-      const res = await t.app.inject({ method: 'POST', url: c.url, headers: { ...bearer(key), ...c.headers }, payload: { offer_snapshot_id: 'value-marker-5521', extra_field: 1 } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: c.url,
+        headers: { ...bearer(key), ...c.headers },
+        payload: { offer_snapshot_id: 'value-marker-5521', extra_field: 1 },
+      });
       expect(res.statusCode, c.url).toBe(400);
       expect(res.json()).toMatchObject({ ok: false, error: c.error, message: expect.stringMatching(/^body failed validation: /) });
       expect(res.body).not.toContain('value-marker-5521');
     }
     const decide = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: { message: 1 } });
     expect(decide.statusCode).toBe(400);
-    expect(decide.json()).toMatchObject({ error: 'INVALID_ENVELOPE', reason_codes: ['INVALID_ENVELOPE'], issues: expect.arrayContaining(['$.message: expected string']) });
+    expect(decide.json()).toMatchObject({
+      error: 'INVALID_ENVELOPE',
+      reason_codes: ['INVALID_ENVELOPE'],
+      issues: expect.arrayContaining(['$.message: expected string']),
+    });
     const report = await t.app.inject({ method: 'GET', url: '/admin/reports?range=5y', headers: ADMIN });
     expect(report.json()).toEqual({ ok: false, error: 'invalid_request', message: 'query failed validation: range' });
     // A malformed decision id is as unknown as any other.

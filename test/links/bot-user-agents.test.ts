@@ -17,7 +17,16 @@ describe('isBotUserAgent', () => {
   });
 
   it('flags the usual crawlers, previews and libraries, and a missing user agent', () => {
-    for (const ua of ['Mozilla/5.0 (compatible; Googlebot/2.1)', 'facebookexternalhit/1.1', 'Slackbot-LinkExpanding 1.0', 'kakaotalk-scrap/1.0', 'Mozilla/5.0 (compatible; Yeti/1.1; +https://naver.me/spd)', 'curl/8.5.0', 'UptimeRobot/2.0', 'Mozilla/5.0 (compatible; GPTBot/1.1)']) {
+    for (const ua of [
+      'Mozilla/5.0 (compatible; Googlebot/2.1)',
+      'facebookexternalhit/1.1',
+      'Slackbot-LinkExpanding 1.0',
+      'kakaotalk-scrap/1.0',
+      'Mozilla/5.0 (compatible; Yeti/1.1; +https://naver.me/spd)',
+      'curl/8.5.0',
+      'UptimeRobot/2.0',
+      'Mozilla/5.0 (compatible; GPTBot/1.1)',
+    ]) {
       expect({ ua, bot: isBotUserAgent(ua) }).toEqual({ ua, bot: true });
     }
     expect(isBotUserAgent(undefined)).toBe(true);

@@ -51,7 +51,11 @@ describe('Rust core vs TypeScript reference', () => {
       '우울증 진단 받았는데 제주 여행 괜찮을까',
     ];
     for (let i = 0; i < 500; i++) {
-      const q = { ...generateQuery(doc, rng), message: i < messages.length ? messages[i] : generateMessage(doc, rng), nowMs: Date.parse('2026-11-22T00:00:00Z') };
+      const q = {
+        ...generateQuery(doc, rng),
+        message: i < messages.length ? messages[i] : generateMessage(doc, rng),
+        nowMs: Date.parse('2026-11-22T00:00:00Z'),
+      };
       expect(native.match(q)).toEqual(reference.match(q));
     }
   });

@@ -56,7 +56,11 @@ describe('LiveOfferIndex', () => {
     const index = new LiveOfferIndex();
     for (let generation = 1; generation <= 3; generation++) {
       // Each load has other ids at the same positions, so stale id tables would show.
-      const doc = JSON.parse(JSON.stringify(generateDocument(100 + generation, 400 - 50 * generation, 60)).replace(/"e(\d+)"/g, `"g${generation}e$1"`).replaceAll('snp_', `snp_g${generation}`));
+      const doc = JSON.parse(
+        JSON.stringify(generateDocument(100 + generation, 400 - 50 * generation, 60))
+          .replace(/"e(\d+)"/g, `"g${generation}e$1"`)
+          .replaceAll('snp_', `snp_g${generation}`),
+      );
       if (generation === 2) index.loadSync(JSON.stringify(doc));
       else await index.load(JSON.stringify(doc));
       const snapshots = new Set(doc.offers.map((o: { snapshot_id: string }) => o.snapshot_id));

@@ -16,7 +16,14 @@ describe('/metrics', () => {
       audience: { age_band: '18_plus', contextual_offer_consent: true },
       native_surface: { clickable: true, disclosure_capable: true },
     });
-    const served = (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: payload('제주도 오션뷰 호텔 최저가 METRICS-CANARY') })).json();
+    const served = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(serving_key),
+        payload: payload('제주도 오션뷰 호텔 최저가 METRICS-CANARY'),
+      })
+    ).json();
     expect(served.serve).toBe(true);
     await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: payload('오늘 날씨 METRICS-CANARY') });
     await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...payload('x'), email: 'METRICS-CANARY' } });
@@ -78,10 +85,13 @@ describe('/metrics', () => {
   });
 
   it('is served by a listener of its own, which answers nothing else', async () => {
-    const listener = await startMetricsListener(async () => ({ contentType: t.app.metrics.registry.contentType, body: await t.app.metrics.registry.metrics() }), {
-      host: '127.0.0.1',
-      port: 0,
-    });
+    const listener = await startMetricsListener(
+      async () => ({ contentType: t.app.metrics.registry.contentType, body: await t.app.metrics.registry.metrics() }),
+      {
+        host: '127.0.0.1',
+        port: 0,
+      },
+    );
     try {
       const res = await fetch(listener.url);
       expect(res.status).toBe(200);

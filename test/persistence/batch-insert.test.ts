@@ -49,14 +49,21 @@ describe('batchInsert', () => {
       { id: 'a', n: 1, big: 2, flag: true, at, hash, doc: '{}', tags: ['x', 'y'] },
       { id: 'b', n: 3, big: 4, flag: false, at: null, hash, doc: '[]', tags: [] },
     ]);
-    expect(params).toEqual([['a', 'b'], [1, 3], [2, 4], [true, false], [at.toISOString(), null], [hash, hash], ['{}', '[]'], ['x,y', '']]);
+    expect(params).toEqual([
+      ['a', 'b'],
+      [1, 3],
+      [2, 4],
+      [true, false],
+      [at.toISOString(), null],
+      [hash, hash],
+      ['{}', '[]'],
+      ['x,y', ''],
+    ]);
   });
 
   it('refuses a list element with a comma rather than split it, and names that are not identifiers', () => {
     const insert = batchInsert('things', COLUMNS);
-    expect(() => insert.params([{ id: 'a', n: 1, big: 2, flag: true, at: null, hash: Buffer.alloc(0), doc: '{}', tags: ['x,y'] }])).toThrow(
-      /contains a comma/,
-    );
+    expect(() => insert.params([{ id: 'a', n: 1, big: 2, flag: true, at: null, hash: Buffer.alloc(0), doc: '{}', tags: ['x,y'] }])).toThrow(/contains a comma/);
     expect(() => batchInsert('things; DROP TABLE x', COLUMNS)).toThrow(/identifier/);
     expect(() => batchInsert('things', [{ name: 'Id', type: 'text', value: () => 1 }])).toThrow(/identifier/);
   });
@@ -82,7 +89,13 @@ describe('batchInsert', () => {
       const first = await t.db.query<{ id: string }>(insert.sql, insert.params(rows));
       expect(first.rows.map((r) => r.id).sort()).toEqual(['a', 'b']);
       // A conflicting row is skipped and not returned; the new one is.
-      const second = await t.db.query<{ id: string }>(insert.sql, insert.params([{ ...rows[0], n: 9 }, { ...rows[1], id: 'c' }]));
+      const second = await t.db.query<{ id: string }>(
+        insert.sql,
+        insert.params([
+          { ...rows[0], n: 9 },
+          { ...rows[1], id: 'c' },
+        ]),
+      );
       expect(second.rows).toEqual([{ id: 'c' }]);
       const stored = await t.db.query<{ id: string; n: number; big: number; flag: boolean; at: Date | null; hash: Uint8Array; doc: unknown; tags: string[] }>(
         'SELECT * FROM things ORDER BY id',

@@ -12,7 +12,17 @@ import { randomBytes } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { promisify } from 'node:util';
-import { ADMIN, METRICS_AUTH, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import {
+  ADMIN,
+  METRICS_AUTH,
+  bearer,
+  createTestApp,
+  createTestCounters,
+  createTestDatabase,
+  usingRealPostgres,
+  usingRealRedis,
+  type TestApp,
+} from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
 import { keyHash } from '../../src/counters/keys.js';
 
@@ -32,7 +42,14 @@ const adult = { age_band: '18_plus', contextual_offer_consent: true };
 const surface = { clickable: true, disclosure_capable: true };
 /** Decide bodies, each carrying marker `m` in its message; the later ones fail validation. */
 const variants: Array<(m: string) => unknown> = [
-  (m) => ({ message: `제주도 호텔 최저가 알려줘 ${m}`, locale: 'ko-KR', country: 'KR', session: { token: `tok-${m.length}` }, audience: adult, native_surface: surface }),
+  (m) => ({
+    message: `제주도 호텔 최저가 알려줘 ${m}`,
+    locale: 'ko-KR',
+    country: 'KR',
+    session: { token: `tok-${m.length}` },
+    audience: adult,
+    native_surface: surface,
+  }),
   (m) => ({ message: `cheapest iphone 16 deal please ${m}`, locale: 'en-US', country: 'US', audience: adult, native_surface: surface }),
   (m) => ({ message: `${m} 우울증 상담 받고 싶어`, locale: 'ko', audience: adult, native_surface: surface }),
   (m) => ({ message: `what's the weather like today ${m}`, locale: 'en', audience: adult, native_surface: surface }),
@@ -79,7 +96,11 @@ describe(`markers in messages, and the client's address, appear nowhere (${store
       await new Promise((r) => setTimeout(r, 100));
       stopMonitor = async () => void socket.destroy();
     }
-    if (usingRealPostgres) pgLogStart = await stat(PG_LOG).then((s) => s.size, () => -1);
+    if (usingRealPostgres)
+      pgLogStart = await stat(PG_LOG).then(
+        (s) => s.size,
+        () => -1,
+      );
 
     const send = async (payload: string, contentType = 'application/json', url = '/v1/offers/decide') => {
       const res = await t.app.inject({ method: 'POST', url, headers: { ...bearer(key), 'content-type': contentType }, payload, remoteAddress: CLIENT });

@@ -23,7 +23,14 @@ describe(`the message is never stored or logged (${usingRealPostgres ? 'Postgres
     for (let i = 0; i < 400; i++) {
       const message = messages[i % messages.length](i);
       const variants = [
-        { message, locale: 'ko-KR', country: 'KR', session: { token: `s${i % 7}` }, audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } },
+        {
+          message,
+          locale: 'ko-KR',
+          country: 'KR',
+          session: { token: `s${i % 7}` },
+          audience: { age_band: '18_plus', contextual_offer_consent: true },
+          native_surface: { clickable: true, disclosure_capable: true },
+        },
         { message, locale: 'ja', native_surface: { clickable: true, disclosure_capable: true } },
         { message, email: 'x@y.z', native_surface: { clickable: true, disclosure_capable: true } },
         { message, unknown: true, native_surface: { clickable: true, disclosure_capable: true } },
@@ -60,8 +67,9 @@ describe(`the message is never stored or logged (${usingRealPostgres ? 'Postgres
     expect(dump).not.toContain(MARKER);
   });
 
-  if (usingRealRedis) it('is in no Redis key, value or slow-log entry', async () => {
-    const dump = await dumpRedis(process.env.REDIS_URL!, '');
-    expect(dump).not.toContain(MARKER);
-  });
+  if (usingRealRedis)
+    it('is in no Redis key, value or slow-log entry', async () => {
+      const dump = await dumpRedis(process.env.REDIS_URL!, '');
+      expect(dump).not.toContain(MARKER);
+    });
 });

@@ -158,7 +158,10 @@ describe('fuzzy matcher: TypeScript and Rust agree', () => {
 
     // The demo catalog's English aliases, as the core would normalise them, and invented ones.
     const demo = JSON.parse(readFileSync(path.resolve('catalog/demo.json'), 'utf8')).taxonomy;
-    const demoAliases: string[] = [...demo.categories, ...demo.entities, ...demo.sensitive_topics].flatMap((x: { aliases: { en: string[]; ko: string[] } }) => [...x.aliases.en, ...x.aliases.ko]);
+    const demoAliases: string[] = [...demo.categories, ...demo.entities, ...demo.sensitive_topics].flatMap((x: { aliases: { en: string[]; ko: string[] } }) => [
+      ...x.aliases.en,
+      ...x.aliases.ko,
+    ]);
     demoAliases.push(...demo.intent_cues.purchase.en, ...demo.intent_cues.compare.en);
     const syllables = ['zen', 'tra', 'ko', 'rav', 'lum', 'bri', 'sto', 'vex', 'mar', 'quo', 'pel', 'dri'];
     const invented = Array.from({ length: 150 }, () => {
@@ -225,7 +228,9 @@ describe('fuzzy matcher: TypeScript and Rust agree', () => {
       encoding: 'utf8',
     });
     const actual: FuzzyHit[][] = JSON.parse(output);
-    const differences = messages.flatMap((m, i) => (JSON.stringify(actual[i]) === JSON.stringify(expected[i]) ? [] : [{ ...m, rust: actual[i], ts: expected[i] }]));
+    const differences = messages.flatMap((m, i) =>
+      JSON.stringify(actual[i]) === JSON.stringify(expected[i]) ? [] : [{ ...m, rust: actual[i], ts: expected[i] }],
+    );
     expect(differences.slice(0, 5)).toEqual([]);
     expect(actual).toHaveLength(messages.length);
     // The random edits reach enough hits for the comparison to mean something (about a third of

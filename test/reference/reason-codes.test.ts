@@ -16,7 +16,9 @@ function sources(dir: string): string[] {
 }
 
 describe('reason-code reference', () => {
-  const code = sources(path.resolve('src')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const code = sources(path.resolve('src'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
 
   // The compiler already refuses an error string that is not registered (sendError, Refusal and
   // the route configs take an ErrorCode); this also finds registered strings nothing answers with.

@@ -29,12 +29,24 @@ describe(`campaign spend in reports (${stores})`, () => {
     const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json();
     let n = 0;
     const decide = async (key: string, message: string, extra: object = {}) => {
-      const d = (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: { message, locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session: { token: `user-${++n}` }, ...extra } })).json();
+      const d = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/offers/decide',
+          headers: bearer(key),
+          payload: { message, locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session: { token: `user-${++n}` }, ...extra },
+        })
+      ).json();
       if (!d.serve) throw new Error(`expected a serve: ${JSON.stringify(d)}`);
       return d;
     };
     const event = async (path: string, d: { offer_id: string; decision_id: string }) => {
-      const res = await t.app.inject({ method: 'POST', url: path, headers: { ...bearer(host.serving_key), 'idempotency-key': `spend-event-${++n}` }, payload: { offer_snapshot_id: d.offer_id, decision_id: d.decision_id } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { ...bearer(host.serving_key), 'idempotency-key': `spend-event-${++n}` },
+        payload: { offer_snapshot_id: d.offer_id, decision_id: d.decision_id },
+      });
       expect(res.statusCode).toBe(200);
     };
     const hotel = () => decide(host.serving_key, '제주도 호텔 최저가 알려줘');
@@ -83,7 +95,16 @@ describe(`campaign spend in reports (${stores})`, () => {
       bid_micros: 2_000_000,
       // 6.00 of 100.00 is 6% of the budget in 25% of the day: pacing 0.24; at that rate the
       // budget would last 100 hours, so it does not run out today.
-      today: { day: '2026-11-20', spend_micros: 6_000_000, budget_micros: 100_000_000, budget_used: 0.06, day_elapsed: 0.25, pacing: 0.24, exhausts_at: null, exhausted: false },
+      today: {
+        day: '2026-11-20',
+        spend_micros: 6_000_000,
+        budget_micros: 100_000_000,
+        budget_used: 0.06,
+        day_elapsed: 0.25,
+        pacing: 0.24,
+        exhausts_at: null,
+        exhausted: false,
+      },
       lifetime: { spend_micros: 8_000_000, budget_micros: 1_000_000_000, budget_used: 0.008 },
       // 6.00 over 3 rendered impressions: 2,000.00 per thousand.
       range: { spend_micros: 6_000_000, served: 3, rendered: 3, qualified: 2, clicks: 1, ctr: 0.5, ecpm_micros: 2_000_000_000 },
@@ -96,7 +117,16 @@ describe(`campaign spend in reports (${stores})`, () => {
       status: 'active',
       bid_micros: 1_000_000,
       // Half the budget in a quarter of the day: pacing 2, and 4.00 is reached at 12:00 UTC.
-      today: { day: '2026-11-20', spend_micros: 2_000_000, budget_micros: 4_000_000, budget_used: 0.5, day_elapsed: 0.25, pacing: 2, exhausts_at: '2026-11-20T12:00:00.000Z', exhausted: false },
+      today: {
+        day: '2026-11-20',
+        spend_micros: 2_000_000,
+        budget_micros: 4_000_000,
+        budget_used: 0.5,
+        day_elapsed: 0.25,
+        pacing: 2,
+        exhausts_at: '2026-11-20T12:00:00.000Z',
+        exhausted: false,
+      },
       lifetime: { spend_micros: 2_000_000, budget_micros: 10_000_000, budget_used: 0.2 },
       range: { spend_micros: 2_000_000, served: 2, rendered: 0, qualified: 0, clicks: 0, ctr: null, ecpm_micros: null },
     });
@@ -105,7 +135,15 @@ describe(`campaign spend in reports (${stores})`, () => {
   it('takes CTR and eCPM over the range asked for, and test traffic only when asked', async () => {
     const week = await spendRows('?range=7d');
     // Yesterday's serve joins: 8.00 over 4 rendered impressions.
-    expect(week['cmp.jeju-hotels'].range).toEqual({ spend_micros: 8_000_000, served: 4, rendered: 4, qualified: 2, clicks: 1, ctr: 0.5, ecpm_micros: 2_000_000_000 });
+    expect(week['cmp.jeju-hotels'].range).toEqual({
+      spend_micros: 8_000_000,
+      served: 4,
+      rendered: 4,
+      qualified: 2,
+      clicks: 1,
+      ctr: 0.5,
+      ecpm_micros: 2_000_000_000,
+    });
     expect(week['cmp.jeju-hotels'].today.spend_micros).toBe(6_000_000);
     const withTest = await spendRows('?range=24h&include_test=true');
     // The test serve counts as served but spends nothing, here or in the ledger.

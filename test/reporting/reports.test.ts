@@ -32,8 +32,26 @@ describe(`reports (${stores})`, () => {
     const r = await report('?range=1h');
     expect(r.totals).toEqual({ decides: 9, fills: 5, fill_rate: 0.556, rendered: 3, qualified: 2, clicks: 1, conversions: 1 });
     const byApp = Object.fromEntries(r.funnel_by_app.map((a: { id: string }) => [a.id, a]));
-    expect(byApp[seeded.hostA.app_id]).toEqual({ id: seeded.hostA.app_id, name: 'Host A', decides: 7, served: 4, rendered: 3, qualified: 2, clicks: 1, conversions: 1 });
-    expect(byApp[seeded.hostB.app_id]).toEqual({ id: seeded.hostB.app_id, name: 'Host B', decides: 2, served: 1, rendered: 0, qualified: 0, clicks: 0, conversions: 0 });
+    expect(byApp[seeded.hostA.app_id]).toEqual({
+      id: seeded.hostA.app_id,
+      name: 'Host A',
+      decides: 7,
+      served: 4,
+      rendered: 3,
+      qualified: 2,
+      clicks: 1,
+      conversions: 1,
+    });
+    expect(byApp[seeded.hostB.app_id]).toEqual({
+      id: seeded.hostB.app_id,
+      name: 'Host B',
+      decides: 2,
+      served: 1,
+      rendered: 0,
+      qualified: 0,
+      clicks: 0,
+      conversions: 0,
+    });
     expect(r.funnel_by_campaign).toEqual([
       { id: 'cmp.jeju-hotels', name: 'Jeju ocean-view hotels', decides: 4, served: 4, rendered: 3, qualified: 2, clicks: 1, conversions: 1 },
       { id: 'cmp.phones', name: 'cmp.phones', decides: 1, served: 1, rendered: 0, qualified: 0, clicks: 0, conversions: 0 },
@@ -56,7 +74,11 @@ describe(`reports (${stores})`, () => {
       expect(p.latency_ms.p50).toBeGreaterThan(0);
       expect(p.latency_ms.p99).toBeGreaterThanOrEqual(p.latency_ms.p50);
     }
-    expect(r.timeline.filter((p: { decides: number }) => p.decides === 0).every((p: { latency_ms: unknown; fill_rate: unknown }) => p.latency_ms === null && p.fill_rate === null)).toBe(true);
+    expect(
+      r.timeline
+        .filter((p: { decides: number }) => p.decides === 0)
+        .every((p: { latency_ms: unknown; fill_rate: unknown }) => p.latency_ms === null && p.fill_rate === null),
+    ).toBe(true);
   });
 
   it('ranks matched categories and entities', async () => {

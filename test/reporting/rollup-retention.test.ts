@@ -16,7 +16,9 @@ const keepAll = Object.fromEntries(Object.keys(HISTORY_TABLES).map((t) => [t, 0]
 describe(`report rollup retention (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   let t: TestDatabase;
   const rows = async (grain: number) =>
-    (await t.db.query<{ at: Date }>('SELECT at FROM report_rollups WHERE grain = $1 ORDER BY at', [grain])).rows.map((r) => Math.round((NOW - r.at.getTime()) / DAY));
+    (await t.db.query<{ at: Date }>('SELECT at FROM report_rollups WHERE grain = $1 ORDER BY at', [grain])).rows.map((r) =>
+      Math.round((NOW - r.at.getTime()) / DAY),
+    );
   const marks = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM report_funnel_marks')).rows[0].n;
 
   beforeAll(async () => {

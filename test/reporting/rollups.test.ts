@@ -30,7 +30,6 @@ const MINUTE = 60_000;
 // The end of every range: a whole minute, as the report makes it.
 const UNTIL = Math.ceil(Date.now() / MINUTE) * MINUTE;
 
-
 // The figures as the reports computed them from the raw rows before the rollups existed.
 // $1 from, $2 until, $3 app id or null, $4 include test traffic, $5 bucket seconds.
 const RAW_FILTER = 'd.created_at >= $1 AND d.created_at < $2 AND ($3::text IS NULL OR d.app_id = $3) AND ($4::boolean OR NOT d.test)';
@@ -87,7 +86,9 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     // A second pool on the same database: writes from "another instance" run concurrently.
     other = await testDb.openAnother();
     await new CatalogRepository(db).import(miniCatalog());
-    const snapshots = (await db.query<{ id: string; campaign_id: string }>('SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id ORDER BY s.id')).rows;
+    const snapshots = (
+      await db.query<{ id: string; campaign_id: string }>('SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id ORDER BY s.id')
+    ).rows;
     const appRepo = new AppRepository(db);
     apps = [(await appRepo.createApp('Host A')).app_id, (await appRepo.createApp('Host B')).app_id, (await appRepo.createApp('Host C')).app_id];
     const decisions = new DecisionRepository(db, noActivity);
@@ -153,13 +154,27 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     // TIMEOUT rows inserted for decides that wrote none (one id already taken: not inserted).
     const corrected = rows.filter((r) => r.createdAt.getTime() > UNTIL - 3_600_000).slice(0, 12);
     await decisions.correctTimedOut(corrected.map((r) => ({ id: r.id, latencyUs: 50_000 })));
-    const timeouts = [0, 1, 2].map((k) => ({ ...rows[k], id: newDecisionId(UNTIL - (k + 1) * 7 * MINUTE), createdAt: new Date(UNTIL - (k + 1) * 7 * MINUTE), serve: false, reasonCodes: ['TIMEOUT'], offerSnapshotId: null, campaignId: null, spendMicros: 0, latencyUs: 50_500 }));
+    const timeouts = [0, 1, 2].map((k) => ({
+      ...rows[k],
+      id: newDecisionId(UNTIL - (k + 1) * 7 * MINUTE),
+      createdAt: new Date(UNTIL - (k + 1) * 7 * MINUTE),
+      serve: false,
+      reasonCodes: ['TIMEOUT'],
+      offerSnapshotId: null,
+      campaignId: null,
+      spendMicros: 0,
+      latencyUs: 50_500,
+    }));
     const inserted = await decisions.insertTimedOut([...timeouts, { ...rows[5], reasonCodes: ['TIMEOUT'] }]);
     expect(inserted.size).toBe(3);
 
     // Events on served decisions as they stand now: rendered (some twice, some not counted),
     // qualified (some without a render: not counted), some with no decision id at all.
-    const served = (await db.query<{ id: string; app_id: string; offer_snapshot_id: string; test: boolean }>('SELECT id, app_id, offer_snapshot_id, test FROM decisions WHERE serve')).rows;
+    const served = (
+      await db.query<{ id: string; app_id: string; offer_snapshot_id: string; test: boolean }>(
+        'SELECT id, app_id, offer_snapshot_id, test FROM decisions WHERE serve',
+      )
+    ).rows;
     const event = (d: (typeof served)[number], type: ImpressionRow['type'], counted: boolean, withDecision = true): ImpressionRow => ({
       id: newId('evt'),
       appId: d.app_id,
@@ -193,17 +208,39 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     await events.insertImpressions(impressions.slice(0, 50));
     written.events = impressions.length + 2 * racing.length;
 
-    const clickRows: ClickRow[] = served.filter(() => rnd() < 0.3).flatMap((d) => {
-      const click = (counted: boolean): ClickRow => ({ id: newId('clk'), decisionId: d.id, appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, createdAt: new Date(), ipHash: 'h', userAgentBot: !counted, counted: counted && !d.test, notCountedReason: counted && !d.test ? null : 'bot' });
-      return rnd() < 0.3 ? [click(true), click(true), click(false)] : [click(rnd() < 0.8)];
-    });
+    const clickRows: ClickRow[] = served
+      .filter(() => rnd() < 0.3)
+      .flatMap((d) => {
+        const click = (counted: boolean): ClickRow => ({
+          id: newId('clk'),
+          decisionId: d.id,
+          appId: d.app_id,
+          offerSnapshotId: d.offer_snapshot_id,
+          createdAt: new Date(),
+          ipHash: 'h',
+          userAgentBot: !counted,
+          counted: counted && !d.test,
+          notCountedReason: counted && !d.test ? null : 'bot',
+        });
+        return rnd() < 0.3 ? [click(true), click(true), click(false)] : [click(rnd() < 0.8)];
+      });
     await clicks.insert(clickRows);
     await clicks.insert(clickRows.slice(0, 10)); // a retried batch: ON CONFLICT, nothing twice
     written.clicks = clickRows.length;
 
     for (const d of served.filter(() => rnd() < 0.1)) {
       for (let k = rnd() < 0.2 ? 2 : 1; k > 0; k--) {
-        await conversions.insertIfNonceUnused({ id: newId('cnv'), appId: d.app_id, offerSnapshotId: d.offer_snapshot_id, decisionId: d.id, nonce: newId('nonce'), signedAt: Math.floor(Date.now() / 1000), requestHash: Buffer.alloc(32), test: d.test || rnd() < 0.1, createdAt: new Date() });
+        await conversions.insertIfNonceUnused({
+          id: newId('cnv'),
+          appId: d.app_id,
+          offerSnapshotId: d.offer_snapshot_id,
+          decisionId: d.id,
+          nonce: newId('nonce'),
+          signedAt: Math.floor(Date.now() / 1000),
+          requestHash: Buffer.alloc(32),
+          test: d.test || rnd() < 0.1,
+          createdAt: new Date(),
+        });
         written.conversions++;
       }
     }
@@ -225,7 +262,10 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       }
     }
     // A range whose ends are not on half hours: minute rows at both ends, half hours between.
-    out.push(['24h ragged', { from: new Date(UNTIL - 86_400_000 - 17 * MINUTE), until: new Date(UNTIL - 17 * MINUTE), appId: null, includeTest: false, bucketSeconds: 1800 }]);
+    out.push([
+      '24h ragged',
+      { from: new Date(UNTIL - 86_400_000 - 17 * MINUTE), until: new Date(UNTIL - 17 * MINUTE), appId: null, includeTest: false, bucketSeconds: 1800 },
+    ]);
     return out;
   };
 
@@ -241,8 +281,12 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     for (const [name, w] of windows()) {
       const rolled = await reports.figures(w);
       const raw = await rawFigures(db, w);
-      expect(rolled.timeline.map((p) => [Number(p.bucket), p.decides, p.fills]), name).toEqual(raw.timeline.map((p) => [Number(p.bucket), p.decides, p.fills]));
-      const byKey = <T extends object>(xs: T[]) => [...xs].map((x) => ({ ...x, bucket: 'bucket' in x ? Number(x.bucket) : undefined })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+      expect(
+        rolled.timeline.map((p) => [Number(p.bucket), p.decides, p.fills]),
+        name,
+      ).toEqual(raw.timeline.map((p) => [Number(p.bucket), p.decides, p.fills]));
+      const byKey = <T extends object>(xs: T[]) =>
+        [...xs].map((x) => ({ ...x, bucket: 'bucket' in x ? Number(x.bucket) : undefined })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
       expect(byKey(rolled.reasons), name).toEqual(byKey(raw.reasons));
       expect(rolled.byApp, name).toEqual(raw.byApp);
       expect(rolled.byCampaign, name).toEqual(raw.byCampaign);
@@ -252,7 +296,8 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       // Not vacuous: the ranges hold traffic and every funnel step.
       const total = (k: 'decides' | 'rendered' | 'qualified' | 'clicks' | 'conversions') => rolled.byApp.reduce((n, r) => n + r[k], 0);
       expect(total('decides'), name).toBeGreaterThan(0);
-      if (!name.startsWith('1h')) for (const k of ['rendered', 'qualified', 'clicks', 'conversions'] as const) expect(total(k), `${name} ${k}`).toBeGreaterThan(0);
+      if (!name.startsWith('1h'))
+        for (const k of ['rendered', 'qualified', 'clicks', 'conversions'] as const) expect(total(k), `${name} ${k}`).toBeGreaterThan(0);
 
       // Latency: each bucket's percentiles within the histogram's 4.4% of percentile_cont.
       const histograms = new Map<number, { bucket: number; n: number }[]>();
@@ -260,8 +305,15 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       expect([...histograms.keys()].sort(), name).toEqual(raw.timeline.map((p) => Number(p.bucket)).sort());
       for (const p of raw.timeline) {
         const histogram = histograms.get(Number(p.bucket)) ?? [];
-        expect(histogram.reduce((n, h) => n + h.n, 0), name).toBe(p.decides);
-        for (const [q, exact] of [[0.5, p.p50], [0.9, p.p90], [0.99, p.p99]] as const) {
+        expect(
+          histogram.reduce((n, h) => n + h.n, 0),
+          name,
+        ).toBe(p.decides);
+        for (const [q, exact] of [
+          [0.5, p.p50],
+          [0.9, p.p90],
+          [0.99, p.p99],
+        ] as const) {
           const approx = percentileUs(histogram, q) as number;
           expect(Math.abs(approx - Number(exact)) / Number(exact), `${name} p${q * 100} ${approx} vs ${exact}`).toBeLessThanOrEqual(0.0443);
         }
@@ -271,7 +323,9 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
 
   it('counts each funnel step once per decision, however many counted events reach it', async () => {
     const marks = await db.query<{ step: string; n: number }>('SELECT step, count(*)::int AS n FROM report_funnel_marks GROUP BY 1');
-    const events = await db.query<{ n: number }>("SELECT count(DISTINCT decision_id)::int AS n FROM events WHERE counted AND type = 'offer_rendered' AND decision_id IS NOT NULL");
+    const events = await db.query<{ n: number }>(
+      "SELECT count(DISTINCT decision_id)::int AS n FROM events WHERE counted AND type = 'offer_rendered' AND decision_id IS NOT NULL",
+    );
     const rendered = marks.rows.find((m) => m.step === 'rendered')?.n;
     expect(rendered).toBe(events.rows[0].n);
     const rolled = await db.query<{ n: number }>('SELECT sum(rendered)::int AS n FROM report_rollups WHERE grain = 60');
@@ -289,8 +343,18 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       const out: Record<string, unknown[]> = {};
       for (const table of ['report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups', 'report_funnel_marks']) {
         // Rows the writers took back to zero (TIMEOUT corrections) carry nothing.
-        const rows = (await db.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows.filter((r) => !('decides' in r) || Object.entries(r).some(([k, v]) => ['decides', 'served', 'rendered', 'qualified', 'clicks', 'conversions'].includes(k) && Number(v) !== 0));
-        out[table] = rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? Number(v) : v])))).sort();
+        const rows = (await db.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows.filter(
+          (r) =>
+            !('decides' in r) ||
+            Object.entries(r).some(([k, v]) => ['decides', 'served', 'rendered', 'qualified', 'clicks', 'conversions'].includes(k) && Number(v) !== 0),
+        );
+        out[table] = rows
+          .map((r) =>
+            JSON.stringify(
+              Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : typeof v === 'bigint' ? Number(v) : v])),
+            ),
+          )
+          .sort();
       }
       return out;
     };

@@ -24,9 +24,21 @@ export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: numbe
   const hostB = (await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host B' } })).json();
   let n = 0;
   const decide = async (key: string, message: string, extra: object = {}) =>
-    (await app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: { message, locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session: { token: `user-${++n}` }, ...extra } })).json();
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(key),
+        payload: { message, locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session: { token: `user-${++n}` }, ...extra },
+      })
+    ).json();
   const event = async (key: string, url: string, d: { offer_id: string; decision_id: string }) => {
-    const res = await app.inject({ method: 'POST', url, headers: { ...bearer(key), 'idempotency-key': `seed-event-${++n}` }, payload: { offer_snapshot_id: d.offer_id, decision_id: d.decision_id } });
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(key), 'idempotency-key': `seed-event-${++n}` },
+      payload: { offer_snapshot_id: d.offer_id, decision_id: d.decision_id },
+    });
     if (res.statusCode !== 200) throw new Error(`seed event ${url}: ${res.statusCode} ${res.body}`);
   };
 
@@ -41,8 +53,18 @@ export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: numbe
   for (const d of served.slice(0, 2)) await event(hostA.serving_key, '/v1/events/qualified-impression', d);
   await app.inject({ method: 'GET', url: new URL(served[0].link).pathname, headers: { 'user-agent': BROWSER_UA } });
   await waitForClicks(1);
-  const c = { offer_snapshot_id: served[0].offer_id, decision_id: served[0].decision_id, timestamp: Math.floor(Date.now() / 1000), nonce: `seed-nonce-${Date.now()}` };
-  const conversion = await app.inject({ method: 'POST', url: '/v1/events/conversion', headers: bearer(hostA.serving_key), payload: { ...c, signature: signConversion(hostA.conversion_secret, c) } });
+  const c = {
+    offer_snapshot_id: served[0].offer_id,
+    decision_id: served[0].decision_id,
+    timestamp: Math.floor(Date.now() / 1000),
+    nonce: `seed-nonce-${Date.now()}`,
+  };
+  const conversion = await app.inject({
+    method: 'POST',
+    url: '/v1/events/conversion',
+    headers: bearer(hostA.serving_key),
+    payload: { ...c, signature: signConversion(hostA.conversion_secret, c) },
+  });
   if (conversion.statusCode !== 200) throw new Error(`seed conversion: ${conversion.statusCode} ${conversion.body}`);
 
   // Host B: 1 served (iPhone, English), 1 low intent.

@@ -4,7 +4,17 @@
 // from a configured trusted proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ADMIN, bearer, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import {
+  ADMIN,
+  bearer,
+  createTestApp,
+  createTestCounters,
+  createTestDatabase,
+  usingRealPostgres,
+  usingRealRedis,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers/test-env.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
@@ -26,7 +36,15 @@ describe(`abuse limits (${stores})`, () => {
 
     it('413 payload_too_large on every POST route, before authentication, without echoing the body', async () => {
       const huge = JSON.stringify({ ...envelope, message: `BIGBODY${'x'.repeat(20_000)}` });
-      for (const url of ['/v1/offers/decide', '/v1/offers/affiliate', '/v1/events/rendered', '/v1/events/qualified-impression', '/v1/events/impression', '/v1/events/conversion', '/v1/events/click-intent']) {
+      for (const url of [
+        '/v1/offers/decide',
+        '/v1/offers/affiliate',
+        '/v1/events/rendered',
+        '/v1/events/qualified-impression',
+        '/v1/events/impression',
+        '/v1/events/conversion',
+        '/v1/events/click-intent',
+      ]) {
         for (const headers of [{ ...bearer(key), 'idempotency-key': 'big-body-1' }, {}]) {
           const res = await t.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: huge });
           expect(res.statusCode, url).toBe(413);
@@ -52,7 +70,10 @@ describe(`abuse limits (${stores})`, () => {
       expect(streamed.json()).toEqual({ ok: false, error: 'payload_too_large' });
       // A body just under the limit is still read and judged on its content.
       const under = JSON.stringify({ ...envelope, message: 'z'.repeat(3_000) });
-      expect((await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: under })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: under }))
+          .statusCode,
+      ).toBe(200);
     });
   });
 
@@ -96,8 +117,12 @@ describe(`abuse limits (${stores})`, () => {
       expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
       // Both instances refuse now, and another client is unaffected on both.
       for (const inst of [a, b]) {
-        expect((await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope, remoteAddress: '10.66.0.1' })).statusCode).toBe(429);
-        expect((await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope, remoteAddress: '10.66.0.2' })).statusCode).toBe(200);
+        expect(
+          (await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope, remoteAddress: '10.66.0.1' })).statusCode,
+        ).toBe(429);
+        expect(
+          (await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope, remoteAddress: '10.66.0.2' })).statusCode,
+        ).toBe(200);
       }
     });
   });

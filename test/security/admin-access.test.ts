@@ -107,10 +107,7 @@ describe('admin API: access by route, never by URL text', () => {
   });
   afterAll(() => t?.close());
 
-  const cases = () =>
-    OPERATIONS.flatMap((op) =>
-      spellings(op.path.replace(':app', appId).replace(':key', keyId)).map((url) => ({ ...op, url })),
-    );
+  const cases = () => OPERATIONS.flatMap((op) => spellings(op.path.replace(':app', appId).replace(':key', keyId)).map((url) => ({ ...op, url })));
 
   const send = (c: { method: string; url: string; body?: unknown }, headers: Record<string, string>) =>
     t.app.inject({
@@ -144,7 +141,12 @@ describe('admin API: access by route, never by URL text', () => {
         method: 'POST',
         url: '/v1/offers/decide',
         headers: bearer(servingKey),
-        payload: { message: 'hello', locale: 'en-US', audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } },
+        payload: {
+          message: 'hello',
+          locale: 'en-US',
+          audience: { age_band: '18_plus', contextual_offer_consent: true },
+          native_surface: { clickable: true, disclosure_capable: true },
+        },
       });
       expect(decide.statusCode).toBe(200);
     });

@@ -204,7 +204,13 @@ describe(`authorization: keys on every route and no cross-app access (${stores})
       const body = signed(hostA, { offer_snapshot_id: d.offer_id, decision_id: d.decision_id });
       const upper = body.signature.toUpperCase();
       const base64 = Buffer.from(body.signature, 'hex').toString('base64');
-      for (const signature of [signConversion('whsec_wrong', body), signConversion(hostA.conversion_secret.slice(0, -1), body), upper, base64, `${body.signature} `]) {
+      for (const signature of [
+        signConversion('whsec_wrong', body),
+        signConversion(hostA.conversion_secret.slice(0, -1), body),
+        upper,
+        base64,
+        `${body.signature} `,
+      ]) {
         if (signature === body.signature) continue; // an all-digit signature has no case
         const res = await post('/v1/events/conversion', { ...body, signature }, hostA);
         expect([400, 401], signature).toContain(res.statusCode);

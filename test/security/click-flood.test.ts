@@ -8,7 +8,16 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createTestApp, createTestCounters, createTestDatabase, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import {
+  ADMIN,
+  createTestApp,
+  createTestCounters,
+  createTestDatabase,
+  usingRealPostgres,
+  usingRealRedis,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
@@ -45,7 +54,10 @@ async function harness(clickRateLimitPerMinute?: number): Promise<Harness> {
   const testDb = await createTestDatabase();
   const counters = createTestCounters(prefix);
   // 'warn': the test log capture keeps every line it is given, which would be the heap growth measured.
-  const t = await createTestApp({ loadDemoCatalog: false, logLevel: 'warn', ...(clickRateLimitPerMinute ? { clickRateLimitPerMinute } : {}) }, { testDb, counters });
+  const t = await createTestApp(
+    { loadDemoCatalog: false, logLevel: 'warn', ...(clickRateLimitPerMinute ? { clickRateLimitPerMinute } : {}) },
+    { testDb, counters },
+  );
   expect((await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() })).statusCode).toBe(200);
   const redis = usingRealRedis ? new Redis(process.env.REDIS_URL!, { lazyConnect: false }) : undefined;
   const expiresAt = Math.floor(Date.now() / 1000) + 3600;
@@ -106,7 +118,9 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
     });
     afterAll(() => h?.close());
 
-    it('100,000 clicks from one address leave at most the limit of rows, a bounded number of counter keys and no heap growth', { timeout: 300_000 }, async () => {
+    it('100,000 clicks from one address leave at most the limit of rows, a bounded number of counter keys and no heap growth', {
+      timeout: 300_000,
+    }, async () => {
       const limit = h.t.app.config.clickRateLimitPerMinute;
       expect(limit).toBe(120);
       const FLOOD = 100_000;
@@ -164,7 +178,12 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
       const head = await h.t.app.inject({ method: 'HEAD', url: `/r/${h.token(FLOOD)}`, remoteAddress: ADDRESS, headers: { 'user-agent': 'Mozilla/5.0' } });
       expect(head.statusCode).toBe(429);
       expect(head.headers['retry-after']).toBeDefined();
-      const other = await h.t.app.inject({ method: 'GET', url: `/r/${h.token(FLOOD + 1)}`, remoteAddress: '203.0.113.78', headers: { 'user-agent': 'Mozilla/5.0' } });
+      const other = await h.t.app.inject({
+        method: 'GET',
+        url: `/r/${h.token(FLOOD + 1)}`,
+        remoteAddress: '203.0.113.78',
+        headers: { 'user-agent': 'Mozilla/5.0' },
+      });
       expect(other.statusCode).toBe(302);
       expect(other.headers.location).toBe(DESTINATION);
     });
@@ -186,7 +205,9 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
     const v4 = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
     const v6 = (i: number) => `2001:db8:${i.toString(16)}::1`; // each in its own /64
 
-    it('clicks from thousands of addresses and browsers are all redirected and recorded; each address is limited on its own', { timeout: 120_000 }, async () => {
+    it('clicks from thousands of addresses and browsers are all redirected and recorded; each address is limited on its own', {
+      timeout: 120_000,
+    }, async () => {
       const addresses = [...Array.from({ length: 2000 }, (_, i) => v4(i + 1)), ...Array.from({ length: 1000 }, (_, i) => v6(i + 1))];
       let n = 0;
       for (let from = 0; from < addresses.length; from += 250) {
@@ -197,11 +218,13 @@ describe(`tracked-link click limit at the edge (${stores})`, () => {
 
       // Every address has LIMIT - 1 clicks left this minute, whatever its neighbours did.
       const sample = [...addresses.slice(0, 50), ...addresses.slice(2000, 2050)];
-      const answers = await Promise.all(sample.map(async (ip) => {
-        const codes: number[] = [];
-        for (let k = 0; k < LIMIT + 2; k++) codes.push((await click(n++, ip)).statusCode);
-        return codes;
-      }));
+      const answers = await Promise.all(
+        sample.map(async (ip) => {
+          const codes: number[] = [];
+          for (let k = 0; k < LIMIT + 2; k++) codes.push((await click(n++, ip)).statusCode);
+          return codes;
+        }),
+      );
       for (const codes of answers) expect(codes).toEqual([...Array(LIMIT - 1).fill(302), 429, 429, 429]);
       expect(await h.settle()).toBe(addresses.length + sample.length * (LIMIT - 1));
       for (const ip of [sample[0], sample[77]]) {

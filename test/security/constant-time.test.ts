@@ -68,12 +68,24 @@ describe('constant-time comparisons', () => {
 
   it('v2 tracked links: the GCM tag is checked by OpenSSL (constant time); a bad or short tag is null, never a throw', () => {
     const signer = new TrackedLinkSigner(Buffer.from('link-secret-0123456789-0123456789'));
-    const token = signer.sign({ decisionId: 'dec_a', snapshotId: 'snp_a', appId: 'app_a', advertiserId: 'adv.a', destination: 'https://a.example/', expiresAt: 1, test: false });
+    const token = signer.sign({
+      decisionId: 'dec_a',
+      snapshotId: 'snp_a',
+      appId: 'app_a',
+      advertiserId: 'adv.a',
+      destination: 'https://a.example/',
+      expiresAt: 1,
+      test: false,
+    });
     expect(signer.verify(token)).not.toBeNull();
     const raw = Buffer.from(token.slice(3), 'base64url');
     const badTag = Buffer.from(raw);
     badTag[badTag.length - 1] ^= 1;
-    for (const bad of [`v2.${badTag.toString('base64url')}`, `v2.${raw.subarray(0, raw.length - 4).toString('base64url')}`, `v2.${raw.subarray(0, 30).toString('base64url')}`]) {
+    for (const bad of [
+      `v2.${badTag.toString('base64url')}`,
+      `v2.${raw.subarray(0, raw.length - 4).toString('base64url')}`,
+      `v2.${raw.subarray(0, 30).toString('base64url')}`,
+    ]) {
       expect(() => signer.verify(bad)).not.toThrow();
       expect(signer.verify(bad)).toBeNull();
     }

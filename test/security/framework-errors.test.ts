@@ -59,7 +59,15 @@ describe('framework errors in the API vocabulary, never echoing input', () => {
 
   it('answers 405 with Allow exactly where the router knows the path, under any spelling', async () => {
     // The router decodes some escapes and not others; the 405 must agree with routing itself.
-    const spellings = ['/v1/offers/decide', '/v1/%6Ffers/decide', '/v1/offers/%64ecide', '/v%31/offers/decide', '/v1/offers/decide/', '/v1/offers/decide?x=1', '/V1/offers/decide'];
+    const spellings = [
+      '/v1/offers/decide',
+      '/v1/%6Ffers/decide',
+      '/v1/offers/%64ecide',
+      '/v%31/offers/decide',
+      '/v1/offers/decide/',
+      '/v1/offers/decide?x=1',
+      '/V1/offers/decide',
+    ];
     let routed = 0;
     for (const url of spellings) {
       const post = await t.app.inject({ method: 'POST', url, payload: {} });

@@ -117,7 +117,12 @@ describe(`invisible characters inside words (${stores})`, () => {
         expect(plain, c.message).toMatchObject({ serve: true, reason_codes: ['MATCHED'] });
         for (const split of [c.words.map((w) => splitEach(w, members)), c.words.map((w) => splitAll(w, members))]) {
           const body = await decide({ ...envelope, message: fill(c.message, split) });
-          expect(body, `${c.words.join(', ')} split by ${name}`).toMatchObject({ serve: true, reason_codes: ['MATCHED'], advertiser: plain.advertiser, title: plain.title });
+          expect(body, `${c.words.join(', ')} split by ${name}`).toMatchObject({
+            serve: true,
+            reason_codes: ['MATCHED'],
+            advertiser: plain.advertiser,
+            title: plain.title,
+          });
         }
       }
     });

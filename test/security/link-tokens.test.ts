@@ -181,7 +181,12 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
     let rows: Array<{ counted: boolean; not_counted_reason: string | null; app_id: string }> = [];
     for (let i = 0; i < 100 && rows.length < n; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 20));
-      rows = (await t.db.query<{ counted: boolean; not_counted_reason: string | null; app_id: string }>('SELECT counted, not_counted_reason, app_id FROM clicks WHERE decision_id = $1', [decisionId])).rows;
+      rows = (
+        await t.db.query<{ counted: boolean; not_counted_reason: string | null; app_id: string }>(
+          'SELECT counted, not_counted_reason, app_id FROM clicks WHERE decision_id = $1',
+          [decisionId],
+        )
+      ).rows;
     }
     return rows;
   };
@@ -200,7 +205,16 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
     const token = new URL(d.link).pathname.slice('/r/'.length);
     expect(token.startsWith('v2.')).toBe(true);
     const destination = 'https://www.haneulstay.example/jeju?src=sidenote';
-    const values = [d.decision_id, d.offer_id, appId, 'adv.haneul-stay', 'haneul', destination, 'www.haneulstay.example', ...[d.decision_id, d.offer_id, appId].map((id) => id.slice(4))];
+    const values = [
+      d.decision_id,
+      d.offer_id,
+      appId,
+      'adv.haneul-stay',
+      'haneul',
+      destination,
+      'www.haneulstay.example',
+      ...[d.decision_id, d.offer_id, appId].map((id) => id.slice(4)),
+    ];
     expect(revelations(token, values)).toEqual([]);
     const res = await click(token);
     expect(res.statusCode).toBe(302);
@@ -211,7 +225,13 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
   it('400 invalid_link, never a 5xx, for a token with any byte changed, cut short, of another version or key', async () => {
     const token = new URL((await serve()).link).pathname.slice('/r/'.length);
     const raw = Buffer.from(token.slice(3), 'base64url');
-    const bad: string[] = [token.slice(0, -1), token.slice(0, 40), `v3.${token.slice(3)}`, `v1.${token.slice(3)}`, `v1.${token.slice(3)}.AAAAAAAAAAAAAAAAAAAAAA`];
+    const bad: string[] = [
+      token.slice(0, -1),
+      token.slice(0, 40),
+      `v3.${token.slice(3)}`,
+      `v1.${token.slice(3)}`,
+      `v1.${token.slice(3)}.AAAAAAAAAAAAAAAAAAAAAA`,
+    ];
     for (let i = 0; i < raw.length; i += 7) {
       const flipped = Buffer.from(raw);
       flipped[i] ^= 0x01;
@@ -244,7 +264,9 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
     expect(late.json()).toEqual({ ok: false, error: 'invalid_link' });
     // A v1 link re-pointed by someone without the secret is refused as before.
     const [v, payload, mac] = v1.split('.');
-    const repointed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), u: 'https://evil.example/' })).toString('base64url');
+    const repointed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), u: 'https://evil.example/' })).toString(
+      'base64url',
+    );
     expect((await click(`${v}.${repointed}.${mac}`)).json()).toEqual({ ok: false, error: 'invalid_link' });
   });
 

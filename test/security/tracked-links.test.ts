@@ -41,7 +41,11 @@ const OPEN_REDIRECTS = [
 ];
 /** Header injection through a destination. The catalog schema (zod's url) strips tabs and
  *  newlines on import; a token carrying them is refused at click time. */
-const CONTROL_CHARACTERS = ['https://www.haneulstay.example/jeju\r\nSet-Cookie: session=stolen', 'https://www.haneulstay.example/\tjeju', ' https://www.haneulstay.example/jeju'];
+const CONTROL_CHARACTERS = [
+  'https://www.haneulstay.example/jeju\r\nSet-Cookie: session=stolen',
+  'https://www.haneulstay.example/\tjeju',
+  ' https://www.haneulstay.example/jeju',
+];
 
 describe(`tracked links: forgery and open redirects (${stores})`, () => {
   let t: TestApp;
@@ -60,7 +64,12 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
   // Each click from its own address, so per-address click limits never decide what is counted.
   let address = 0;
   const click = (token: string) =>
-    t.app.inject({ method: 'GET', url: `/r/${token}`, headers: { 'user-agent': BROWSER_UA }, remoteAddress: `10.77.${Math.floor(++address / 250)}.${address % 250}` });
+    t.app.inject({
+      method: 'GET',
+      url: `/r/${token}`,
+      headers: { 'user-agent': BROWSER_UA },
+      remoteAddress: `10.77.${Math.floor(++address / 250)}.${address % 250}`,
+    });
   const serve = async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -154,7 +163,11 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
     let rows: Array<{ counted: boolean; not_counted_reason: string | null }> = [];
     for (let i = 0; i < 50 && rows.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      rows = (await t.db.query<{ counted: boolean; not_counted_reason: string | null }>('SELECT counted, not_counted_reason FROM clicks WHERE decision_id = $1', [decisionId])).rows;
+      rows = (
+        await t.db.query<{ counted: boolean; not_counted_reason: string | null }>('SELECT counted, not_counted_reason FROM clicks WHERE decision_id = $1', [
+          decisionId,
+        ])
+      ).rows;
     }
     expect(rows.filter((r) => r.counted)).toHaveLength(1);
     expect(rows.filter((r) => !r.counted).map((r) => r.not_counted_reason)).toEqual(['duplicate']);
@@ -175,7 +188,8 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
       c.offers![0].destination_url = destination;
       const res = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: c });
       if (res.statusCode === 200) {
-        const offers: Array<{ id: string; destination_url: string }> = (await t.app.inject({ method: 'GET', url: '/admin/catalog', headers: ADMIN })).json().offers;
+        const offers: Array<{ id: string; destination_url: string }> = (await t.app.inject({ method: 'GET', url: '/admin/catalog', headers: ADMIN })).json()
+          .offers;
         const stored = offers.find((o) => o.id === c.offers![0].id)!.destination_url;
         expect(stored).toMatch(/^https:\/\/www\.haneulstay\.example\/[\x21-\x7e]*$/);
       } else {
@@ -184,7 +198,14 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
     }
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
     // Allowlist entries themselves cannot smuggle another host in.
-    for (const prefix of ['https://www.haneulstay.example@evil.example/', 'https://evil.example\\@www.haneulstay.example/', 'http://www.haneulstay.example/', 'javascript:alert(1)', '//evil.example/', 'https://www.haneulstay.example/?next=https://evil.example']) {
+    for (const prefix of [
+      'https://www.haneulstay.example@evil.example/',
+      'https://evil.example\\@www.haneulstay.example/',
+      'http://www.haneulstay.example/',
+      'javascript:alert(1)',
+      '//evil.example/',
+      'https://www.haneulstay.example/?next=https://evil.example',
+    ]) {
       const c = miniCatalog();
       c.advertisers![0].destinations = [prefix];
       const res = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: c });

@@ -65,6 +65,8 @@ describe('shutdown order', () => {
     spy(app.db, 'close', 'database');
     await app.close();
     expect(order.at(-1)).toBe('database');
-    expect(new Set(order)).toEqual(new Set(['decision writer', 'event writer', 'click writer', 'catalog poll', 'spend reconcile', 'history upkeep', 'database']));
+    expect(new Set(order)).toEqual(
+      new Set(['decision writer', 'event writer', 'click writer', 'catalog poll', 'spend reconcile', 'history upkeep', 'database']),
+    );
   });
 });

@@ -15,8 +15,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const isSqlHome = (file: string) =>
-  file.startsWith('src/db/') || file.startsWith('src/persistence/') || file.endsWith('-repository.ts');
+const isSqlHome = (file: string) => file.startsWith('src/db/') || file.startsWith('src/persistence/') || file.endsWith('-repository.ts');
 
 // Keywords as the code writes SQL (upper case), so prose in messages and descriptions does not
 // trip them; `unnest(` is Postgres-only whatever its case.
@@ -121,11 +120,7 @@ describe('SQL placement', () => {
   it('finds SQL only in repositories, src/db/ and src/persistence/', () => {
     const misplaced = files
       .filter((f) => !isSqlHome(f.file))
-      .flatMap((f) =>
-        f.literals
-          .filter((l) => SQL_PATTERNS.some((p) => p.test(l)))
-          .map((l) => `${f.file}: ${l.replace(/\s+/g, ' ').trim().slice(0, 80)}`),
-      );
+      .flatMap((f) => f.literals.filter((l) => SQL_PATTERNS.some((p) => p.test(l))).map((l) => `${f.file}: ${l.replace(/\s+/g, ' ').trim().slice(0, 80)}`));
     expect(misplaced).toEqual([]);
   });
 

@@ -65,8 +65,12 @@ async function ledger(t: Pick<TestApp, 'db'>): Promise<Ledger> {
   return {
     servedRows: await one('SELECT count(*)::int AS n FROM decisions WHERE serve AND campaign_id = $1'),
     rowsSpend: await one('SELECT coalesce(sum(spend_micros), 0)::bigint AS n FROM decisions WHERE campaign_id = $1'),
-    dailySpend: await one("SELECT coalesce(sum(spend_micros), 0)::bigint AS n FROM campaign_spend_daily WHERE campaign_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date"),
-    dailyServes: await one("SELECT coalesce(sum(serves), 0)::bigint AS n FROM campaign_spend_daily WHERE campaign_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date"),
+    dailySpend: await one(
+      "SELECT coalesce(sum(spend_micros), 0)::bigint AS n FROM campaign_spend_daily WHERE campaign_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date",
+    ),
+    dailyServes: await one(
+      "SELECT coalesce(sum(serves), 0)::bigint AS n FROM campaign_spend_daily WHERE campaign_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date",
+    ),
     totalSpend: await one('SELECT coalesce(sum(spend_micros), 0)::bigint AS n FROM campaign_spend_total WHERE campaign_id = $1'),
     totalServes: await one('SELECT coalesce(sum(serves), 0)::bigint AS n FROM campaign_spend_total WHERE campaign_id = $1'),
   };
@@ -147,7 +151,7 @@ describe(`money: budgets and caps never overspend (${stores})`, () => {
     await expectLedgerMatches(testDb, CAP);
   });
 
-  it.runIf(usingRealRedis)('Redis losing its data mid-run (FLUSHALL of this deployment\'s keys) does not restart the budget', async () => {
+  it.runIf(usingRealRedis)("Redis losing its data mid-run (FLUSHALL of this deployment's keys) does not restart the budget", async () => {
     const t = await setUp({ decideTimeBudgetMs: 200, spendSettleMs: undefined }, 5);
     cleanup.push(() => t.close());
     const key = await newKey(t);

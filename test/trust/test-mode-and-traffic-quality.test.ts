@@ -23,7 +23,12 @@ describe(`test mode and traffic quality (${stores})`, () => {
   const decide = async (payload: object, key: string) =>
     (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload })).json();
   const click = (link: string, opts: { ua?: string; ip?: string; method?: 'GET' | 'HEAD' } = {}) =>
-    t.app.inject({ method: opts.method ?? 'GET', url: new URL(link).pathname, headers: { 'user-agent': opts.ua ?? UA }, remoteAddress: opts.ip ?? '10.60.0.1' });
+    t.app.inject({
+      method: opts.method ?? 'GET',
+      url: new URL(link).pathname,
+      headers: { 'user-agent': opts.ua ?? UA },
+      remoteAddress: opts.ip ?? '10.60.0.1',
+    });
   const clickRows = async (decisionId: string, n = 1) => {
     for (let i = 0; i < 100; i++) {
       const r = await t.db.query<{ counted: boolean; not_counted_reason: string | null; ip_hash: string }>(
@@ -56,7 +61,9 @@ describe(`test mode and traffic quality (${stores})`, () => {
         expect(body.serve).toBe(code === 'MATCHED');
       }
       // Live keys do not get triggers: the id is just an unknown digest id.
-      expect((await decide(ko({ message: '안녕', session: { digest: { category_ids: ['sidenote.test.matched'] } } }), live)).reason_codes).toEqual(['LOW_INTENT']);
+      expect((await decide(ko({ message: '안녕', session: { digest: { category_ids: ['sidenote.test.matched'] } } }), live)).reason_codes).toEqual([
+        'LOW_INTENT',
+      ]);
     });
 
     it('never move live budgets or frequency caps, and their events are marked test', async () => {
@@ -75,7 +82,10 @@ describe(`test mode and traffic quality (${stores})`, () => {
         payload: { offer_snapshot_id: d.offer_id, decision_id: d.decision_id },
       });
       expect(ev.json()).toMatchObject({ ok: true, inserted: true, billable: false });
-      const row = await t.db.query<{ test: boolean; counted: boolean; not_counted_reason: string }>('SELECT test, counted, not_counted_reason FROM events WHERE id = $1', [ev.json().event_id]);
+      const row = await t.db.query<{ test: boolean; counted: boolean; not_counted_reason: string }>(
+        'SELECT test, counted, not_counted_reason FROM events WHERE id = $1',
+        [ev.json().event_id],
+      );
       expect(row.rows[0]).toEqual({ test: true, counted: false, not_counted_reason: 'test' });
       expect((await click(d.link, { ip: '10.61.0.1' })).statusCode).toBe(302);
       expect((await clickRows(d.decision_id))[0]).toMatchObject({ counted: false, not_counted_reason: 'test' });

@@ -50,7 +50,9 @@ export function normalize(text: string): string {
 
 function isHangul(c: string): boolean {
   const u = c.codePointAt(0)!;
-  return (u >= 0xac00 && u <= 0xd7a3) || (u >= 0x1100 && u <= 0x11ff) || (u >= 0x3130 && u <= 0x318f) || (u >= 0xa960 && u <= 0xa97f) || (u >= 0xd7b0 && u <= 0xd7ff);
+  return (
+    (u >= 0xac00 && u <= 0xd7a3) || (u >= 0x1100 && u <= 0x11ff) || (u >= 0x3130 && u <= 0x318f) || (u >= 0xa960 && u <= 0xa97f) || (u >= 0xd7b0 && u <= 0xd7ff)
+  );
 }
 
 /** A Hangul consonant or vowel standing alone (conjoining or compatibility jamo): chat, not part
@@ -356,7 +358,8 @@ export class ReferenceMatcher {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
         else if (inCode || h.kind === 'clauseBreak') continue;
         else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
-        else if (h.kind === 'negationBefore') negatedBefore.push([Math.max(0, clause - 1), s.start]); // the clause it ends
+        else if (h.kind === 'negationBefore')
+          negatedBefore.push([Math.max(0, clause - 1), s.start]); // the clause it ends
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
         else if (h.kind === 'purchase' || h.kind === 'compare') {
           if (!quoted) {
@@ -368,8 +371,7 @@ export class ReferenceMatcher {
         else if (h.kind === 'notCategory' || h.kind === 'notEntity') {
           negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
           reading.otherHeads.push(clause);
-        }
-        else if (identifier) continue;
+        } else if (identifier) continue;
         else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
           const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
           reading.topics.push({ kind, index: h.index, weak: h.kind === 'weakCategory' || h.kind === 'weakEntity', clause, purpose: false });
@@ -429,7 +431,14 @@ export class ReferenceMatcher {
     const reading =
       normalized !== null
         ? this.read(normalized)
-        : { topics: [] as Topic[], sensitive: [] as number[], purchase: [] as number[], compare: [] as number[], notCommercial: false, otherHeads: [] as number[] };
+        : {
+            topics: [] as Topic[],
+            sensitive: [] as number[],
+            purchase: [] as number[],
+            compare: [] as number[],
+            notCommercial: false,
+            otherHeads: [] as number[],
+          };
     let dropped = 0;
     let asked: number[] = [];
     let entities: number[] = [];
@@ -471,9 +480,7 @@ export class ReferenceMatcher {
     ];
     const counted = candidatesCounted.filter(
       (t) =>
-        !t.purpose ||
-        !heads.some((h) => h.clause === t.clause) ||
-        heads.some((h) => h.clause === t.clause && categoriesOf(t).some((c) => root(c) === h.root)),
+        !t.purpose || !heads.some((h) => h.clause === t.clause) || heads.some((h) => h.clause === t.clause && categoriesOf(t).some((c) => root(c) === h.root)),
     );
     for (const t of counted) (t.kind === 'category' ? asked : entities).push(t.index);
     entities = [...new Set(entities)].sort((a, b) => a - b);
@@ -486,12 +493,12 @@ export class ReferenceMatcher {
       : modelNotCommercial
         ? 'none'
         : reading.purchase.some(qualifies)
-        ? 'purchase'
-        : reading.compare.some(qualifies)
-          ? 'compare'
-          : modelCommercial && counted.length > 0
-            ? 'purchase' // a request without a cue word, read as one by the classifier
-            : 'none';
+          ? 'purchase'
+          : reading.compare.some(qualifies)
+            ? 'compare'
+            : modelCommercial && counted.length > 0
+              ? 'purchase' // a request without a cue word, read as one by the classifier
+              : 'none';
     const digestIntent = q.intentType ?? 'unknown';
     const effective =
       messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
@@ -613,7 +620,10 @@ export class ReferenceMatcher {
         advertiserId: o.doc.advertiser_id,
         score: Number(score),
         matchedCategoryIds: matched.map((c) => this.categoryIds[c]).sort(cmp),
-        matchedEntityIds: o.entities.filter((e) => entities.includes(e)).map((e) => this.entityIds[e]).sort(cmp),
+        matchedEntityIds: o.entities
+          .filter((e) => entities.includes(e))
+          .map((e) => this.entityIds[e])
+          .sort(cmp),
         impliedCategoryIds: meets(implied)
           .filter((c) => !matched.includes(c))
           .map((c) => this.categoryIds[c])

@@ -164,8 +164,7 @@ export function turnScores(normalized: string): TurnScores {
   if (count === 0) return { sensitive: heads[0].bias, commercial: heads[1].bias };
   // f32 sqrt and division round like f64-then-fround (double has more than twice the bits).
   const invNorm = Math.fround(1 / Math.fround(Math.sqrt(count)));
-  const logit = (head: Head, sum: number) =>
-    Math.fround(head.bias + Math.fround(head.scale * Math.fround(Math.fround(sum) * invNorm)));
+  const logit = (head: Head, sum: number) => Math.fround(head.bias + Math.fround(head.scale * Math.fround(Math.fround(sum) * invNorm)));
   return { sensitive: logit(heads[0], sums[0]), commercial: logit(heads[1], sums[1]) };
 }
 
