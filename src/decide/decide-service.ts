@@ -10,7 +10,7 @@
 // made the TIMEOUT record (a served row undone, its spend taken off the ledger in the same
 // transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
-import { effectiveDigest, effectiveIntent, evaluateGates, isLowIntent, liveLanguage } from './gates.js';
+import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
 import { saysMinorAge } from './minor-age.js';
 import { firstServable, requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
@@ -74,16 +74,19 @@ const DEADLINE = Symbol('deadline');
 
 const DEFAULT_DISCLOSURE = { ko: '광고', en: 'Sponsored' } as const;
 
-/** What a turn reads as when the gates refused it before its message was read. */
-const UNREAD: MatchResult = {
+/** What a turn reads as when the gates refused it before its message was read: no more than
+ *  its digest says. */
+const unread = (digestIntent: string | undefined): MatchResult => ({
   sensitiveTopicIds: [],
   modelSensitive: false,
   messageIntent: 'none',
+  intent: digestIntent ?? 'unknown',
+  commercialIntent: false,
   signalCategoryIds: [],
   signalEntityIds: [],
   droppedDigestIds: 0,
   candidates: [],
-};
+});
 
 /** What a decide is made of. */
 export interface DecideParts {
@@ -332,7 +335,7 @@ export class DecideService {
     const gatedBeforeMessage = evaluateGates(envelope, digest, false);
     const policyBlocked = gatedBeforeMessage.includes('POLICY_BLOCK');
     const match = policyBlocked
-      ? UNREAD
+      ? unread(digest?.intent_type)
       : this.matcher.match({
           message: envelope.message,
           language: language ?? 'en',
@@ -346,7 +349,6 @@ export class DecideService {
           nowMs,
           topK: gatedBeforeMessage.length > 0 ? 0 : this.settings.topK,
         });
-    const intent = effectiveIntent(digest?.intent_type, match.messageIntent);
     const base: DecisionBase = {
       id: attempt.decisionId,
       appId: principal.appId,
@@ -359,7 +361,7 @@ export class DecideService {
       expiresAt: null,
       locale: envelope.locale ?? null,
       country: envelope.country ?? null,
-      intentType: intent,
+      intentType: match.intent,
       messageIntent: match.messageIntent,
       matchedCategoryIds: match.signalCategoryIds,
       matchedEntityIds: match.signalEntityIds,
@@ -388,7 +390,7 @@ export class DecideService {
       const first = firstServable(this.catalog.serving, kind, language ?? 'en', (c) => this.servable(c, kind));
       if (first) match.candidates.push(first);
     }
-    if (!forced && isLowIntent(intent)) return noFill(['LOW_INTENT']);
+    if (!forced && !match.commercialIntent) return noFill(['LOW_INTENT']);
     // A digest is the host's own typed claim of what the user is after; only a place read from
     // the message is held to "a place alone is not an ask".
     const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);

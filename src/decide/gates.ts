@@ -44,21 +44,3 @@ export function evaluateGates(envelope: Envelope, digest: ReturnType<typeof effe
   if (!liveLanguage(envelope.locale)) codes.push('LOCALE_NOT_LIVE');
   return codes;
 }
-
-const INTENT_STRENGTH: Record<string, number> = { purchase: 4, compare: 3, browse: 2, low: 1, unknown: 0, none: 0 };
-
-/** The intent of this turn: `low` from a fresh digest (the conversation has moved off buying,
- *  whatever words or earlier ids are about) or from the message (a translation, a poem, code)
- *  wins; otherwise the stronger of what the digest says and what the message's cues say. */
-export function effectiveIntent(digestIntent: string | undefined, messageIntent: string): string {
-  const d = digestIntent ?? 'unknown';
-  if (d === 'low' || messageIntent === 'low') return 'low';
-  return (INTENT_STRENGTH[messageIntent] ?? 0) > (INTENT_STRENGTH[d] ?? 0) ? messageIntent : d;
-}
-
-/** Intent is a gate, not a score (DESIGN.md §2): a turn serves only with evidence of commercial
- *  intent, purchase or compare, from the message's cues or a fresh digest. A topic named without
- *  it ("what year did the first iPhone come out?") is LOW_INTENT. */
-export function isLowIntent(intent: string): boolean {
-  return (INTENT_STRENGTH[intent] ?? 0) < INTENT_STRENGTH.compare;
-}

@@ -39,6 +39,10 @@ export interface MatchResult {
   modelSensitive: boolean;
   /** `low`: the message says it is not a shopping turn (translation, fiction, code). */
   messageIntent: 'purchase' | 'compare' | 'none' | 'low';
+  /** The turn's intent, the message's and the digest's together (core `effective_intent`). */
+  intent: string;
+  /** Whether that intent lets the turn serve: purchase or compare (core `is_commercial`). */
+  commercialIntent: boolean;
   signalCategoryIds: string[];
   signalEntityIds: string[];
   droppedDigestIds: number;
@@ -112,6 +116,8 @@ interface CompactMatch {
   s: number[];
   m: boolean;
   i: MatchResult['messageIntent'];
+  n: string;
+  p: boolean;
   c: number[];
   e: number[];
   d: number;
@@ -178,6 +184,8 @@ export class LiveOfferIndex implements Matcher {
       sensitiveTopicIds: names(t.sensitive_topics, m.s),
       modelSensitive: m.m,
       messageIntent: m.i,
+      intent: m.n,
+      commercialIntent: m.p,
       signalCategoryIds: names(t.categories, m.c),
       signalEntityIds: names(t.entities, m.e),
       droppedDigestIds: m.d,

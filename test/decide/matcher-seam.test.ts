@@ -22,6 +22,7 @@ const TURNS: [locale: string, message: string][] = [
 /** What a turn reads as, apart from offer snapshot ids (the reference names offers by offer id). */
 const reading = (r: MatchResult) => ({
   messageIntent: r.messageIntent,
+  intent: [r.intent, r.commercialIntent],
   sensitive: [r.modelSensitive, [...r.sensitiveTopicIds].sort()],
   categories: [...r.signalCategoryIds].sort(),
   entities: [...r.signalEntityIds].sort(),

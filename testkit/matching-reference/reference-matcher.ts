@@ -507,6 +507,8 @@ export class ReferenceMatcher {
       sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
       modelSensitive,
       messageIntent,
+      intent: effective,
+      commercialIntent: intentStrength(effective) >= intentStrength('compare'),
       signalCategoryIds: [...asked, ...implied].map((c) => this.categoryIds[c]).sort(cmp),
       signalEntityIds: entities.map((e) => this.entityIds[e]).sort(cmp),
       droppedDigestIds: dropped,

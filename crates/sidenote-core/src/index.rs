@@ -165,6 +165,10 @@ pub struct MatchResult {
     /// The learned classifier reads the turn as a sensitive moment (no topic id to name).
     pub model_sensitive: bool,
     pub message_intent: MessageIntent,
+    /// The turn's intent ([`effective_intent`]): the message's and the digest's together.
+    pub intent: &'static str,
+    /// Whether that intent lets the turn serve ([`is_commercial`]).
+    pub commercial_intent: bool,
     pub signal_category_ids: Vec<String>,
     pub signal_entity_ids: Vec<String>,
     pub dropped_digest_ids: u32,
@@ -172,12 +176,15 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
-    /// The answer of an index that has not been loaded yet.
-    pub fn empty() -> Self {
+    /// The answer of an index that has not been loaded yet: nothing read, the digest's intent.
+    pub fn empty(digest_intent: Option<&str>) -> Self {
+        let intent = effective_intent(MessageIntent::None, digest_intent);
         MatchResult {
             sensitive_topic_ids: Vec::new(),
             model_sensitive: false,
             message_intent: MessageIntent::None,
+            intent,
+            commercial_intent: is_commercial(intent),
             signal_category_ids: Vec::new(),
             signal_entity_ids: Vec::new(),
             dropped_digest_ids: 0,
@@ -198,6 +205,12 @@ pub struct IndexedMatch {
     pub model_sensitive: bool,
     #[serde(rename = "i")]
     pub message_intent: MessageIntent,
+    /// The turn's intent ([`effective_intent`]): the message's and the digest's together.
+    #[serde(rename = "n")]
+    pub intent: &'static str,
+    /// Whether that intent lets the turn serve ([`is_commercial`]).
+    #[serde(rename = "p")]
+    pub commercial_intent: bool,
     #[serde(rename = "c")]
     pub signal_categories: Vec<u32>,
     #[serde(rename = "e")]
@@ -207,6 +220,24 @@ pub struct IndexedMatch {
     /// Per candidate, best first.
     #[serde(rename = "k")]
     pub candidates: Vec<RankedOffer>,
+}
+
+impl IndexedMatch {
+    /// The answer of an index that has not been loaded yet: nothing read, the digest's intent.
+    pub fn empty(digest_intent: Option<&str>) -> Self {
+        let intent = effective_intent(MessageIntent::None, digest_intent);
+        IndexedMatch {
+            sensitive_topics: Vec::new(),
+            model_sensitive: false,
+            message_intent: MessageIntent::None,
+            intent,
+            commercial_intent: is_commercial(intent),
+            signal_categories: Vec::new(),
+            signal_entities: Vec::new(),
+            dropped_digest_ids: 0,
+            candidates: Vec::new(),
+        }
+    }
 }
 
 /// One ranked offer: (offer, score, matched categories, matched entities, implied categories).
@@ -323,6 +354,34 @@ pub fn intent_strength(intent: &str) -> u8 {
         "low" => 1,
         _ => 0,
     }
+}
+
+/// The intent of a turn: `low` from a fresh digest (the conversation has moved off buying,
+/// whatever words or earlier ids are about) or from the message (a translation, a poem, code)
+/// wins; otherwise the stronger of what the digest says and what the message's cues say.
+/// Always one of the spec's `intent_type` words (or `none`), never the caller's own text.
+pub fn effective_intent(message_intent: MessageIntent, digest_intent: Option<&str>) -> &'static str {
+    let digest = match digest_intent.unwrap_or("unknown") {
+        "purchase" => "purchase",
+        "compare" => "compare",
+        "browse" => "browse",
+        "low" => "low",
+        _ => "unknown",
+    };
+    if message_intent == MessageIntent::Low || digest == "low" {
+        "low"
+    } else if intent_strength(message_intent.as_str()) > intent_strength(digest) {
+        message_intent.as_str()
+    } else {
+        digest
+    }
+}
+
+/// Intent is a gate, not a score (DESIGN.md §2): a turn serves only with evidence of commercial
+/// intent, purchase or compare, from the message's cues or a fresh digest. A topic named
+/// without it ("what year did the first iPhone come out?") is `LOW_INTENT`.
+pub fn is_commercial(intent: &str) -> bool {
+    intent_strength(intent) >= intent_strength("compare")
 }
 
 impl OfferIndex {
@@ -601,6 +660,8 @@ impl OfferIndex {
             sensitive_topic_ids: names(&self.sensitive_ids, &m.sensitive_topics),
             model_sensitive: m.model_sensitive,
             message_intent: m.message_intent,
+            intent: m.intent,
+            commercial_intent: m.commercial_intent,
             signal_category_ids: names(&self.category_ids, &m.signal_categories),
             signal_entity_ids: names(&self.entity_ids, &m.signal_entities),
             dropped_digest_ids: m.dropped_digest_ids,
@@ -769,14 +830,7 @@ impl OfferIndex {
         } else {
             MessageIntent::None
         };
-        let digest_intent = q.intent_type.unwrap_or("unknown");
-        let effective_intent = if message_intent == MessageIntent::Low || digest_intent == "low" {
-            "low"
-        } else if intent_strength(message_intent.as_str()) > intent_strength(digest_intent) {
-            message_intent.as_str()
-        } else {
-            digest_intent
-        };
+        let effective_intent = effective_intent(message_intent, q.intent_type);
 
         let evidence = Evidence { entities: &entities, asked: &asked, implied: &implied, excluded: &excluded };
         let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
@@ -791,6 +845,8 @@ impl OfferIndex {
             sensitive_topics: by_id(&self.sensitive_ids, sensitive),
             model_sensitive,
             message_intent,
+            intent: effective_intent,
+            commercial_intent: is_commercial(effective_intent),
             signal_categories: by_id(&self.category_ids, signal_categories),
             signal_entities: by_id(&self.entity_ids, entities),
             dropped_digest_ids: dropped,

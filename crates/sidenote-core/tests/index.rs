@@ -1,5 +1,5 @@
 //! The offer index: hierarchy, eligibility filters, scoring order and tie-break, build errors.
-use sidenote_core::{is_default_ignorable, IndexDocument, IndexError, MatchQuery, MessageIntent, OfferIndex, OfferKind};
+use sidenote_core::{effective_intent, is_commercial, is_default_ignorable, IndexDocument, IndexError, MatchQuery, MessageIntent, OfferIndex, OfferKind};
 
 mod support;
 use support::generate;
@@ -80,6 +80,32 @@ fn signals_intent_and_sensitive_topics() {
     assert_eq!(r.signal_category_ids, vec!["travel.hotels"]);
     assert_eq!(r.dropped_digest_ids, 1);
     assert_eq!(r.message_intent, MessageIntent::None);
+}
+
+#[test]
+fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
+    use MessageIntent::*;
+    // `low` from either side wins, whatever the other says.
+    assert_eq!(effective_intent(Purchase, Some("low")), "low");
+    assert_eq!(effective_intent(Low, Some("purchase")), "low");
+    // Otherwise the stronger of the two; a digest word outside the spec's list counts as unknown.
+    assert_eq!(effective_intent(Compare, Some("purchase")), "purchase");
+    assert_eq!(effective_intent(Purchase, Some("browse")), "purchase");
+    assert_eq!(effective_intent(None, Some("browse")), "browse");
+    assert_eq!(effective_intent(None, Some("buy now!!")), "unknown");
+    assert_eq!(effective_intent(None, Option::None), "unknown");
+    assert!(is_commercial("purchase") && is_commercial("compare"));
+    assert!(!is_commercial("browse") && !is_commercial("unknown") && !is_commercial("low") && !is_commercial("none"));
+
+    // And the index reports both, with or without a loaded catalog.
+    let d = doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }));
+    let index = OfferIndex::build(&d).expect("builds");
+    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("browse"), ..query("제주도 호텔 최저가") }, &|_| 1000);
+    assert_eq!((r.intent, r.commercial_intent), ("purchase", true));
+    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("low"), ..query("제주도 호텔 최저가") }, &|_| 1000);
+    assert_eq!((r.intent, r.commercial_intent), ("low", false));
+    let empty = sidenote_core::MatchResult::empty(Some("compare"));
+    assert_eq!((empty.intent, empty.commercial_intent), ("compare", true));
 }
 
 /// `word` with `c` between every two of its characters.

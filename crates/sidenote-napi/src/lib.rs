@@ -6,7 +6,7 @@
 use arc_swap::{ArcSwap, ArcSwapOption};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use sidenote_core::{IndexDocument, IndexError, MatchQuery, MatchResult, OfferIndex, OfferKind};
+use sidenote_core::{IndexDocument, IndexError, IndexedMatch, MatchQuery, MatchResult, OfferIndex, OfferKind};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -165,7 +165,7 @@ impl LiveOfferIndex {
         let pacing = self.shared.pacing.load();
         let result = match current.as_ref() {
             Some(loaded) => with_query(&query, |q| loaded.index.find(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
-            None => MatchResult::empty(),
+            None => MatchResult::empty(query.intent_type.as_deref()),
         };
         // Serialising plain strings and integers cannot fail.
         serde_json::to_string(&result).unwrap_or_else(|_| String::from("{}"))
@@ -183,7 +183,7 @@ impl LiveOfferIndex {
             Some(loaded) => {
                 tagged(loaded.generation, &with_query(&query, |q| loaded.index.find_indexed(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))))
             }
-            None => String::from(r#"{"g":0,"s":[],"i":"none","c":[],"e":[],"d":0,"k":[]}"#),
+            None => tagged(0, &IndexedMatch::empty(query.intent_type.as_deref())),
         }
     }
 
