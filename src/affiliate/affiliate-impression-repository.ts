@@ -4,6 +4,7 @@
 // Click intents are partitioned by their impression's creation time (impression_created_at), a
 // function of the impression: so that uniqueness still spans days, and every statement names it.
 import type { Database } from '../db/database.js';
+import { sinceDecision } from '../decisions/decision-repository.js';
 
 export interface AffiliateImpressionRow {
   id: string;
@@ -67,7 +68,7 @@ export class AffiliateImpressionRepository {
     const r = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM click_intents ci
        JOIN affiliate_impressions ai ON ai.id = ci.affiliate_impression_id AND ai.created_at = ci.impression_created_at
-       WHERE ai.decision_id = $1`,
+       WHERE ai.decision_id = $1 AND ${sinceDecision('ai.created_at')} AND ${sinceDecision('ci.impression_created_at')}`,
       [decisionId],
     );
     return r.rows[0].n;

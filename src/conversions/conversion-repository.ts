@@ -5,7 +5,7 @@
 // constraint on them can span days; a nonce is kept for CONVERSION_NONCE_RETENTION_DAYS
 // (src/db/migrations/006_history_partitions.sql says why that is enough).
 import type { Database } from '../db/database.js';
-import { decisionsReaching } from '../decisions/decision-repository.js';
+import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 
@@ -77,7 +77,9 @@ export class ConversionRepository {
 
   /** Conversions of a decision, test ones included (the decision lookup's `conversions`). */
   async countOfDecision(decisionId: string): Promise<number> {
-    const r = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM conversions WHERE decision_id = $1', [decisionId]);
+    const r = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM conversions WHERE decision_id = $1 AND ${sinceDecision('created_at')}`, [
+      decisionId,
+    ]);
     return r.rows[0].n;
   }
 }

@@ -147,10 +147,25 @@ WITH target AS (
 SELECT count(*) FROM target`;
 
 /** For the report rollups' funnel (foldFunnelSteps): the decisions named in CTE `reached`, with
- *  what their counts are kept under. */
-export const decisionsReaching = (reached: string) => `
-  SELECT d.id, d.created_at, d.app_id, d.test, ${campaignKey('d.serve', 'd.campaign_id')} AS campaign_id
-  FROM decisions d WHERE d.id IN (SELECT decision_id FROM ${reached})`;
+ *  what their counts are kept under. Each is found by its primary key (id, the time its id
+ *  carries) in its one day partition (migration 009); `LIMIT 1` keeps each lookup a probe of its
+ *  own, so the planner cannot turn it into a scan of every day kept. Ids from before ids carried
+ *  a time are probed in every partition. */
+export const decisionsReaching = (reached: string) => {
+  const columns = `d.id, d.created_at, d.app_id, d.test, ${campaignKey('d.serve', 'd.campaign_id')} AS campaign_id`;
+  return `
+  SELECT ${columns} FROM (SELECT DISTINCT decision_id FROM ${reached} WHERE decision_id_time(decision_id) IS NOT NULL) x
+  CROSS JOIN LATERAL (SELECT * FROM decisions d WHERE d.id = x.decision_id AND d.created_at = decision_id_time(x.decision_id) LIMIT 1) d
+  UNION ALL
+  SELECT ${columns} FROM (SELECT DISTINCT decision_id FROM ${reached} WHERE decision_id_time(decision_id) IS NULL) x
+  CROSS JOIN LATERAL (SELECT * FROM decisions d WHERE d.id = x.decision_id LIMIT 1) d`;
+};
+
+/** Rows of a history table made for decision `$1`: none is older than the decision, so the
+ *  days before the one its id carries are skipped (every day for an id that carries none). An
+ *  hour of slack for instances whose clocks disagree. */
+export const sinceDecision = (createdAt: string, decisionId = '$1') =>
+  `${createdAt} >= coalesce(decision_id_time(${decisionId}) - interval '1 hour', '-infinity')`;
 
 // Lifetime and one UTC day's spend of each campaign, as committed (0 for one that never spent).
 const SPEND_OF = `

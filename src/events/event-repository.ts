@@ -16,7 +16,7 @@
 import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
-import { decisionsReaching } from '../decisions/decision-repository.js';
+import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 
@@ -89,16 +89,25 @@ SELECT e.event_id AS id, e.app_id, e.idempotency_key, e.request_hash, e.type
 FROM event_idempotency_keys e JOIN unnest($1::text[], $2::text[]) AS k(app_id, idempotency_key)
   ON e.app_id = k.app_id AND e.idempotency_key = k.idempotency_key`;
 
+// One index probe per asked decision, in the days since it was made (a decision's events come
+// after it). `LIMIT 1` keeps each a probe of its own: as one join, a day partition that has no
+// statistics yet (today's, early on) was read whole, for every check.
 const RENDERED = `
-SELECT DISTINCT e.app_id, e.decision_id
-FROM events e JOIN unnest($1::text[], $2::text[]) AS k(app_id, decision_id)
-  ON e.app_id = k.app_id AND e.decision_id = k.decision_id
-WHERE e.type = 'offer_rendered'`;
+SELECT k.app_id, k.decision_id
+FROM unnest($1::text[], $2::text[]) AS k(app_id, decision_id)
+CROSS JOIN LATERAL (
+  SELECT 1 FROM events e
+  WHERE e.decision_id = k.decision_id AND e.app_id = k.app_id AND e.type = 'offer_rendered'
+    AND ${sinceDecision('e.created_at', 'k.decision_id')}
+  LIMIT 1) rendered`;
 
 const COUNTS_OF_DECISION = `
 SELECT (count(*) FILTER (WHERE type = 'offer_rendered'))::int AS offer_rendered,
        (count(*) FILTER (WHERE type = 'qualified_impression'))::int AS qualified_impression
-FROM events WHERE decision_id = $1`;
+FROM events WHERE decision_id = $1 AND ${sinceDecision('created_at')}`;
+
+/** Statements whose plans a test reads. */
+export const EVENT_QUERIES = { rendered: RENDERED };
 
 /** Remembered positive answers; cleared whole when full (they are cheap to refetch). */
 const MAX_REMEMBERED = 100_000;

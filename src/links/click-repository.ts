@@ -4,7 +4,7 @@
 // unknown inserts each click once (ON CONFLICT), and its funnel step at most once (a mark).
 import type { Database } from '../db/database.js';
 import { batchInsert } from '../persistence/batch-insert.js';
-import { decisionsReaching } from '../decisions/decision-repository.js';
+import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 
 export interface ClickRow {
@@ -53,7 +53,9 @@ export class ClickRepository {
 
   /** Every click that arrived for a decision, counted or not (the decision lookup's `clicks`). */
   async countOfDecision(decisionId: string): Promise<number> {
-    const r = await this.db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks WHERE decision_id = $1', [decisionId]);
+    const r = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM clicks WHERE decision_id = $1 AND ${sinceDecision('created_at')}`, [
+      decisionId,
+    ]);
     return r.rows[0].n;
   }
 }

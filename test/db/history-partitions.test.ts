@@ -11,7 +11,8 @@ import { HISTORY_TABLES, HistoryMaintenance, historyPartitions, partitionName, t
 import { migrate } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/database.js';
 import { DecisionRepository } from '../../src/decisions/decision-repository.js';
-import { EventRepository } from '../../src/events/event-repository.js';
+import { EVENT_QUERIES, EventRepository } from '../../src/events/event-repository.js';
+import { decisionIdTime, newDecisionId } from '../../src/util/ids.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 import {
   ADMIN,
@@ -86,6 +87,88 @@ describe(`history partitions (${engine})`, () => {
       const scanned = plan.rows.map((r) => r['QUERY PLAN']).filter((l) => /decisions_p\d{8}/.test(l));
       expect(scanned).toHaveLength(1);
     }
+  });
+});
+
+describe(`reaching a decision from the rows that name it (${engine})`, () => {
+  let t: TestApp & { testDb: TestDatabase };
+  let host: { app_id: string; serving_key: string };
+  let snapshot: { snapshotId: string; campaignId: string };
+
+  beforeAll(async () => {
+    t = await createTestApp({ loadDemoCatalog: false });
+    await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
+    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Reaching host' } })).json();
+    const r = await t.db.query<{ id: string; campaign_id: string }>(
+      'SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id LIMIT 1',
+    );
+    snapshot = { snapshotId: r.rows[0].id, campaignId: r.rows[0].campaign_id };
+  });
+  afterAll(() => t?.close());
+
+  it('reads the time a decision id carries in SQL exactly as the service does (migration 009)', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => newDecisionId(Date.UTC(2020, 0, 1) + i * 987_654_321 + (i % 1000)));
+    const r = await t.db.query<{ id: string; at: Date | null }>('SELECT id, decision_id_time(id) AS at FROM unnest($1::text[]) AS x(id)', [
+      [...ids, 'dec_0123456789ABCDEFGHIJKL', 'not-a-decision'],
+    ]);
+    const read = new Map(r.rows.map((x) => [x.id, x.at?.getTime() ?? null]));
+    for (const id of ids) expect(read.get(id), id).toBe(decisionIdTime(id));
+    // An id from before ids carried a time, and anything else, carries none.
+    expect(read.get('dec_0123456789ABCDEFGHIJKL')).toBeNull();
+    expect(read.get('not-a-decision')).toBeNull();
+  });
+
+  it('counts the events of a decision whose id carries no time (made before ids did), in lookups and the funnel', async () => {
+    const legacy = { ...decisionAt(host.app_id, Date.now() - 3 * 3600_000, { ...snapshot, spend: 0 }), id: `dec_${'L'.repeat(22)}` };
+    await new DecisionRepository(t.db, noActivity).insert([legacy]);
+    for (const [path, key] of [
+      ['/v1/events/rendered', 'legacy-r'],
+      ['/v1/events/qualified-impression', 'legacy-q'],
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { ...bearer(host.serving_key), 'idempotency-key': key },
+        payload: { offer_snapshot_id: snapshot.snapshotId, decision_id: legacy.id },
+      });
+      expect(res.statusCode, path).toBe(200);
+    }
+    // The qualified impression counts only if the rendered event of the same decision is found.
+    const events = await t.db.query<{ type: string; counted: boolean }>('SELECT type, counted FROM events WHERE decision_id = $1 ORDER BY type', [legacy.id]);
+    expect(events.rows).toEqual([
+      { type: 'offer_rendered', counted: true },
+      { type: 'qualified_impression', counted: true },
+    ]);
+    const lookup = (await t.app.inject({ method: 'GET', url: `/v1/decisions/${legacy.id}`, headers: bearer(host.serving_key) })).json();
+    expect(lookup.events).toMatchObject({ offer_rendered: 1, qualified_impression: 1 });
+    const marks = await t.db.query<{ step: string }>('SELECT step FROM report_funnel_marks WHERE decision_id = $1 ORDER BY step', [legacy.id]);
+    expect(marks.rows.map((m) => m.step)).toEqual(['qualified', 'rendered']);
+  });
+
+  it.skipIf(!usingRealPostgres)('probes one day for each decision a batch names, also in a day without statistics', async () => {
+    // The plan the service runs: its statements are prepared, and after a few runs Postgres uses
+    // the generic plan, which assumes ten rows for each unnest() of a parameter.
+    const plan = (sql: string, params: unknown[]) =>
+      t.db.transaction(async (tx) => {
+        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const id = newDecisionId(Date.now());
+    // A busy day's events, written since midnight and not yet analysed.
+    await t.db.query(
+      `INSERT INTO events (id, app_id, type, offer_snapshot_id, decision_id, idempotency_key, request_hash, test, counted, created_at)
+       SELECT 'evt_busy' || i, $1, CASE WHEN i % 2 = 0 THEN 'offer_rendered' ELSE 'qualified_impression' END, $2, 'dec_busy_' || (i / 2), 'busy-key-' || i,
+              '\\x00', false, true, now()
+       FROM generate_series(1, 5000) AS i`,
+      [host.app_id, snapshot.snapshotId],
+    );
+    // Today's partitions were never analysed: as one join, the rendered check read the whole day.
+    const rendered = await plan(EVENT_QUERIES.rendered, [
+      [host.app_id, host.app_id],
+      [id, newDecisionId(Date.now() - DAY)],
+    ]);
+    expect(rendered).not.toMatch(/Seq Scan on events_p/);
+    expect(rendered).toMatch(/Index Scan using events_p\d{8}_decision_id_idx/);
   });
 });
 
