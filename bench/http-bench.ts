@@ -14,7 +14,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,11 @@ interface Measured {
   runs: number[];
   /** Server CPU (user + system) per request in the median run: robust to a busy machine. */
   cpuUsPerRequest: number;
+  /** CPU of Postgres (the benchmark database's backends and the server's background processes)
+   *  and of Redis per request, same run: they share the two cores with the service, so they are
+   *  part of what a request costs here. Other work using Redis counts too. */
+  postgresCpuUsPerRequest: number;
+  redisCpuUsPerRequest: number;
 }
 
 interface Result extends Measured {
@@ -105,14 +110,45 @@ function cpuUsOf(pid: number): number {
 }
 const CLOCK_TICKS = 100;
 
+/** CPU time of all processes whose command name starts with `prefix` (postgres, redis-server),
+ *  leaving out Postgres backends serving another database than `database` (other work sharing
+ *  the server); the server's own background processes count. */
+function cpuUsOfAll(prefix: string, database?: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!name.startsWith(prefix)) continue;
+      // A backend's title: "postgres: <user> <database> <host>(<port>) <state>".
+      const backend = /^postgres: \S+ (\S+) [\w.:[\]-]+\(\d+\)/.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
+      if (database && backend && backend[1] !== database) continue;
+      total += cpuUsOf(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+let benchDatabase: string | undefined;
+const storesCpuUs = () => ({ postgres: cpuUsOfAll('postgres', benchDatabase), redis: cpuUsOfAll('redis-server') });
+
 /** Median of RUNS timed runs, each after a one-second warm-up. */
 async function load(url: string, pid: number, connections: number, requests: autocannon.Request[], expectStatus: number): Promise<Measured> {
-  const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number }> = [];
+  const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number; postgresUs: number; redisUs: number }> = [];
   for (let run = 0; run < RUNS; run++) {
     await autocannon({ url, connections, duration: 1, requests });
     const cpuBefore = cpuUsOf(pid);
+    const storesBefore = storesCpuUs();
     const r = await autocannon({ url, connections, duration: DURATION, requests });
-    results.push({ ...r, cpuUs: cpuUsOf(pid) - cpuBefore });
+    const storesAfter = storesCpuUs();
+    results.push({
+      ...r,
+      cpuUs: cpuUsOf(pid) - cpuBefore,
+      postgresUs: storesAfter.postgres - storesBefore.postgres,
+      redisUs: storesAfter.redis - storesBefore.redis,
+    });
   }
   const unexpectedIn = (r: (typeof results)[number]) => {
     let n = 0;
@@ -134,6 +170,8 @@ async function load(url: string, pid: number, connections: number, requests: aut
     unexpected: results.reduce((n, r) => n + unexpectedIn(r), 0),
     runs: results.map((r) => Math.round(r.requests.average)),
     cpuUsPerRequest: Math.round(median.cpuUs / Math.max(1, median.requests.total)),
+    postgresCpuUsPerRequest: Math.round(median.postgresUs / Math.max(1, median.requests.total)),
+    redisCpuUsPerRequest: Math.round(median.redisUs / Math.max(1, median.requests.total)),
   };
 }
 
@@ -163,6 +201,29 @@ const diff = (after: Record<string, number>, before: Record<string, number>) =>
       .filter(([, v]) => (v as number) > 0),
   );
 
+/** Rows and flushes of each group-commit writer so far, from the service's /metrics. */
+async function flushes(base: string): Promise<Record<string, { rows: number; flushes: number }>> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } })).text();
+  const byWriter: Record<string, { rows: number; flushes: number }> = {};
+  for (const m of text.matchAll(/^sidenote_group_commit_batch_rows_(sum|count)\{writer="([^"]+)"\} (\d+)/gm)) {
+    const w = (byWriter[m[2]] ??= { rows: 0, flushes: 0 });
+    if (m[1] === 'sum') w.rows = Number(m[3]);
+    else w.flushes = Number(m[3]);
+  }
+  return byWriter;
+}
+
+/** Mean rows per flush of the writers that flushed between two readings. */
+function rowsPerFlush(after: Awaited<ReturnType<typeof flushes>>, before: Awaited<ReturnType<typeof flushes>>): string {
+  return Object.entries(after)
+    .map(([writer, a]) => {
+      const n = a.flushes - (before[writer]?.flushes ?? 0);
+      return n > 0 ? `${writer} ${((a.rows - (before[writer]?.rows ?? 0)) / n).toFixed(1)} rows/flush (${n} flushes)` : '';
+    })
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** Rewrites the session placeholder per request: each request is a turn of one of many users. */
 function withSessions(requests: autocannon.Request[], users = 1_000_000): autocannon.Request[] {
   let n = 0;
@@ -177,6 +238,7 @@ async function main() {
   const dataDir = process.env.DATABASE_URL ? null : mkdtempSync(path.join(os.tmpdir(), 'sidenote-bench-'));
   // A fresh database, so earlier runs' rows and spend do not leak into this one.
   const database = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'sidenote_bench') : null;
+  benchDatabase = database ? new URL(database.url).pathname.slice(1) : undefined;
   const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
   const profileDir = path.join(ROOT, 'bench/out/profiles');
   if (flag('profile')) mkdirSync(profileDir, { recursive: true });
@@ -199,6 +261,7 @@ async function main() {
   const bare = `http://127.0.0.1:${baseline.port}`;
   const results: Result[] = [];
   const mixes: Record<string, Record<string, number>> = {};
+  const batching: Record<string, string> = {};
   const notes: string[] = [];
 
   try {
@@ -264,7 +327,8 @@ async function main() {
     if (SCENARIOS.has('events')) {
       let n = 0;
       const event = (req: any) => {
-        const s = served[n % served.length];
+        // As a host sends them: each decision's rendered event, then its qualified impression.
+        const s = served[Math.floor(n / 2) % served.length];
         const rendered = n % 2 === 0;
         n++;
         return {
@@ -328,8 +392,10 @@ async function main() {
       await s.before?.();
       for (const connections of CONNECTIONS) {
         const before = s.url === base ? await outcomes(base) : {};
+        const flushedBefore = s.url === base ? await flushes(base) : {};
         const m = await load(s.url, (s.url === base ? service : baseline).child.pid!, connections, s.requests, s.expect);
         if (s.name.startsWith('decide')) mixes[`${s.name} @${connections}`] = diff(await outcomes(base), before);
+        if (s.url === base) batching[`${s.name} @${connections}`] = rowsPerFlush(await flushes(base), flushedBefore);
         const b = s.baseline ? results.find((x) => x.scenario === s.baseline && x.connections === connections) : undefined;
         results.push({ scenario: s.name, connections, ...m, baseline: s.baseline, ratio: b ? m.rps / b.rps : null });
         console.error(
@@ -353,12 +419,12 @@ async function main() {
       wall_s: Math.round((Date.now() - started) / 1000),
     };
     const fmt = (r: Result) =>
-      `| ${r.scenario} | ${r.connections} | ${r.rps.toLocaleString('en')} | ${r.ratio === null ? '—' : `**${r.ratio.toFixed(2)}×** ${r.baseline}`} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.cpuUsPerRequest} | ${r.errors} | ${r.unexpected} |`;
+      `| ${r.scenario} | ${r.connections} | ${r.rps.toLocaleString('en')} | ${r.ratio === null ? '—' : `**${r.ratio.toFixed(2)}×** ${r.baseline}`} | ${r.p50} | ${r.p90} | ${r.p99} | ${r.max} | ${r.cpuUsPerRequest} | ${r.postgresCpuUsPerRequest} | ${r.redisCpuUsPerRequest} | ${r.errors} | ${r.unexpected} |`;
     const markdown = [
       `Stores: ${STORES}; ${meta.node}; ${meta.cpus} × ${meta.cpu}; ${DURATION} s per run, median of ${RUNS}; RSS ${meta.rss_before_mb} → ${meta.rss_after_mb} MiB.`,
       '',
-      '| scenario | conns | req/s | ratio to baseline (same run) | p50 ms | p90 ms | p99 ms | max ms | server CPU µs/req | errors | unexpected status |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '| scenario | conns | req/s | ratio to baseline (same run) | p50 ms | p90 ms | p99 ms | max ms | server CPU µs/req | Postgres CPU µs/req | Redis CPU µs/req | errors | unexpected status |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...results.map(fmt),
       '',
       'Decide outcomes during the timed runs (from /metrics):',
@@ -369,10 +435,16 @@ async function main() {
             .map(([code, n]) => `${code} ${n}`)
             .join(', ')}`,
       ),
+      '',
+      'Group commit during the timed runs (from /metrics):',
+      '',
+      ...Object.entries(batching)
+        .filter(([, v]) => v)
+        .map(([k, v]) => `- ${k}: ${v}`),
       ...notes.map((n) => `- ${n}`),
     ].join('\n');
     mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-    writeFileSync(path.join(ROOT, `bench/out/http-${STORES}.json`), JSON.stringify({ meta, results, outcomes: mixes, notes }, null, 2));
+    writeFileSync(path.join(ROOT, `bench/out/http-${STORES}.json`), JSON.stringify({ meta, results, outcomes: mixes, batching, notes }, null, 2));
     writeFileSync(path.join(ROOT, `bench/out/http-${STORES}.md`), `${markdown}\n`);
     console.log(`\n${JSON.stringify(meta)}\n\n${markdown}\n`);
     const failures = results.filter((r) => r.errors > 0 || r.unexpected > 0);
