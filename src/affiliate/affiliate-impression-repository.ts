@@ -4,7 +4,7 @@
 // Click intents are partitioned by their impression's creation time (impression_created_at), a
 // function of the impression: so that uniqueness still spans days, and every statement names it.
 import type { Database } from '../db/database.js';
-import { sinceDecision } from '../decisions/decision-repository.js';
+import { sinceDecision } from '../persistence/decision-time.js';
 
 export interface AffiliateImpressionRow {
   id: string;

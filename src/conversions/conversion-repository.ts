@@ -5,7 +5,8 @@
 // constraint on them can span days; a nonce is kept for CONVERSION_NONCE_RETENTION_DAYS
 // (src/db/migrations/006_history_partitions.sql says why that is enough).
 import type { Database } from '../db/database.js';
-import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { sinceDecision } from '../persistence/decision-time.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 

@@ -28,7 +28,7 @@ export const COUNTER_TTLS = {
 // Catalog ids (^[a-z0-9][a-z0-9._:-]{0,63}$), generated ids (dec_…), base64url hashes, UTC days.
 const ID_PART = /^[A-Za-z0-9_-][A-Za-z0-9._:-]{0,127}$/;
 // A part that is later followed by another part must not contain the separator.
-const FIXED_PART = /^[A-Za-z0-9_-][A-Za-z0-9._,\/-]{0,127}$/;
+const FIXED_PART = /^[A-Za-z0-9_-][A-Za-z0-9._,/-]{0,127}$/;
 
 /** A short, key-safe digest (128 bits, base64url). */
 export function keyHash(value: string): string {

@@ -161,12 +161,6 @@ export const decisionsReaching = (reached: string) => {
   CROSS JOIN LATERAL (SELECT * FROM decisions d WHERE d.id = x.decision_id LIMIT 1) d`;
 };
 
-/** Rows of a history table made for decision `$1`: none is older than the decision, so the
- *  days before the one its id carries are skipped (every day for an id that carries none). An
- *  hour of slack for instances whose clocks disagree. */
-export const sinceDecision = (createdAt: string, decisionId = '$1') =>
-  `${createdAt} >= coalesce(decision_id_time(${decisionId}) - interval '1 hour', '-infinity')`;
-
 // Lifetime and one UTC day's spend of each campaign, as committed (0 for one that never spent).
 const SPEND_OF = `
 SELECT c.id AS campaign_id, coalesce(t.spend_micros, 0) AS total, coalesce(d.spend_micros, 0) AS today

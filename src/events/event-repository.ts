@@ -16,7 +16,8 @@
 import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
-import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { sinceDecision } from '../persistence/decision-time.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 

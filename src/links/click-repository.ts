@@ -4,7 +4,8 @@
 // unknown inserts each click once (ON CONFLICT), and its funnel step at most once (a mark).
 import type { Database } from '../db/database.js';
 import { batchInsert } from '../persistence/batch-insert.js';
-import { decisionsReaching, sinceDecision } from '../decisions/decision-repository.js';
+import { decisionsReaching } from '../decisions/decision-repository.js';
+import { sinceDecision } from '../persistence/decision-time.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 
 export interface ClickRow {
