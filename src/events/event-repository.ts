@@ -21,7 +21,8 @@ import { sinceDecision } from '../persistence/decision-time.js';
 import { foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 
-export type ImpressionType = 'offer_rendered' | 'qualified_impression';
+export type { ImpressionType } from './event-schemas.js';
+import type { ImpressionType } from './event-schemas.js';
 
 export interface ImpressionRow {
   id: string;

@@ -16,6 +16,7 @@ export const DecisionId = z
   .max(80)
   .regex(/^dec_[A-Za-z0-9]+$/, 'must be a decision id (dec_…)');
 export const ImpressionType = z.enum(['offer_rendered', 'qualified_impression']);
+export type ImpressionType = z.infer<typeof ImpressionType>;
 
 const common = {
   offer_snapshot_id: SnapshotId.describe('The `offer_id` of the decide response (`snp_…`).'),
