@@ -44,93 +44,121 @@ import {
 } from './counter-store.js';
 import { DEFAULT_KEY_PREFIX, counterKeys } from './keys.js';
 
-// Claims the first candidate that passes, atomically (a script runs alone on the server, so no
-// other instance's claim can interleave between the checks and the increments).
+// Claims, for each decide in a batch, the first of its candidates that passes, atomically (a
+// script runs alone on the server, so no other instance's claim can interleave between the checks
+// and the increments; the decides of one batch are claimed one after the other, in order). One
+// script call carries every claim made in one event-loop turn: one command, not one per decide.
 //
 // A campaign's spend is one hash (counterKeys.spend): g = generation (set when the record was
 // loaded from the ledger), t = lifetime micros, d = UTC day, m = micros spent on day d. A hash
 // without g is a spend we do not know (the store lost its data, or the campaign is new): the
 // candidate is skipped (reason 3) until src/spend/ loads it from the ledger.
 //
-// KEYS: for each candidate in order, its frequency keys, then its spend hash (if it has one).
-// ARGV[1]: number of candidates; then for each candidate:
+// KEYS: for each decide, for each of its candidates in order, its frequency keys, then its
+// spend hash (if it has one).
+// ARGV[1]: number of decides; then for each decide: nCandidates, nArgs (its arguments after this
+// header), then for each candidate:
 //   nFrequency, hasSpend (0/1),
 //   (limit, windowMs) for each frequency key,
 //   (amount, totalLimit, dailyLimit, day, msToDayEnd) if it has a spend.
-// Returns a flat array: claimedIndex (0-based, -1 when none passed), the generation claimed in
-// ('' without spend), then for each candidate skipped before it: index, reason (1 = frequency,
-// 2 = budget, 3 = spend unknown), retryAfterMs (-1 = none).
-const CLAIM_FIRST_LUA = `
-local candidates = tonumber(ARGV[1])
-local a = 2          -- ARGV cursor: the current candidate's header
-local k = 1          -- KEYS cursor: the current candidate's first key
-local out = {-1, ''}
-for i = 0, candidates - 1 do
-  local nf = tonumber(ARGV[a])
-  local ns = tonumber(ARGV[a + 1])
-  local fa = a + 2             -- first (limit, windowMs) pair
-  local sa = fa + nf * 2       -- spend arguments
-  local sk = KEYS[k + nf]      -- spend hash, if ns == 1
-  local reason = 0
-  local retry = -1
-  local gen = ''
+// Returns a flat array, for each decide: claimedIndex (0-based, -1 when none passed), the
+// generation claimed in ('' without spend), nSkipped, then for each candidate skipped before the
+// claimed one: index, reason (1 = frequency, 2 = budget, 3 = spend unknown), retryAfterMs (-1 =
+// none).
+const CLAIM_BATCH_LUA = `
+local function claim(candidates, a, k, out)
+  local skipped = {}
+  for i = 0, candidates - 1 do
+    local nf = tonumber(ARGV[a])
+    local ns = tonumber(ARGV[a + 1])
+    local fa = a + 2             -- first (limit, windowMs) pair
+    local sa = fa + nf * 2       -- spend arguments
+    local sk = KEYS[k + nf]      -- spend hash, if ns == 1
+    local reason = 0
+    local retry = -1
+    local gen = ''
 
-  -- Frequency: the count served in the current window must be below the limit. The key's
-  -- remaining TTL is when its window ends.
-  for j = 0, nf - 1 do
-    local count = tonumber(redis.call('GET', KEYS[k + j]) or '0') or 0
-    if count >= tonumber(ARGV[fa + j * 2]) then
-      reason = 1
-      retry = redis.call('PTTL', KEYS[k + j])
-      break
-    end
-  end
-
-  -- Spend: known, and what is spent plus this serve's amount fits both limits. Compared as
-  -- spent > limit - amount, exact for values up to 2^53 (Lua numbers are doubles).
-  if reason == 0 and ns == 1 then
-    local h = redis.call('HMGET', sk, 'g', 't', 'd', 'm')
-    if not h[1] then
-      reason = 3
-    else
-      gen = h[1]
-      local amount = tonumber(ARGV[sa])
-      local today = 0
-      if h[3] == ARGV[sa + 3] then today = tonumber(h[4]) or 0 end
-      if (tonumber(h[2]) or 0) > tonumber(ARGV[sa + 1]) - amount then
-        reason = 2
-      elseif today > tonumber(ARGV[sa + 2]) - amount then
-        reason = 2
-        retry = tonumber(ARGV[sa + 4])
-      end
-    end
-  end
-
-  if reason == 0 then
-    -- Passed: claim it. A frequency key's window starts with its first serve.
+    -- Frequency: the count served in the current window must be below the limit. The key's
+    -- remaining TTL is when its window ends.
     for j = 0, nf - 1 do
-      if redis.call('INCR', KEYS[k + j]) == 1 then
-        redis.call('PEXPIRE', KEYS[k + j], ARGV[fa + j * 2 + 1])
+      local count = tonumber(redis.call('GET', KEYS[k + j]) or '0') or 0
+      if count >= tonumber(ARGV[fa + j * 2]) then
+        reason = 1
+        retry = redis.call('PTTL', KEYS[k + j])
+        break
       end
     end
-    if ns == 1 then
-      redis.call('HINCRBY', sk, 't', ARGV[sa])
-      if redis.call('HGET', sk, 'd') == ARGV[sa + 3] then
-        redis.call('HINCRBY', sk, 'm', ARGV[sa])
-      else
-        redis.call('HSET', sk, 'd', ARGV[sa + 3], 'm', ARGV[sa])
-      end
-    end
-    out[1] = i
-    out[2] = gen
-    return out
-  end
 
-  out[#out + 1] = i
-  out[#out + 1] = reason
-  out[#out + 1] = retry
-  a = sa + ns * 5
-  k = k + nf + ns
+    -- Spend: known, and what is spent plus this serve's amount fits both limits. Compared as
+    -- spent > limit - amount, exact for values up to 2^53 (Lua numbers are doubles).
+    if reason == 0 and ns == 1 then
+      local h = redis.call('HMGET', sk, 'g', 't', 'd', 'm')
+      if not h[1] then
+        reason = 3
+      else
+        gen = h[1]
+        local amount = tonumber(ARGV[sa])
+        local today = 0
+        if h[3] == ARGV[sa + 3] then today = tonumber(h[4]) or 0 end
+        if (tonumber(h[2]) or 0) > tonumber(ARGV[sa + 1]) - amount then
+          reason = 2
+        elseif today > tonumber(ARGV[sa + 2]) - amount then
+          reason = 2
+          retry = tonumber(ARGV[sa + 4])
+        end
+      end
+    end
+
+    if reason == 0 then
+      -- Passed: claim it. A frequency key's window starts with its first serve.
+      for j = 0, nf - 1 do
+        if redis.call('INCR', KEYS[k + j]) == 1 then
+          redis.call('PEXPIRE', KEYS[k + j], ARGV[fa + j * 2 + 1])
+        end
+      end
+      if ns == 1 then
+        redis.call('HINCRBY', sk, 't', ARGV[sa])
+        if redis.call('HGET', sk, 'd') == ARGV[sa + 3] then
+          redis.call('HINCRBY', sk, 'm', ARGV[sa])
+        else
+          redis.call('HSET', sk, 'd', ARGV[sa + 3], 'm', ARGV[sa])
+        end
+      end
+      out[#out + 1] = i
+      out[#out + 1] = gen
+      out[#out + 1] = #skipped / 3
+      for _, v in ipairs(skipped) do out[#out + 1] = v end
+      return
+    end
+
+    skipped[#skipped + 1] = i
+    skipped[#skipped + 1] = reason
+    skipped[#skipped + 1] = retry
+    a = sa + ns * 5
+    k = k + nf + ns
+  end
+  out[#out + 1] = -1
+  out[#out + 1] = ''
+  out[#out + 1] = #skipped / 3
+  for _, v in ipairs(skipped) do out[#out + 1] = v end
+end
+
+local out = {}
+local a = 2
+local k = 1
+for r = 1, tonumber(ARGV[1]) do
+  local candidates = tonumber(ARGV[a])
+  local nargs = tonumber(ARGV[a + 1])
+  claim(candidates, a + 2, k, out)
+  -- The next decide's keys start after this one's: count them from its candidates' headers.
+  local c = a + 2
+  for i = 1, candidates do
+    local nf = tonumber(ARGV[c])
+    local ns = tonumber(ARGV[c + 1])
+    k = k + nf + ns
+    c = c + 2 + nf * 2 + ns * 5
+  end
+  a = a + 2 + nargs
 end
 return out
 `;
@@ -222,8 +250,11 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return nil
 `;
 
+/** Decides per claim script call at most. */
+const MAX_CLAIMS_PER_CALL = 256;
+
 type ScriptedRedis = Redis & {
-  sidenoteClaimFirst(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
+  sidenoteClaimBatch(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
   sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
@@ -256,6 +287,8 @@ export class RedisCounterStore implements StartableCounterStore {
   private lastLoggedAt = 0;
   private suppressed = 0;
   private closed = false;
+  /** Claims made in this event-loop turn, sent together (sendClaims). */
+  private pendingClaims: { candidates: ClaimCandidate[]; resolve: (o: ClaimOutcome) => void; reject: (e: unknown) => void }[] = [];
 
   constructor(opts: RedisCounterStoreOptions) {
     this.log = opts.logger;
@@ -280,7 +313,7 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.on('ready', () => {
       if (this.suppressed > 0 || this.lastLoggedAt > 0) this.log?.info?.({ counterStore: { keyPrefix: this.keyPrefix } }, 'counter store connected');
     });
-    this.redis.defineCommand('sidenoteClaimFirst', { lua: CLAIM_FIRST_LUA });
+    this.redis.defineCommand('sidenoteClaimBatch', { lua: CLAIM_BATCH_LUA });
     this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
@@ -316,11 +349,30 @@ export class RedisCounterStore implements StartableCounterStore {
   }
 
   claimFirst(candidates: ClaimCandidate[]): Promise<ClaimOutcome> {
-    return this.run('claimFirst', async () => {
+    try {
       checkCandidates(candidates);
-      if (candidates.length === 0) return { claimedIndex: -1, receipt: null, skipped: [] };
-      const keys: string[] = [];
-      const args: (string | number)[] = [candidates.length];
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (candidates.length === 0) return Promise.resolve({ claimedIndex: -1, receipt: null, skipped: [] });
+    return new Promise((resolve, reject) => {
+      this.pendingClaims.push({ candidates, resolve, reject });
+      // A full batch goes at once, so no one script holds the server for long.
+      if (this.pendingClaims.length >= MAX_CLAIMS_PER_CALL) this.sendClaims();
+      else if (this.pendingClaims.length === 1) setImmediate(() => this.sendClaims());
+    });
+  }
+
+  /** Sends the claims of this event-loop turn in one script call; each decide hears its own. */
+  private sendClaims() {
+    if (this.pendingClaims.length === 0) return;
+    const batch = this.pendingClaims;
+    this.pendingClaims = [];
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const { candidates } of batch) {
+      const header = args.length;
+      args.push(candidates.length, 0);
       for (const c of candidates) {
         args.push(c.frequency.length, c.spend ? 1 : 0);
         for (const f of c.frequency) {
@@ -332,15 +384,28 @@ export class RedisCounterStore implements StartableCounterStore {
           args.push(c.spend.amountMicros, c.spend.totalLimitMicros, c.spend.dailyLimitMicros, c.spend.day, c.spend.msToDayEnd);
         }
       }
-      const out = await this.redis.sidenoteClaimFirst(keys.length, ...keys, ...args);
-      const skipped: ClaimOutcome['skipped'] = [];
-      for (let i = 2; i + 2 < out.length; i += 3) {
-        const retry = Number(out[i + 2]);
-        skipped.push({ index: Number(out[i]), reason: SKIP_REASONS[Number(out[i + 1])], retryAfterMs: retry >= 0 ? retry : null });
-      }
-      const claimedIndex = Number(out[0]);
-      return { claimedIndex, receipt: claimedIndex >= 0 ? receiptOf(candidates[claimedIndex], String(out[1])) : null, skipped };
-    });
+      args[header + 1] = args.length - header - 2;
+    }
+    this.run('claimFirst', () => this.redis.sidenoteClaimBatch(keys.length, ...keys, ...args)).then(
+      (out) => {
+        let o = 0;
+        for (const { candidates, resolve } of batch) {
+          const claimedIndex = Number(out[o]);
+          const generation = String(out[o + 1]);
+          const nSkipped = Number(out[o + 2]);
+          o += 3;
+          const skipped: ClaimOutcome['skipped'] = [];
+          for (let i = 0; i < nSkipped; i++, o += 3) {
+            const retry = Number(out[o + 2]);
+            skipped.push({ index: Number(out[o]), reason: SKIP_REASONS[Number(out[o + 1])], retryAfterMs: retry >= 0 ? retry : null });
+          }
+          resolve({ claimedIndex, receipt: claimedIndex >= 0 ? receiptOf(candidates[claimedIndex], generation) : null, skipped });
+        }
+      },
+      (err) => {
+        for (const { reject } of batch) reject(err);
+      },
+    );
   }
 
   refund(receipt: ClaimReceipt): Promise<void> {

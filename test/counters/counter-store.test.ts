@@ -238,6 +238,37 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
       expect((await store.readSpend(b))?.totalMicros).toBe(150_000);
     });
 
+    it('answers each of many claims made in one turn with its own outcome, in order; a malformed one fails alone', async () => {
+      const [ok, broke, capped] = [cmp(), cmp(), cmp()];
+      for (const id of [ok, broke, capped]) await load(id);
+      const cap = { key: `f:turn:${uid()}`, limit: 1, windowMs: 60_000 };
+      // 300 decides in one turn (more than one script call carries), then a malformed claim.
+      const claims = Array.from({ length: 300 }, (_, i) =>
+        store.claimFirst(
+          i % 3 === 0
+            ? [{ frequency: [], spend: spend(ok, { amountMicros: 1 }) }]
+            : i % 3 === 1
+              ? [
+                  { frequency: [], spend: spend(broke, { amountMicros: 11, totalLimitMicros: 10 }) },
+                  { frequency: [], spend: spend(ok, { amountMicros: 2 }) },
+                ]
+              : [{ frequency: [cap], spend: spend(capped) }],
+        ),
+      );
+      const malformed = store.claimFirst([{ frequency: [{ key: 'f:bad', limit: 1, windowMs: 0 }], spend: null }]);
+      await expect(malformed).rejects.toBeInstanceOf(RangeError);
+      const results = await Promise.all(claims);
+      for (const [i, r] of results.entries()) {
+        if (i % 3 === 0) expect(r, `decide ${i}`).toMatchObject({ claimedIndex: 0, skipped: [] });
+        if (i % 3 === 1) expect(r, `decide ${i}`).toMatchObject({ claimedIndex: 1, skipped: [{ index: 0, reason: 'budget', retryAfterMs: null }] });
+      }
+      // The cap lets the first of them through, in the order they were made.
+      const cappedOutcomes = results.filter((_, i) => i % 3 === 2).map((r) => r.claimedIndex);
+      expect(cappedOutcomes).toEqual([0, ...Array(99).fill(-1)]);
+      expect((await store.readSpend(ok))?.totalMicros).toBe(100 * 1 + 100 * 2);
+      expect((await store.readSpend(broke))?.totalMicros).toBe(0);
+    });
+
     it('ends a frequency window when its time is up, counted from the first serve', async () => {
       const f = { key: `f:short:${uid()}`, limit: 2, windowMs: 200 };
       const claim = () => store.claimFirst([{ frequency: [f], spend: null }]);
