@@ -11,6 +11,7 @@
 // transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
+import { namesMedicine } from './medicine-names.js';
 import { saysMinorAge } from './minor-age.js';
 import { firstServable, requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
@@ -381,7 +382,8 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message));
+    const sensitive =
+      !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message) || namesMedicine(envelope.message));
     const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);

@@ -177,6 +177,7 @@ describe('catalog/demo.json', () => {
       'grief',
       'health',
       'legal-trouble',
+      'medication',
       'minors',
       'politics',
       'self-harm',
