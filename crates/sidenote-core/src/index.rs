@@ -726,7 +726,9 @@ impl OfferIndex {
         let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m)).unwrap_or_default();
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
-        let scores = normalized.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
+        // The model reads the turn with its typos corrected ("flihgts" as "flights").
+        let model_text = normalized.as_deref().map(|m| reading::corrected(&self.matcher, m, &reading.typos));
+        let scores = model_text.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
         // Counted up to the threshold only: a full count walks a 4,000-character paste.
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);

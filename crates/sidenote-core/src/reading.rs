@@ -52,6 +52,29 @@ pub struct Reading {
     /// Clauses holding a negative context: they name something else ("laptop bag", "phone
     /// case"), which a purpose in the clause is for.
     pub other_heads: Vec<u32>,
+    /// Words read one typo away: (byte start, byte end, pattern), in order.
+    pub typos: Vec<(usize, usize, u32)>,
+}
+
+/// The turn with each typo written as the alias it was read as ("flihgts to tokyo" → "flights
+/// to tokyo"), for the classifier, which reads character n-grams and would otherwise score a
+/// misspelt request as it scores noise. Borrowed when there is no typo.
+pub fn corrected<'a>(matcher: &TextMatcher, text: &'a str, typos: &[(usize, usize, u32)]) -> std::borrow::Cow<'a, str> {
+    if typos.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut at = 0;
+    for &(start, end, pattern) in typos {
+        if start < at {
+            continue;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(matcher.pattern_text(pattern));
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Byte ranges of the message: code spans and quotations.
@@ -173,6 +196,11 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let mut reading = Reading::default();
     if spans.is_empty() {
         return reading;
+    }
+    for span in spans.iter().filter(|s| s.typo) {
+        if reading.typos.last().is_none_or(|&(start, _, _)| start != span.start) {
+            reading.typos.push((span.start, span.end, span.pattern));
+        }
     }
     let mut st = structure(text);
     let mut clause_ends = std::mem::take(&mut st.clause_ends);
@@ -413,6 +441,17 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn typos_are_read_as_the_alias_for_the_classifier() {
+        let m = matcher();
+        let text = normalize("a labtop and a hotle in tokyo");
+        let r = read(&m, &text);
+        assert_eq!(r.typos.len(), 2);
+        assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
+        let plain = normalize("a laptop in tokyo");
+        assert!(matches!(corrected(&m, &plain, &read(&m, &plain).typos), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]
