@@ -230,6 +230,7 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     }
     if (/^[a-z ]{5,}$/.test(alias) && rng.chance(0.3)) alias = typo(alias, rng); // for the typo matcher
     if (/[a-z0-9]$/.test(alias) && rng.chance(0.15)) alias += rng.pick(['s', 'es']); // an English plural
+    if (/^[a-z0-9]+ [a-z0-9]/.test(alias) && rng.chance(0.1)) alias = `${rng.int(10)}-${alias}`; // "3-day trip"
     if (/^[\uac00-\ud7a3]+( [\uac00-\ud7a3]+)+$/.test(alias)) alias = alias.replace(/ /g, () => (rng.chance(0.5) ? '' : ' ')); // loose spacing
     if (rng.chance(0.2)) alias = alias.toUpperCase();
     if (rng.chance(0.05)) alias = alias.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)); // full-width
@@ -243,6 +244,18 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
   if (t.intent_cues.purpose_before && rng.chance(0.1)) {
     const any = () => rng.pick([...rng.pick(t.entities).aliases.ko, ...rng.pick(t.categories).aliases.ko]);
     pieces.push(` ${any()} ${rng.pick(t.intent_cues.purchase.ko)} ${any()}${rng.pick(t.intent_cues.purpose_before.ko)} ${any()}`);
+  }
+  // A negation or after-sales cue, a comma, and more ("already have X, just Y"); an after-sales
+  // clause and a later ask that names nothing ("X broke. what's good?").
+  if (rng.chance(0.15)) {
+    const any = () => rng.pick([...rng.pick(t.entities).aliases.en, ...rng.pick(t.categories).aliases.en, ...rng.pick(t.categories).aliases.ko]);
+    const voiding = rng.pick([...t.intent_cues.negation.en, ...t.intent_cues.after_sales.en, ...t.intent_cues.after_sales.ko, ...t.intent_cues.negation.ko]);
+    const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko]);
+    pieces.push(
+      rng.chance(0.5)
+        ? ` ${voiding} ${any()}, ${rng.chance(0.5) ? any() : ''} ${ask()}`
+        : ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`,
+    );
   }
   // And a purpose beside something the catalog names as another thing (a negative context: "a
   // laptop bag for my MacBook").

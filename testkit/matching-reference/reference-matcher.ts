@@ -267,7 +267,10 @@ export class ReferenceMatcher {
         const compoundHead = first === 'hangul' && syllables >= 2 && i >= 2 && isHangulSyllable(chars[i - 1]) && isHangulSyllable(chars[i - 2]);
         // A Hangul clause break that is an ending ("는데") follows any Hangul.
         const suffix = isHangulSyllable(chars[i]) && targets.every((h) => h.kind === 'clauseBreak');
-        const leftOk = before === 'other' || before !== first || compoundHead || suffix;
+        // A Latin alias of several words glued by a hyphen to a number is inside a compound
+        // modifier: "a 3-day trip" is no "day trip".
+        const inModifier = first === 'word' && chars[i - 1] === '-' && candidate.includes(' ') && /^[0-9]$/.test(chars[i - 2] ?? '');
+        const leftOk = (before === 'other' || before !== first || compoundHead || suffix) && !inModifier;
         const rightOk =
           after === 'other' ||
           after !== last ||
@@ -385,12 +388,22 @@ export class ReferenceMatcher {
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
     for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak' || h.kind === 'negationBefore') && !inside(st.code, s)) clauseEnds.push(s.start);
+    // A negation or after-sales cue is said up to the next comma (reading.rs).
+    const commaEnds: number[] = [];
+    for (const s of spans) {
+      if (!s.hits.some((h) => h.kind === 'negation' || h.kind === 'afterSales') || inside(st.code, s)) continue;
+      const nextEnd = Math.min(chars.length, ...clauseEnds.filter((e) => e > s.end));
+      const comma = chars.slice(s.end, nextEnd).indexOf(',');
+      if (comma >= 0) commaEnds.push(s.end + comma + 1);
+    }
+    clauseEnds.push(...commaEnds);
     const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;
     const inIdentifier = (s: Span) =>
       ('.$#@/\\'.includes(chars[s.start - 1] ?? 'x') && isWordChar(chars[s.start - 2])) ||
       chars[s.end] === '(' ||
       (chars[s.end] === '.' && isWordChar(chars[s.end + 1]));
     const voided = new Set<number>();
+    const negatedClauses = new Set<number>();
     const negative: string[] = [];
     // Per clause: where the earliest "for" ends (topics after it are a purpose); per "에서 쓸",
     // the window before it back to the clause's last purchase or compare cue.
@@ -409,8 +422,10 @@ export class ReferenceMatcher {
       for (const h of s.hits) {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
         else if (inCode || h.kind === 'clauseBreak') continue;
-        else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
-        else if (h.kind === 'negationBefore')
+        else if (h.kind === 'negation' || h.kind === 'afterSales') {
+          voided.add(clause);
+          if (h.kind === 'negation') negatedClauses.add(clause);
+        } else if (h.kind === 'negationBefore')
           negatedBefore.push([Math.max(0, clause - 1), s.start]); // the clause it ends
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
         else if (h.kind === 'purchase' || h.kind === 'compare') {
@@ -458,7 +473,14 @@ export class ReferenceMatcher {
       purchase = purchase.filter(keep);
       compare = compare.filter(keep);
     }
-    reading.topics = reading.topics.filter((t, i) => !negated.has(i) && !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
+    // A later clause that asks to buy and names nothing asks again for the things of the
+    // after-sales clauses before it (never of a negated one).
+    const isNegative = (t: Topic) => negative.includes(`${t.kind}:${t.index}:${t.clause}`);
+    const namesTopic = (c: number) => reading.topics.some((t, i) => t.clause === c && !negated.has(i) && !isNegative(t));
+    const asking = [...purchase, ...compare].map(([c]) => c).filter((c) => !voided.has(c) && !namesTopic(c));
+    const asksAgain = asking.length > 0 ? Math.max(...asking) : -1;
+    const revived = (c: number) => !negatedClauses.has(c) && c < asksAgain;
+    reading.topics = reading.topics.filter((t, i) => !negated.has(i) && (!voided.has(t.clause) || revived(t.clause)) && !isNegative(t));
     reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
     reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
     return reading;

@@ -19,6 +19,9 @@
 //!   "우울해", "필요 없") written to be continued, so any Hangul may follow them;
 //! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**".
 //!
+//! A Latin alias of several words may not start right after a number and a hyphen: "3-day
+//! trip" is a trip of three days, not a "day trip".
+//!
 //! English takes a plural the same way: a category, entity or sensitive alias ending in a Latin
 //! letter may be followed by "s" ("note-taking app**s**", "tour**s**"), or "es" after a sibilant
 //! ("rail pass**es**"), and a model code of letters and digits by "s" ("xm5**s**"); a bare number
@@ -345,7 +348,13 @@ impl TextMatcher {
             let after_class = after.map_or(CharClass::Other, class_of);
             let compound_head =
                 first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
-            let left_ok = before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid];
+            // A Latin alias of several words whose first word is glued by a hyphen to a number
+            // is inside a compound modifier: "a 3-day trip" is a trip, not a "day trip".
+            let in_modifier = first == CharClass::Word
+                && before == Some('-')
+                && self.patterns[pid].contains(' ')
+                && normalized[..start - 1].chars().next_back().is_some_and(|c| c.is_ascii_digit());
+            let left_ok = (before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid]) && !in_modifier;
             let right_ok = after_class == CharClass::Other
                 || after_class != last
                 || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]));
@@ -502,6 +511,15 @@ mod tests {
         // The span takes in the ending.
         let spans = m.find_spans(&normalize("xm5s!"));
         assert_eq!((spans[0].start, spans[0].end), (0, 4));
+    }
+
+    #[test]
+    fn a_number_and_a_hyphen_glue_the_first_word_into_a_modifier() {
+        let m = matcher(&[("day trip", TextHit::Category(0)), ("trip", TextHit::Category(1)), ("rail pass", TextHit::Entity(2))]);
+        assert_eq!(find(&m, "a backpack for a 3-day trip"), vec![TextHit::Category(1)]);
+        assert_eq!(find(&m, "a day trip to busan"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "a 7-day rail pass"), vec![TextHit::Entity(2)]);
+        assert_eq!(find(&m, "a half-day trip"), vec![TextHit::Category(0)]);
     }
 
     #[test]
