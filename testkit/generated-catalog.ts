@@ -249,7 +249,14 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
   // clause and a later ask that names nothing ("X broke. what's good?").
   if (rng.chance(0.15)) {
     const any = () => rng.pick([...rng.pick(t.entities).aliases.en, ...rng.pick(t.categories).aliases.en, ...rng.pick(t.categories).aliases.ko]);
-    const voiding = rng.pick([...t.intent_cues.negation.en, ...t.intent_cues.after_sales.en, ...t.intent_cues.after_sales.ko, ...t.intent_cues.negation.ko]);
+    const cues = t.intent_cues;
+    const voiding = rng.pick([
+      ...(cues.negation?.en ?? []),
+      ...(cues.after_sales?.en ?? []),
+      ...(cues.after_sales?.ko ?? []),
+      ...(cues.negation?.ko ?? []),
+      'refund',
+    ]);
     const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko]);
     pieces.push(
       rng.chance(0.5)

@@ -333,6 +333,15 @@ describe('the demo catalog on the native core', () => {
     expect(read('ko', '업무관리툴 하나 결제하려고').signalCategoryIds).toEqual(['software.productivity']);
   });
 
+  // Relevance slice 23: what a request asks for is what its clause names.
+  it('asks for what the request clause names, not for what an earlier clause was about', () => {
+    expect(read('en', 'I fly to Tokyo on Friday. Which VPN should I get?').signalCategoryIds).toEqual(['software.security', 'travel']);
+    expect(served('en', 'Tokyo flights are so expensive. which hotel near shinjuku is cheapest?')).toBe('off.haneul-tokyo-shinjuku-en');
+    // A request that names only a place reaches back to the thing named before it.
+    expect(served('en', 'Last time the hotel was awful; this time I want to book somewhere good in Tokyo')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(read('en', 'Need to book travel. Flights from Seoul to Tokyo on the 20th').signalCategoryIds).toContain('travel.flights');
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

@@ -570,7 +570,30 @@ export class ReferenceMatcher {
       (t) =>
         !t.purpose || !heads.some((h) => h.clause === t.clause) || heads.some((h) => h.clause === t.clause && categoriesOf(t).some((c) => root(c) === h.root)),
     );
-    for (const t of counted) (t.kind === 'category' ? asked : entities).push(t.index);
+    // The clauses whose categories are asked for, when a cue counts (index.rs asking_clauses):
+    // a cue's clause when it names a category or a thing that is not broad, else the nearest
+    // clause before it that does, and every later clause without a cue.
+    const broad = (e: number) =>
+      this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
+    const named = [...new Set(counted.filter((t) => t.kind === 'category' || !broad(t.index)).map((t) => t.clause))].sort((a, b) => a - b);
+    const cues = [...new Set([...reading.purchase, ...reading.compare])].sort((a, b) => a - b);
+    let asking: Set<number> | null = null;
+    if (cues.length > 0) {
+      const set = new Set<number>();
+      for (const c of cues) {
+        if (named.includes(c)) set.add(c);
+        else {
+          const before = named.filter((n) => n < c);
+          if (before.length > 0) set.add(before[before.length - 1]);
+        }
+      }
+      for (const n of named) if (n > cues[0] && !cues.includes(n)) set.add(n);
+      if (set.size > 0) asking = set;
+    }
+    for (const t of counted) {
+      if (t.kind === 'entity') entities.push(t.index);
+      else if (asking === null || asking.has(t.clause)) asked.push(t.index);
+    }
     entities = [...new Set(entities)].sort((a, b) => a - b);
     asked = [...new Set(asked)].sort((a, b) => a - b);
     const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);
