@@ -3,7 +3,7 @@
 // share the naming stems of the USAN/INN system (-azepam, -oxetine, -statin, -sartan …), so they
 // are read here as a pattern, as ages are (minor-age.ts). A medicine beside a purchase ("on
 // escitalopram, ok to fly to Tokyo?") is a health moment: recall first (DESIGN.md §2).
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+import { patternText } from './minor-age.js';
 
 // Each stem ends a word of at least three more letters before it, and none ends a common English
 // word ("april" is why -pril needs seven letters; -aline, -pine and -done are left out for
@@ -56,7 +56,10 @@ const EN_STEMS = [
   'thasone',
   'thyroxine',
 ];
-const EN_GENERIC = new RegExp(`\\b[a-z]{3,}(?:${EN_STEMS.join('|')})s?\\b|\\b[a-z]{3,}[^a]pril\\b`);
+// Words of seven letters or more (three before the shortest stem) are the only candidates: the
+// scan finds them, and each is then read from its end.
+const EN_WORD = /[a-z]{7,}/g;
+const EN_GENERIC_END = new RegExp(`(?:${EN_STEMS.join('|')})s?$|[^a]pril$`);
 
 // The same stems as Korean writes them (에스시탈로프람, 알프라졸람, 아토르바스타틴), after two
 // syllables at least: a stem alone is often a word of its own ("실린 기사").
@@ -85,10 +88,16 @@ const KO_STEMS = [
   '페니데이트',
   '니솔론',
 ];
-const KO_GENERIC = new RegExp(`[가-힣]{2,}(?:${KO_STEMS.join('|')})`);
+const KO_WORD = /[가-힣]{4,}/g;
+const KO_GENERIC = new RegExp(`[가-힣]{2}(?:${KO_STEMS.join('|')})`);
 
 export function namesMedicine(message: string | undefined): boolean {
-  if (!message) return false;
-  const text = message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase();
-  return EN_GENERIC.test(text) || KO_GENERIC.test(text);
+  return namesMedicineIn(patternText(message));
+}
+
+/** `namesMedicine` on a turn already read by `patternText` (minor-age.ts). */
+export function namesMedicineIn(text: string): boolean {
+  for (const [word] of text.matchAll(EN_WORD)) if (EN_GENERIC_END.test(word)) return true;
+  for (const [word] of text.matchAll(KO_WORD)) if (KO_GENERIC.test(word)) return true;
+  return false;
 }

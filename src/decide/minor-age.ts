@@ -55,9 +55,19 @@ function saysPersonYearsOld(text: string): boolean {
   return false;
 }
 
+/** A turn as the sensitive patterns read it (here and in medicine-names.ts): invisible
+ *  characters removed, NFKC, lower case. Computed once per decide for both. */
+export function patternText(message: string | undefined): string {
+  return message ? message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase() : '';
+}
+
 export function saysMinorAge(message: string | undefined): boolean {
-  if (!message) return false;
-  const text = message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase();
+  return saysMinorAgeIn(patternText(message));
+}
+
+/** `saysMinorAge` on a turn already read by `patternText`. */
+export function saysMinorAgeIn(text: string): boolean {
+  if (!text) return false;
   return (
     KO_AGE.test(text) ||
     KO_WORD_AGE.test(text) ||
