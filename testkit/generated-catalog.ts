@@ -58,7 +58,7 @@ const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', '
 // Particles, and words that continue an alias (망고, 채) rather than end it.
 const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천', 'ㅋㅋ', 'ㄱㄱ', '있는데', '앱', '툴'];
 // Sentence ends, clause breaks, code and quotation marks, identifiers: what reading.rs reads.
-const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
+const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...', ' — ', ' - ', '–'];
 
 export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
   const rng = new Rng(seed);

@@ -357,7 +357,9 @@ export class ReferenceMatcher {
         const close = opener[c] ?? (c === "'" && !isWordChar(prev) && isWordChar(next) ? "'" : undefined);
         if (close !== undefined) quoteOpen = { start: i, close };
       }
-      const endsSentence = c === '.' ? next === undefined || /\p{White_Space}/u.test(next) : '!?;\n。！？…'.includes(c);
+      // A hyphen between spaces is a dash, and a dash ends a clause (reading.rs).
+      const space = (x: string | undefined) => x !== undefined && /\p{White_Space}/u.test(x);
+      const endsSentence = c === '.' ? next === undefined || space(next) : c === '-' ? space(next) && space(prev) : '!?;\n。！？…—–'.includes(c);
       if (endsSentence) clauseEnds.push(i + 1);
       prev = c;
     }

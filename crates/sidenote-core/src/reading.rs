@@ -5,7 +5,7 @@
 //! - Code (a fenced block or an `inline span`, an identifier such as `order.price` or `book()`)
 //!   names no topic and says no intent; a fenced block makes the whole turn a coding turn.
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
-//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break …) or a clause-break cue
+//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
 //!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
 //!   comma ("Not looking for flights, just a hotel"). A negation ("already have", "필요 없") or
 //!   after-sales cue ("refund", "환불") voids the topics and cues of its clause; an after-sales
@@ -102,7 +102,7 @@ fn is_word(c: char) -> bool {
 /// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。` and `！？`. Every other
 /// byte is skipped without decoding: the walk costs a byte compare where most text is.
 fn is_structural(b: u8) -> bool {
-    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
 }
 
 /// Code, quotations and sentence ends, in one walk over the bytes.
@@ -169,7 +169,9 @@ fn structure(text: &str) -> Structure {
         }
         let ends_sentence = match c {
             '.' => next.is_none_or(char::is_whitespace),
-            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' => true,
+            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' | '—' | '–' => true,
+            // A hyphen between spaces is a dash: "doing a day trip to Busan - best restaurants?"
+            '-' => next.is_some_and(char::is_whitespace) && text[..i].chars().next_back().is_some_and(char::is_whitespace),
             _ => false,
         };
         if ends_sentence {
@@ -401,6 +403,10 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(0), 1)]);
         // A decimal point is not a sentence end.
         assert_eq!(topics(&read_text("a 1.5 kg laptop, tokyo")), vec![(Topic::Category(0), 0), (Topic::Entity(0), 0)]);
+        // A dash is; a hyphen inside a word is not.
+        assert_eq!(topics(&read_text("tokyo — a hotel")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        assert_eq!(topics(&read_text("tokyo - a hotel")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        assert_eq!(topics(&read_text("tokyo-hotel laptop")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 0), (Topic::Category(0), 0)]);
     }
 
     #[test]
