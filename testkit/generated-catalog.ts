@@ -50,11 +50,15 @@ export class Rng {
 }
 
 const SYL = ['가', '나', '도', '라', '마', '부', '서', '아', '제', '주', '카', '타', '폰', '하', '호', '텔'];
+// Category names one typo from common words, their common-word typos, and a cue that is one
+// typo from a common phrase ("already looked" is not "already booked").
+const THING_NAMES = ['password manager', 'water bottle', 'music player'];
+const COMMON_TYPOS = ['password manger', 'water battle', 'music plater', 'passwords manager', 'already looked', 'already booked'];
 const LAT = ['ka', 'lo', 'mi', 'ne', 'po', 'ri', 'sa', 'tu', 'va', 'ze', 'bo', 'du', 'phone', 'jet', 'air'];
 // Particles, and words that continue an alias (망고, 채) rather than end it.
 const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '으로', '도', '하려고', '망고', '채', '추천', 'ㅋㅋ', 'ㄱㄱ', '있는데', '앱', '툴'];
 // Sentence ends, clause breaks, code and quotation marks, identifiers: what reading.rs reads.
-const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...'];
+const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...', ' — ', ' - ', '–'];
 
 export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
   const rng = new Rng(seed);
@@ -64,10 +68,13 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
     categories.push({ id: `c${r}`, parent_id: null, aliases: { ko: [word(SYL, 2)], en: [`topic${r}`] } });
     for (let k = 0; k < 3; k++) {
       const ko = word(SYL, 3);
+      // Two-word English names whose words are one typo from common words ("password manger"),
+      // and Korean names of several words, written with some spaces left out in messages.
+      const named = k === 1 ? [THING_NAMES[r % THING_NAMES.length]] : [];
       categories.push({
         id: `c${r}.${k}`,
         parent_id: `c${r}`,
-        aliases: { ko: [ko], en: [`${word(LAT, 2)} ${k}`] },
+        aliases: { ko: [ko, `${word(SYL, 2)} ${word(SYL, 1)} ${word(SYL, 2)}`], en: [`${word(LAT, 2)} ${k}`, ...named] },
         weak_aliases: { ko: [word(SYL, 2)], en: [word(LAT, 2)] },
         negative_contexts: { ko: [`${ko} ${word(SYL, 2)}`], en: [word(LAT, 3)] },
       });
@@ -123,7 +130,7 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
       intent_cues: {
         purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] },
         compare: { ko: ['비교', '추천'], en: ['vs', 'compare'] },
-        negation: { ko: ['이미 있'], en: ['already have'] },
+        negation: { ko: ['이미 있'], en: ['already have', 'already booked'] },
         negation_before: { ko: ['말고'], en: ['rather than'] },
         after_sales: { ko: ['환불'], en: ['refund'] },
         not_commercial: { ko: ['번역'], en: ['translate'] },
@@ -216,10 +223,15 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       alias = rng.pick(STRUCTURE);
     } else if (r < 0.78) {
       alias = rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
+    } else if (r < 0.8) {
+      alias = rng.pick(COMMON_TYPOS);
     } else {
       alias = Array.from({ length: 1 + rng.int(4) }, () => rng.pick([...SYL, ...LAT])).join('');
     }
     if (/^[a-z ]{5,}$/.test(alias) && rng.chance(0.3)) alias = typo(alias, rng); // for the typo matcher
+    if (/[a-z0-9]$/.test(alias) && rng.chance(0.15)) alias += rng.pick(['s', 'es']); // an English plural
+    if (/^[a-z0-9]+ [a-z0-9]/.test(alias) && rng.chance(0.1)) alias = `${rng.int(10)}-${alias}`; // "3-day trip"
+    if (/^[\uac00-\ud7a3]+( [\uac00-\ud7a3]+)+$/.test(alias)) alias = alias.replace(/ /g, () => (rng.chance(0.5) ? '' : ' ')); // loose spacing
     if (rng.chance(0.2)) alias = alias.toUpperCase();
     if (rng.chance(0.05)) alias = alias.replace(/[a-z]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41)); // full-width
     if (/[\uac00-\ud7a3]$/.test(alias)) alias += rng.pick(PARTICLES);
@@ -232,6 +244,25 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
   if (t.intent_cues.purpose_before && rng.chance(0.1)) {
     const any = () => rng.pick([...rng.pick(t.entities).aliases.ko, ...rng.pick(t.categories).aliases.ko]);
     pieces.push(` ${any()} ${rng.pick(t.intent_cues.purchase.ko)} ${any()}${rng.pick(t.intent_cues.purpose_before.ko)} ${any()}`);
+  }
+  // A negation or after-sales cue, a comma, and more ("already have X, just Y"); an after-sales
+  // clause and a later ask that names nothing ("X broke. what's good?").
+  if (rng.chance(0.15)) {
+    const any = () => rng.pick([...rng.pick(t.entities).aliases.en, ...rng.pick(t.categories).aliases.en, ...rng.pick(t.categories).aliases.ko]);
+    const cues = t.intent_cues;
+    const voiding = rng.pick([
+      ...(cues.negation?.en ?? []),
+      ...(cues.after_sales?.en ?? []),
+      ...(cues.after_sales?.ko ?? []),
+      ...(cues.negation?.ko ?? []),
+      'refund',
+    ]);
+    const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko]);
+    pieces.push(
+      rng.chance(0.5)
+        ? ` ${voiding} ${any()}, ${rng.chance(0.5) ? any() : ''} ${ask()}`
+        : ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`,
+    );
   }
   // And a purpose beside something the catalog names as another thing (a negative context: "a
   // laptop bag for my MacBook").

@@ -64,6 +64,75 @@ export function splitOf(id: string): Split {
   return order.slice(0, 3).includes(n % 5) ? 'dev' : 'held-out';
 }
 
+/** The batches the cases were written in (README, "Batches"): the first id number of each batch
+ *  per family × language. A batch runs up to the next batch's first number; ids were appended
+ *  batch by batch, so a case's number says which batch wrote it. */
+export const BATCH_STARTS = {
+  'session-5': {
+    'ci-ko': 79,
+    'ci-en': 75,
+    'tn-ko': 53,
+    'tn-en': 53,
+    'cx-ko': 57,
+    'cx-en': 57,
+    'am-ko': 52,
+    'am-en': 51,
+    'rk-ko': 36,
+    'rk-en': 37,
+    'km-ko': 52,
+    'km-en': 23,
+    'se-ko': 63,
+    'se-en': 62,
+  },
+  'session-6': {
+    'ci-ko': 99,
+    'ci-en': 95,
+    'tn-ko': 73,
+    'tn-en': 73,
+    'cx-ko': 77,
+    'cx-en': 77,
+    'am-ko': 72,
+    'am-en': 71,
+    'rk-ko': 56,
+    'rk-en': 57,
+    'km-ko': 72,
+    'km-en': 43,
+    'se-ko': 83,
+    'se-en': 82,
+  },
+  'session-7': {
+    'ci-ko': 124,
+    'ci-en': 119,
+    'tn-ko': 99,
+    'tn-en': 101,
+    'cx-ko': 103,
+    'cx-en': 106,
+    'am-ko': 99,
+    'am-en': 97,
+    'rk-ko': 83,
+    'rk-en': 86,
+    'km-ko': 100,
+    'km-en': 70,
+    'se-ko': 111,
+    'se-en': 108,
+  },
+} as const satisfies Record<string, Record<string, number>>;
+export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
+export type Batch = (typeof BATCHES)[number];
+
+/** The batch a case id belongs to: the latest batch whose first number it has reached. */
+export function batchOf(id: string): Batch {
+  const m = /^([a-z]{2}-(?:ko|en))-(\d{3,})$/.exec(id);
+  if (!m) throw new Error(`case id ${id} does not look like ci-ko-001`);
+  const n = Number(m[2]);
+  let batch: Batch = 'earlier';
+  for (const [name, starts] of Object.entries(BATCH_STARTS) as [Batch, Record<string, number>][]) {
+    const first = starts[m[1]];
+    if (first !== undefined && n >= first) batch = name;
+  }
+  return batch;
+}
+
 export function parseCases(text: string, source = 'cases'): RelevanceCase[] {
   const out: RelevanceCase[] = [];
   text.split('\n').forEach((line, i) => {
@@ -85,9 +154,9 @@ export interface LabelledCase extends RelevanceCase {
   split: Split;
 }
 
-export function loadCases(which: Split | 'all' = 'all'): LabelledCase[] {
+export function loadCases(which: Split | 'all' = 'all', batch?: Batch): LabelledCase[] {
   const splits = which === 'all' ? SPLITS : [which];
-  return splits.flatMap((split) => loadSplit(split).map((c) => ({ ...c, split })));
+  return splits.flatMap((split) => loadSplit(split).map((c) => ({ ...c, split }))).filter((c) => batch === undefined || batchOf(c.id) === batch);
 }
 
 /** The taxonomy facts the checks and the scoring need. */

@@ -1,21 +1,24 @@
 // npm run eval:relevance -- [--split dev|held-out|all] [--json out.json] [--check] [--now ISO]
-//                           [--concurrency N] [--no-failures]
+//                           [--concurrency N] [--no-failures] [--batch earlier|session-5|session-6|session-7]
 // Runs the labelled relevance set (eval/relevance/*.jsonl) through POST /v1/offers/decide of an
 // in-process Sidenote on the demo catalog and prints the figures as Markdown, then the failing
 // cases. --check exits 1 when a held-out figure is below eval/relevance/floors.json. A run where
 // timing, a budget or a frequency cap decided any answer is not a measurement: it exits 2.
+// --batch runs only the cases one batch wrote (cases.ts, BATCH_STARTS), to report it on its own.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadCases, type Split } from './cases.js';
+import { BATCHES, type Batch, loadCases, type Split } from './cases.js';
 import { DEFAULT_EVAL_NOW, checkFloors, failuresTable, markdownTable, report, runCases, startHarness, type Floors } from './benchmark.js';
 
 const FLOORS_PATH = fileURLToPath(new URL('./floors.json', import.meta.url));
 
 function usage(msg?: string): never {
   if (msg) console.error(msg);
-  console.error('usage: npm run eval:relevance -- [--split dev|held-out|all] [--json out.json] [--check] [--now ISO] [--concurrency N] [--no-failures]');
+  console.error(
+    'usage: npm run eval:relevance -- [--split dev|held-out|all] [--json out.json] [--check] [--now ISO] [--concurrency N] [--no-failures] [--batch NAME]',
+  );
   process.exit(64);
 }
 
@@ -40,6 +43,7 @@ async function main() {
           now: { type: 'string', default: DEFAULT_EVAL_NOW },
           concurrency: { type: 'string', default: '8' },
           'no-failures': { type: 'boolean', default: false },
+          batch: { type: 'string' },
           help: { type: 'boolean', default: false },
         },
         strict: true,
@@ -53,13 +57,16 @@ async function main() {
   if (!['dev', 'held-out', 'all'].includes(split)) usage(`--split must be dev, held-out or all, not ${split}`);
   const concurrency = Number(args.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) usage('--concurrency must be a positive integer');
+  const batch = args.batch as Batch | undefined;
+  if (batch !== undefined && !(BATCHES as readonly string[]).includes(batch)) usage(`--batch must be one of ${BATCHES.join(', ')}`);
+  if (batch !== undefined && args.check) usage('--check holds the whole split to its floors; it takes no --batch');
   let floors: Floors | null = null;
   if (args.check) {
     floors = JSON.parse(readFileSync(FLOORS_PATH, 'utf8')) as Floors;
     if (split !== 'all' && split !== floors.split) usage(`--check compares the ${floors.split} figures; run it with --split ${floors.split} or all`);
   }
 
-  const cases = loadCases(split);
+  const cases = loadCases(split, batch);
   const started = performance.now();
   const harness = await startHarness({ now: args.now });
   const bootMs = performance.now() - started;
@@ -78,7 +85,7 @@ async function main() {
   out.push(`# Relevance benchmark`);
   out.push('');
   out.push(
-    `${cases.length} cases (split: ${split}) · commit ${commit} · run ${new Date().toISOString()} · service clock pinned at ${args.now} · ` +
+    `${cases.length} cases (split: ${split}${batch ? `, batch: ${batch}` : ''}) · commit ${commit} · run ${new Date().toISOString()} · service clock pinned at ${args.now} · ` +
       `${(elapsedMs / 1000).toFixed(1)} s (start ${(bootMs / 1000).toFixed(1)} s, concurrency ${concurrency})`,
   );
   for (const s of ['held-out', 'dev', 'all'] as const) {
@@ -111,7 +118,16 @@ async function main() {
 
   if (args.json) {
     const json = {
-      meta: { commit, ran_at: new Date().toISOString(), service_now: args.now, split, cases: cases.length, elapsed_ms: Math.round(elapsedMs), concurrency },
+      meta: {
+        commit,
+        ran_at: new Date().toISOString(),
+        service_now: args.now,
+        split,
+        batch: batch ?? null,
+        cases: cases.length,
+        elapsed_ms: Math.round(elapsedMs),
+        concurrency,
+      },
       figures,
       floors: floors ? { split: floors.split, violations } : null,
       instrument_errors: instrumentErrors.length,

@@ -46,7 +46,8 @@ FORMAT_VERSION = 1
 # and 17): biased to block, chosen a step below the highest threshold at which every dev
 # sensitive turn was blocked by the slice-14 model; the slice-17 model would need -0.1 for its
 # one dev miss, which blocks three times the fills on turns written by another hand, so 0.5
-# stayed; commercial 1.0 (p 0.73, slice 6) recovers cue-less requests
+# stayed (and stays with the slice-22 model of session 7, which blocks every dev sensitive turn
+# from 1.0 down); commercial 1.0 (p 0.73, slice 6) recovers cue-less requests
 # ("flights to Tokyo next weekend") with the fewest silent turns flipped. The service also
 # ignores the sensitive head below three words (MODEL_MIN_WORDS in the core): a linear model over
 # a handful of n-grams scores greetings high ("안녕하세요", "test"). The recall-first choice on

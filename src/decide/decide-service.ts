@@ -11,7 +11,8 @@
 // transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
-import { saysMinorAge } from './minor-age.js';
+import { namesMedicineIn } from './medicine-names.js';
+import { patternText, saysMinorAgeIn } from './minor-age.js';
 import { firstServable, requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
@@ -381,7 +382,13 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || saysMinorAge(envelope.message));
+    // Ages, school years and medicine names are patterns, read on one normalised copy of the
+    // turn, and only when the core found nothing.
+    const patternsSay = () => {
+      const text = patternText(envelope.message);
+      return saysMinorAgeIn(text) || namesMedicineIn(text);
+    };
+    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || patternsSay());
     const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);

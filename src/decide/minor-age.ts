@@ -32,15 +32,48 @@ const EN_GRADE =
 const EN_SCHOOL =
   /\b(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school\b|\b(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)\b|\bi'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school\b|\bim\s+in\s+(?:high|middle|elementary)\s+school\b/;
 
+// Things have ages too: "my laptop is 7 years old", "a 5 year old macbook" are why a turn asks
+// for a new one. An "N years old" said of a word that is not a person (the word before "is",
+// "'s", "are", "was"), or an "N-year-old" before a thing, is not the user's age; said of a person
+// or of no one ("15 years old and …", "a 16-year-old asking …") it is.
+const PERSON = new Set(
+  "i im i'm he she they we you who son sons daughter daughters kid kids child children brother sister cousin nephew niece boy boys girl girls baby boyfriend girlfriend friend friends stepson stepdaughter grandson granddaughter student students teen teenager".split(
+    ' ',
+  ),
+);
+const THING =
+  /^(?:laptops?|phones?|iphones?|macbooks?|computers?|pc|desktop|tablets?|ipads?|cars?|tv|headphones|earbuds|airpods|devices?|machines?|cameras?|consoles?|printers?|routers?|monitors?|speakers?|batter(?:y|ies)|models?|galaxy|samsung|apple|dell|lenovo|thinkpad|one|thing|house|apartment|building|mattress|account)\b/;
+const EN_YEARS_OLD_AT = new RegExp(EN_YEARS_OLD.source, 'g');
+function saysPersonYearsOld(text: string): boolean {
+  for (const m of text.matchAll(EN_YEARS_OLD_AT)) {
+    const before = /([a-z']+)(?:\s+(?:is|are|was|were|turned|turns)|'s)\s*$/.exec(text.slice(Math.max(0, m.index - 40), m.index).trimEnd() + ' ');
+    const subject = before?.[1]?.replace(/'s$/, '');
+    if (subject !== undefined && !PERSON.has(subject)) continue;
+    if (THING.test(text.slice(m.index + m[0].length).trimStart())) continue;
+    return true;
+  }
+  return false;
+}
+
+/** A turn as the sensitive patterns read it (here and in medicine-names.ts): invisible
+ *  characters removed, NFKC, lower case. Computed once per decide for both. */
+export function patternText(message: string | undefined): string {
+  return message ? message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase() : '';
+}
+
 export function saysMinorAge(message: string | undefined): boolean {
-  if (!message) return false;
-  const text = message.replace(INVISIBLE, '').normalize('NFKC').toLowerCase();
+  return saysMinorAgeIn(patternText(message));
+}
+
+/** `saysMinorAge` on a turn already read by `patternText`. */
+export function saysMinorAgeIn(text: string): boolean {
+  if (!text) return false;
   return (
     KO_AGE.test(text) ||
     KO_WORD_AGE.test(text) ||
     KO_SCHOOL_YEAR.test(text) ||
     EN_AGE.test(text) ||
-    EN_YEARS_OLD.test(text) ||
+    saysPersonYearsOld(text) ||
     EN_WORD_AGE.test(text) ||
     EN_GRADE_NUMBER.test(text) ||
     EN_GRADE.test(text) ||

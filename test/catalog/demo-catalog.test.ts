@@ -146,6 +146,22 @@ describe('catalog/demo.json', () => {
     expect(contains).toEqual([]);
   });
 
+  // Overlapping hits resolve leftmost-longest, so a cue that holds a topic's word ("best app")
+  // would hide the topic: the same text must then be the topic's alias too, and stand for both.
+  it('never lets a cue hide an English category or entity alias inside it', () => {
+    const topics = [...demo.taxonomy.categories, ...demo.taxonomy.entities].flatMap((x) => [...x.aliases.en, ...(x.weak_aliases?.en ?? [])].map(norm));
+    const topicSet = new Set(topics);
+    const hidden: string[] = [];
+    for (const [kind, cue] of Object.entries(demo.taxonomy.intent_cues)) {
+      if (kind === 'not_commercial') continue; // a turn it matches is not a shopping turn whatever it names
+      for (const a of cue.en.map(norm)) {
+        if (topicSet.has(a)) continue;
+        for (const t of topics) if (a !== t && ` ${a} `.includes(` ${t} `)) hidden.push(`${kind}:"${a}" hides "${t}"`);
+      }
+    }
+    expect(hidden).toEqual([]);
+  });
+
   it('gives every category and entity Korean and English aliases, each alias owned by one of them', () => {
     const items = [...demo.taxonomy.categories, ...demo.taxonomy.entities];
     for (const item of items) {
@@ -177,6 +193,7 @@ describe('catalog/demo.json', () => {
       'grief',
       'health',
       'legal-trouble',
+      'medication',
       'minors',
       'politics',
       'self-harm',
@@ -192,10 +209,13 @@ describe('catalog/demo.json', () => {
     }
   });
 
-  it('has offers in both languages in every domain, from active campaigns', () => {
+  it('has offers in both languages in every domain but the one it names as not sold, from active campaigns', () => {
     const campaigns = byId(demo.campaigns);
-    const domains = demo.taxonomy.categories.filter((c) => c.parent_id === null).map((c) => c.id);
+    // `goods` names things the demo does not sell (appliances, clothes, furniture …): a turn that
+    // asks for one is not asking for a laptop or a flight it mentions beside it.
+    const domains = demo.taxonomy.categories.filter((c) => c.parent_id === null && c.id !== 'goods').map((c) => c.id);
     expect(domains.sort()).toEqual(['electronics', 'software', 'travel']);
+    expect(demo.offers.filter((o) => o.targeting.category_ids.some((c) => rootOf(demo, c) === 'goods'))).toEqual([]);
     const entityCategories = new Map(demo.taxonomy.entities.map((e) => [e.id, e.category_ids]));
     const seen = new Set<string>();
     for (const o of demo.offers) {
@@ -311,6 +331,15 @@ describe('the demo catalog on the native core', () => {
   it('reads 앱 and 툴 glued to a word as the app or tool it names', () => {
     expect(read('ko', '영어회화앱 추천 좀').signalCategoryIds).toEqual(['software.language-learning']);
     expect(read('ko', '업무관리툴 하나 결제하려고').signalCategoryIds).toEqual(['software.productivity']);
+  });
+
+  // Relevance slice 23: what a request asks for is what its clause names.
+  it('asks for what the request clause names, not for what an earlier clause was about', () => {
+    expect(read('en', 'I fly to Tokyo on Friday. Which VPN should I get?').signalCategoryIds).toEqual(['software.security', 'travel']);
+    expect(served('en', 'Tokyo flights are so expensive. which hotel near shinjuku is cheapest?')).toBe('off.haneul-tokyo-shinjuku-en');
+    // A request that names only a place reaches back to the thing named before it.
+    expect(served('en', 'Last time the hotel was awful; this time I want to book somewhere good in Tokyo')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(read('en', 'Need to book travel. Flights from Seoul to Tokyo on the 20th').signalCategoryIds).toContain('travel.flights');
   });
 
   it('lets the commercial head overrule a price word in a question about how things work', () => {

@@ -28,6 +28,8 @@ describe('saysMinorAge', () => {
     'a thirteen-year-old asking about laptops',
     "I'm in year 10 and need a laptop",
     'grade 8 student here, which tablet?',
+    'my daughter is 12 years old and wants an ipad',
+    '16 years old and saving up for a laptop',
   ])('minor: %s', (message) => expect(saysMinorAge(message)).toBe(true));
 
   it.each([
@@ -53,6 +55,11 @@ describe('saysMinorAge', () => {
     'best laptops of the year 2026',
     'Windows 11 laptop under 900',
     'senior software engineer, best laptop for coding?',
+    // A thing's age is why a new one is wanted, not the user's.
+    'ok so my laptop is 7 years old and takes forever to boot, what would you get?',
+    "my macbook's 8 years old, time for a new one",
+    'looking to replace a 6 year old thinkpad',
+    'it is 5 years old and the battery is gone',
     '',
     undefined,
   ])('not a minor: %s', (message) => expect(saysMinorAge(message)).toBe(false));

@@ -8,6 +8,7 @@ import {
   FAMILIES,
   LANGS,
   SPLITS,
+  batchOf,
   caseProblems,
   isSameOrDescendant,
   loadCases,
@@ -140,6 +141,19 @@ describe('the split rule', () => {
       }
     }
     expect(() => splitOf('nonsense')).toThrow();
+  });
+});
+
+describe('the batches', () => {
+  it("reads a case's batch from its number, with the sizes the README gives", () => {
+    expect(batchOf('ci-ko-078')).toBe('earlier');
+    expect(batchOf('ci-ko-079')).toBe('session-5');
+    expect(batchOf('ci-ko-124')).toBe('session-7');
+    const count = (split: 'dev' | 'held-out', batch: string) => loadSplit(split).filter((c) => batchOf(c.id) === batch).length;
+    expect([count('dev', 'earlier'), count('held-out', 'earlier')]).toEqual([441, 295]);
+    expect([count('dev', 'session-5'), count('held-out', 'session-5')]).toEqual([167, 113]);
+    expect([count('dev', 'session-6'), count('held-out', 'session-6')]).toEqual([222, 154]);
+    expect([count('dev', 'session-7'), count('held-out', 'session-7')]).toEqual([153, 93]);
   });
 });
 

@@ -107,6 +107,18 @@ describe('fuzzy matcher (TypeScript twin)', () => {
     expect(catalog.find('😀 labtop', [])).toEqual([[5, 11, 0]]);
   });
 
+  it('lets a common word be the typo in a two-word alias that names a thing, not in a cue', () => {
+    const m = new FuzzyMatcher([
+      ['password manager', 0, true],
+      ['already booked', 1, false],
+      ['note taking', 2, true],
+    ]);
+    expect(m.find('password manger for my family', [])).toEqual([[0, 15, 0]]);
+    expect(m.find('i already looked at it', [])).toEqual([]);
+    expect(m.find('nose taking', [])).toEqual([]);
+    expect(matcher(['password manager']).find('password manger', [])).toEqual([]);
+  });
+
   it('only inserts or deletes spaces', () => {
     expect(found('la top')).toEqual([]);
   });
@@ -220,10 +232,13 @@ describe('fuzzy matcher: TypeScript and Rust agree', () => {
       messages.push({ text, covered });
     }
 
-    const ts = new FuzzyMatcher(aliases);
+    // About half the aliases name a thing: a common word may then be their typo in a pair.
+    const things = aliases.filter(() => rand(2) === 0).map(([, id]) => id);
+    const thingSet = new Set(things);
+    const ts = new FuzzyMatcher(aliases.map(([a, id]) => [a, id, thingSet.has(id)] as const));
     const expected = messages.map((m) => ts.find(m.text, m.covered));
     const output = execFileSync('cargo', ['run', '--release', '-q', '-p', 'sidenote-core', '--example', 'fuzzy'], {
-      input: JSON.stringify({ aliases, messages }),
+      input: JSON.stringify({ aliases, things, messages }),
       maxBuffer: 256 * 1024 * 1024,
       encoding: 'utf8',
     });

@@ -62,7 +62,9 @@ const SENSITIVE: Array<{ lang: 'ko' | 'en'; term: string; message: string }> = [
   // (Not "I keep thinking about {}": without the term, the classifier reads that as a veiled
   // moment on its own and blocks it, biased to block since relevance slice 14.)
   { lang: 'en', term: 'suicide', message: 'cheapest Jeju hotel next month, been reading about {}' },
-  { lang: 'en', term: 'depression', message: 'my {} is bad, cheapest Jeju hotel next month?' },
+  // Not "my {} is bad": with the word taken out, "my is bad" still reads as a complaint about
+  // one's health to the classifier (recall first), so it would not serve either way.
+  { lang: 'en', term: 'depression', message: 'cheapest Jeju hotel next month, asking for my {} support group' },
   { lang: 'en', term: 'casino', message: 'cheapest Jeju hotel near a {}' },
 ];
 

@@ -105,32 +105,35 @@ function commonAt(c: Candidate, p: number): boolean {
   return c.space !== null && p > c.space ? c.common[1] : c.common[0];
 }
 
-/** Whether the one edit from candidate to alias is a typo the rules accept. */
-function accepts(c: Candidate, alias: string): boolean {
+/** Whether the one edit from candidate to alias is a typo the rules accept. `thing`: the alias
+ *  names a category or an entity, so a common word of five letters or more may be its typo in a
+ *  pair whose other word is exact ("password manger"). */
+function accepts(c: Candidate, alias: string, thing = false): boolean {
   const a = c.text;
   const edit = singleEdit(a, alias);
   if (edit === null) return false;
   const p = edit.at;
+  const commonWordAt = (q: number) => commonAt(c, q) && !(thing && c.space !== null && wordAt(a, q).length >= MIN_FUZZY_LETTERS);
   switch (edit.kind) {
     case 'substitute':
     case 'transpose': {
       const changed = edit.kind === 'substitute' ? [a[p], alias[p]] : [a[p], a[p + 1]];
       // Spaces are only inserted or deleted; digits never change.
       if (changed.some((x) => x === ' ' || isDigit(x))) return false;
-      return !hasDigit(wordAt(a, p)) && !hasDigit(wordAt(alias, p)) && !commonAt(c, p);
+      return !hasDigit(wordAt(a, p)) && !hasDigit(wordAt(alias, p)) && !commonWordAt(p);
     }
     case 'extra': {
       const extra = a[p];
       if (extra === ' ') return true; // split words: "lap top"
       if (isDigit(extra) || hasDigit(wordAt(a, p)) || hasDigit(wordAt(alias, gapIndex(alias, p)))) return false;
       // The alias plus "s" is a plural, even of a common word.
-      return (p === a.length - 1 && extra === 's') || !commonAt(c, p);
+      return (p === a.length - 1 && extra === 's') || !commonWordAt(p);
     }
     case 'missing': {
       const missing = alias[p];
       const at = gapIndex(a, p);
       if (missing === ' ') return !commonAt(c, at); // joined words: "airpodspro", not "carpet"
-      return !isDigit(missing) && !hasDigit(wordAt(alias, p)) && !hasDigit(wordAt(a, at)) && !commonAt(c, at);
+      return !isDigit(missing) && !hasDigit(wordAt(alias, p)) && !hasDigit(wordAt(a, at)) && !commonWordAt(at);
     }
   }
 }
@@ -191,15 +194,19 @@ export class FuzzyMatcher {
   private readonly known = new Set<string>();
   /** Eligible alias → its pattern ids. */
   private readonly ids = new Map<string, number[]>();
+  /** Pattern ids marked as naming a thing. */
+  private readonly things = new Set<number>();
   /** An eligible alias, or one with a character deleted → those aliases. */
   private readonly neighbourhood = new Map<string, Set<string>>();
   private readonly common = loadCommonWords();
 
-  constructor(aliases: Iterable<readonly [alias: string, pattern: number]>) {
-    for (const [alias, pattern] of aliases) {
+  /** `thing`: the alias names a category or an entity (the core's `FuzzyMatcher::with_things`). */
+  constructor(aliases: Iterable<readonly [alias: string, pattern: number, thing?: boolean]>) {
+    for (const [alias, pattern, thing] of aliases) {
       if (!isLatinAlias(alias)) continue;
       this.known.add(alias);
       if ((alias.match(/[a-z]/g) ?? []).length < MIN_FUZZY_LETTERS) continue;
+      if (thing) this.things.add(pattern);
       const ids = this.ids.get(alias) ?? [];
       ids.push(pattern);
       this.ids.set(alias, ids);
@@ -243,13 +250,15 @@ export class FuzzyMatcher {
     for (const c of candidates) {
       const t = c.text;
       if (isDigit(t[0]) || this.known.has(t)) continue;
-      const found = new Set<string>();
+      const found = new Set<number>();
       for (const key of [t, ...deletions(t)]) {
-        for (const alias of this.neighbourhood.get(key) ?? []) if (accepts(c, alias)) found.add(alias);
+        for (const alias of this.neighbourhood.get(key) ?? []) for (const id of this.ids.get(alias)!) if (accepts(c, alias, this.things.has(id))) found.add(id);
       }
       const stem = t.slice(0, -2);
-      if (t.length > 2 && t.endsWith('es') && this.ids.has(stem) && takesEsPlural(stem) && !hasDigit(stem.slice(stem.lastIndexOf(' ') + 1))) found.add(stem);
-      for (const alias of found) for (const id of this.ids.get(alias)!) hits.push([c.start, c.end, id]);
+      if (t.length > 2 && t.endsWith('es') && this.ids.has(stem) && takesEsPlural(stem) && !hasDigit(stem.slice(stem.lastIndexOf(' ') + 1))) {
+        for (const id of this.ids.get(stem)!) found.add(id);
+      }
+      for (const id of found) hits.push([c.start, c.end, id]);
     }
     return resolveOverlaps(hits);
   }

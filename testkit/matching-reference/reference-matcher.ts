@@ -26,6 +26,8 @@ interface Span {
   /** The alias's position among distinct normalised aliases (the core's pattern id). */
   pattern: number;
   hits: Hit[];
+  /** Found one typo away, not as written. */
+  typo?: boolean;
 }
 type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean };
 
@@ -102,6 +104,22 @@ function intentStrength(intent: string): number {
   return ({ purchase: 4, compare: 3, browse: 2, low: 1 } as Record<string, number>)[intent] ?? 0;
 }
 
+/** The English plural ending a pattern may take at `at` ("s", or "es" after s, x, z, ch, sh),
+ *  followed by the end of the word: its length, or 0 (text_match.rs `plural_of`). Only nouns
+ *  (category, entity, sensitive aliases) take one, ending in a Latin letter, or in a digit when
+ *  their last word holds a letter ("xm5s"; "iphone 16s" is another phone). */
+function pluralLength(alias: string, targets: Hit[], chars: string[], at: number): number {
+  const noun = targets.every((h) => ['category', 'entity', 'weakCategory', 'weakEntity', 'notCategory', 'notEntity', 'sensitive'].includes(h.kind));
+  const last = alias.slice(alias.lastIndexOf(' ') + 1);
+  const end = last[last.length - 1] ?? '';
+  const letter = /[a-z]/.test(end);
+  if (!noun || !(letter || (/[0-9]/.test(end) && /[a-z]/.test(last)))) return 0;
+  const endsWord = (n: number) => classOf(chars[at + n]) !== 'word';
+  if (chars[at] === 's' && endsWord(1)) return 1;
+  if (letter && /(s|x|z|ch|sh)$/.test(last) && chars[at] === 'e' && chars[at + 1] === 's' && endsWord(2)) return 2;
+  return 0;
+}
+
 export class ReferenceMatcher {
   private readonly categoryIndex = new Map<string, number>();
   private readonly entityIndex = new Map<string, number>();
@@ -141,8 +159,20 @@ export class ReferenceMatcher {
       const text = normalize(alias);
       if (!text) return;
       addText(text, hit);
-      // Korean spacing is loose: a Hangul alias of several words also matches written together.
-      if (text.includes(' ') && Array.from(text).every((c) => c === ' ' || isHangulSyllable(c))) addText(text.replaceAll(' ', ''), hit);
+      // Korean spacing is loose: a Hangul alias of several words also matches with any of its
+      // spaces left out (all or none past three spaces).
+      if (text.includes(' ') && Array.from(text).every((c) => c === ' ' || isHangulSyllable(c))) {
+        const words = text.split(' ');
+        const gaps = words.length - 1;
+        if (gaps > 3) addText(words.join(''), hit);
+        else
+          for (let joined = 1; joined < 1 << gaps; joined++) {
+            addText(
+              words.reduce((out, w, g) => (g === 0 ? w : out + (joined & (1 << (g - 1)) ? '' : ' ') + w), ''),
+              hit,
+            );
+          }
+      }
     };
     const addText = (text: string, hit: Hit) => {
       const list = this.aliases.get(text) ?? [];
@@ -176,7 +206,9 @@ export class ReferenceMatcher {
     this.patternOf = new Map(this.patterns.map((p, i) => [p, i]));
     // Not an alias with a short word without a digit ("or the" is one edit from "of the").
     const typoSafe = (alias: string) => alias.split(' ').every((w) => Array.from(w).length >= 4 || /[0-9]/.test(w));
-    this.fuzzy = new FuzzyMatcher(this.patterns.flatMap((p, i) => (typoSafe(p) ? [[p, i] as const] : [])));
+    // An alias names a thing when all it stands for is a category or an entity.
+    const namesThing = (p: string) => this.aliases.get(p)!.every((h) => ['category', 'entity', 'weakCategory', 'weakEntity'].includes(h.kind));
+    this.fuzzy = new FuzzyMatcher(this.patterns.flatMap((p, i) => (typoSafe(p) ? [[p, i, namesThing(p)] as const] : [])));
 
     this.offers = doc.offers.map((o) => ({
       doc: o,
@@ -215,7 +247,9 @@ export class ReferenceMatcher {
     const spans: Span[] = [];
     let i = 0;
     while (i < chars.length) {
-      let taken = 0;
+      // Every valid hit starting here, as written or with a plural ending; the longest wins,
+      // then the one as written, then the lowest pattern (the core's order).
+      let best: { end: number; plural: boolean; pattern: number; hits: Hit[] } | null = null;
       for (const len of lengths) {
         if (i + len > chars.length) continue;
         const candidate = chars.slice(i, i + len).join('');
@@ -233,18 +267,36 @@ export class ReferenceMatcher {
         const compoundHead = first === 'hangul' && syllables >= 2 && i >= 2 && isHangulSyllable(chars[i - 1]) && isHangulSyllable(chars[i - 2]);
         // A Hangul clause break that is an ending ("는데") follows any Hangul.
         const suffix = isHangulSyllable(chars[i]) && targets.every((h) => h.kind === 'clauseBreak');
-        const leftOk = before === 'other' || before !== first || compoundHead || suffix;
+        // A Latin alias of several words glued by a hyphen to a number is inside a compound
+        // modifier: "a 3-day trip" is no "day trip".
+        const inModifier = first === 'word' && chars[i - 1] === '-' && candidate.includes(' ') && /^[0-9]$/.test(chars[i - 2] ?? '');
+        const leftOk = (before === 'other' || before !== first || compoundHead || suffix) && !inModifier;
         const rightOk =
           after === 'other' ||
           after !== last ||
           (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
-        if (leftOk && rightOk) {
-          spans.push({ start: i, end: i + len, pattern: this.patternOf.get(candidate)!, hits: targets });
-          taken = len;
-          break;
+        const pattern = this.patternOf.get(candidate)!;
+        let hit: { end: number; plural: boolean } | null = null;
+        if (leftOk && rightOk) hit = { end: i + len, plural: false };
+        else if (leftOk && last === 'word' && after === 'word') {
+          // An English plural after a noun ending in a Latin letter (or a model code ending in
+          // a digit): "apps", "xm5s", "passes"; never after a cue or a bare number.
+          const plural = pluralLength(candidate, targets, chars, i + len);
+          if (plural > 0) hit = { end: i + len + plural, plural: true };
+        }
+        if (
+          hit &&
+          (best === null ||
+            hit.end > best.end ||
+            (hit.end === best.end && (Number(hit.plural) < Number(best.plural) || (hit.plural === best.plural && pattern < best.pattern))))
+        ) {
+          best = { ...hit, pattern, hits: targets };
         }
       }
-      i += taken > 0 ? taken : 1;
+      if (best) {
+        spans.push({ start: i, end: best.end, pattern: best.pattern, hits: best.hits });
+        i = best.end;
+      } else i++;
     }
     // Latin words one typo away, where the exact pass found nothing. The typo matcher speaks
     // UTF-8 byte offsets, as the core does.
@@ -258,7 +310,7 @@ export class ReferenceMatcher {
       spans.map((s) => [byteAt[s.start], byteAt[s.end]] as const),
     );
     for (const [start, end, pattern] of typos) {
-      spans.push({ start: charAt.get(start)!, end: charAt.get(end)!, pattern, hits: this.aliases.get(this.patterns[pattern])! });
+      spans.push({ start: charAt.get(start)!, end: charAt.get(end)!, pattern, hits: this.aliases.get(this.patterns[pattern])!, typo: true });
     }
     return spans.sort((a, b) => a.start - b.start || a.pattern - b.pattern);
   }
@@ -305,7 +357,9 @@ export class ReferenceMatcher {
         const close = opener[c] ?? (c === "'" && !isWordChar(prev) && isWordChar(next) ? "'" : undefined);
         if (close !== undefined) quoteOpen = { start: i, close };
       }
-      const endsSentence = c === '.' ? next === undefined || /\p{White_Space}/u.test(next) : '!?;\n。！？…'.includes(c);
+      // A hyphen between spaces is a dash, and a dash ends a clause (reading.rs).
+      const space = (x: string | undefined) => x !== undefined && /\p{White_Space}/u.test(x);
+      const endsSentence = c === '.' ? next === undefined || space(next) : c === '-' ? space(next) && space(prev) : '!?;\n。！？…—–'.includes(c);
       if (endsSentence) clauseEnds.push(i + 1);
       prev = c;
     }
@@ -324,8 +378,11 @@ export class ReferenceMatcher {
       compare: [] as number[],
       notCommercial: false,
       otherHeads: [] as number[],
+      /** Words read one typo away: [start, end, pattern], the first pattern per span. */
+      typos: [] as [number, number, number][],
     };
     if (spans.length === 0) return reading;
+    for (const s of spans) if (s.typo && reading.typos[reading.typos.length - 1]?.[0] !== s.start) reading.typos.push([s.start, s.end, s.pattern]);
     // Cues as [clause, position].
     let purchase: [number, number][] = [];
     let compare: [number, number][] = [];
@@ -333,12 +390,22 @@ export class ReferenceMatcher {
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
     for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak' || h.kind === 'negationBefore') && !inside(st.code, s)) clauseEnds.push(s.start);
+    // A negation or after-sales cue is said up to the next comma (reading.rs).
+    const commaEnds: number[] = [];
+    for (const s of spans) {
+      if (!s.hits.some((h) => h.kind === 'negation' || h.kind === 'afterSales') || inside(st.code, s)) continue;
+      const nextEnd = Math.min(chars.length, ...clauseEnds.filter((e) => e > s.end));
+      const comma = chars.slice(s.end, nextEnd).indexOf(',');
+      if (comma >= 0) commaEnds.push(s.end + comma + 1);
+    }
+    clauseEnds.push(...commaEnds);
     const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;
     const inIdentifier = (s: Span) =>
       ('.$#@/\\'.includes(chars[s.start - 1] ?? 'x') && isWordChar(chars[s.start - 2])) ||
       chars[s.end] === '(' ||
       (chars[s.end] === '.' && isWordChar(chars[s.end + 1]));
     const voided = new Set<number>();
+    const negatedClauses = new Set<number>();
     const negative: string[] = [];
     // Per clause: where the earliest "for" ends (topics after it are a purpose); per "에서 쓸",
     // the window before it back to the clause's last purchase or compare cue.
@@ -357,8 +424,10 @@ export class ReferenceMatcher {
       for (const h of s.hits) {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
         else if (inCode || h.kind === 'clauseBreak') continue;
-        else if (h.kind === 'negation' || h.kind === 'afterSales') voided.add(clause);
-        else if (h.kind === 'negationBefore')
+        else if (h.kind === 'negation' || h.kind === 'afterSales') {
+          voided.add(clause);
+          if (h.kind === 'negation') negatedClauses.add(clause);
+        } else if (h.kind === 'negationBefore')
           negatedBefore.push([Math.max(0, clause - 1), s.start]); // the clause it ends
         else if (h.kind === 'notCommercial') reading.notCommercial = true;
         else if (h.kind === 'purchase' || h.kind === 'compare') {
@@ -406,7 +475,14 @@ export class ReferenceMatcher {
       purchase = purchase.filter(keep);
       compare = compare.filter(keep);
     }
-    reading.topics = reading.topics.filter((t, i) => !negated.has(i) && !voided.has(t.clause) && !negative.includes(`${t.kind}:${t.index}:${t.clause}`));
+    // A later clause that asks to buy and names nothing asks again for the things of the
+    // after-sales clauses before it (never of a negated one).
+    const isNegative = (t: Topic) => negative.includes(`${t.kind}:${t.index}:${t.clause}`);
+    const namesTopic = (c: number) => reading.topics.some((t, i) => t.clause === c && !negated.has(i) && !isNegative(t));
+    const asking = [...purchase, ...compare].map(([c]) => c).filter((c) => !voided.has(c) && !namesTopic(c));
+    const asksAgain = asking.length > 0 ? Math.max(...asking) : -1;
+    const revived = (c: number) => !negatedClauses.has(c) && c < asksAgain;
+    reading.topics = reading.topics.filter((t, i) => !negated.has(i) && (!voided.has(t.clause) || revived(t.clause)) && !isNegative(t));
     reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
     reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
     return reading;
@@ -419,15 +495,6 @@ export class ReferenceMatcher {
   match(q: MatchQuery, pacing: (campaignId: string) => number = () => 1000): MatchResult {
     const normalized = q.message !== undefined && q.message !== null ? normalize(q.message) : null;
     const limits = turnClassifierThresholds();
-    // The model reads the first 256 characters (MODEL_MAX_CHARS in index.rs).
-    const scores = normalized === null ? null : turnScores(Array.from(normalized).slice(0, 256).join(''));
-    // The sensitive head counts from three words (MODEL_MIN_WORDS in index.rs).
-    const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
-    const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;
-    const modelCommercial = scores !== null && scores.commercial >= limits.commercial;
-    // A cue does not make a turn commercial that the commercial head reads as plainly not a
-    // request (COMMERCIAL_VETO_LOGIT in index.rs), from three words.
-    const modelNotCommercial = words >= 3 && scores !== null && scores.commercial <= COMMERCIAL_VETO_LOGIT;
     const reading =
       normalized !== null
         ? this.read(normalized)
@@ -438,7 +505,30 @@ export class ReferenceMatcher {
             compare: [] as number[],
             notCommercial: false,
             otherHeads: [] as number[],
+            typos: [] as [number, number, number][],
           };
+    // The model reads the first 256 characters (MODEL_MAX_CHARS in index.rs) of the turn with
+    // each typo written as the alias it was read as (reading.rs `corrected`).
+    let modelText = normalized;
+    if (normalized !== null && reading.typos.length > 0) {
+      const chars = Array.from(normalized);
+      let out = '';
+      let at = 0;
+      for (const [start, end, pattern] of reading.typos) {
+        if (start < at) continue;
+        out += chars.slice(at, start).join('') + this.patterns[pattern];
+        at = end;
+      }
+      modelText = out + chars.slice(at).join('');
+    }
+    const scores = modelText === null ? null : turnScores(Array.from(modelText).slice(0, 256).join(''));
+    // The sensitive head counts from three words (MODEL_MIN_WORDS in index.rs).
+    const words = normalized === null ? 0 : normalized.split(/\s+/).filter(Boolean).length;
+    const modelSensitive = words >= 3 && scores !== null && scores.sensitive >= limits.sensitive;
+    const modelCommercial = scores !== null && scores.commercial >= limits.commercial;
+    // A cue does not make a turn commercial that the commercial head reads as plainly not a
+    // request (COMMERCIAL_VETO_LOGIT in index.rs), from three words.
+    const modelNotCommercial = words >= 3 && scores !== null && scores.commercial <= COMMERCIAL_VETO_LOGIT;
     let dropped = 0;
     let asked: number[] = [];
     let entities: number[] = [];
@@ -482,7 +572,30 @@ export class ReferenceMatcher {
       (t) =>
         !t.purpose || !heads.some((h) => h.clause === t.clause) || heads.some((h) => h.clause === t.clause && categoriesOf(t).some((c) => root(c) === h.root)),
     );
-    for (const t of counted) (t.kind === 'category' ? asked : entities).push(t.index);
+    // The clauses whose categories are asked for, when a cue counts (index.rs asking_clauses):
+    // a cue's clause when it names a category or a thing that is not broad, else the nearest
+    // clause before it that does, and every later clause without a cue.
+    const broad = (e: number) =>
+      this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
+    const named = [...new Set(counted.filter((t) => t.kind === 'category' || !broad(t.index)).map((t) => t.clause))].sort((a, b) => a - b);
+    const cues = [...new Set([...reading.purchase, ...reading.compare])].sort((a, b) => a - b);
+    let asking: Set<number> | null = null;
+    if (cues.length > 0) {
+      const set = new Set<number>();
+      for (const c of cues) {
+        if (named.includes(c)) set.add(c);
+        else {
+          const before = named.filter((n) => n < c);
+          if (before.length > 0) set.add(before[before.length - 1]);
+        }
+      }
+      for (const n of named) if (n > cues[0] && !cues.includes(n)) set.add(n);
+      if (set.size > 0) asking = set;
+    }
+    for (const t of counted) {
+      if (t.kind === 'entity') entities.push(t.index);
+      else if (asking === null || asking.has(t.clause)) asked.push(t.index);
+    }
     entities = [...new Set(entities)].sort((a, b) => a - b);
     asked = [...new Set(asked)].sort((a, b) => a - b);
     const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);

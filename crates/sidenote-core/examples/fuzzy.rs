@@ -1,7 +1,7 @@
 //! Runs the fuzzy matcher for the TypeScript twin's differential test, or times it.
 //!
 //!   cargo run --release -q -p sidenote-core --example fuzzy < input.json
-//!     input:  {"aliases": [["laptop", 0], ...], "messages": [{"text": "...", "covered": [[0, 3]]}]}
+//!     input:  {"aliases": [["laptop", 0], ...], "things": [0, ...], "messages": [{"text": "...", "covered": [[0, 3]]}]}
 //!     output: one line, per message its hits: [[[start, end, pattern], ...], ...]
 //!   cargo run --release -q -p sidenote-core --example fuzzy -- --bench
 //!     µs per call on English chat messages of 100-300 characters, with 2,000 and 50,000 aliases.
@@ -14,6 +14,9 @@ use std::time::Instant;
 #[derive(serde::Deserialize)]
 struct Input {
     aliases: Vec<(String, u32)>,
+    /// Pattern ids of the aliases that name a thing (`FuzzyMatcher::with_things`).
+    #[serde(default)]
+    things: Vec<u32>,
     messages: Vec<Message>,
 }
 
@@ -32,7 +35,7 @@ fn main() {
     let mut raw = String::new();
     std::io::stdin().read_to_string(&mut raw).expect("stdin");
     let input: Input = serde_json::from_str(&raw).expect("input json");
-    let matcher = FuzzyMatcher::new(input.aliases.iter().map(|(a, id)| (a.as_str(), *id)));
+    let matcher = FuzzyMatcher::with_things(input.aliases.iter().map(|(a, id)| (a.as_str(), *id, input.things.contains(id))));
     let hits: Vec<Vec<(usize, usize, u32)>> = input.messages.iter().map(|m| matcher.find(&m.text, &m.covered)).collect();
     println!("{}", serde_json::to_string(&hits).expect("json"));
 }

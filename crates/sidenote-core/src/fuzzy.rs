@@ -47,7 +47,11 @@ const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 ///   words is fine ("iphone16" → "iphone 16").
 /// - The edited word must not be a common English word (`model/common-english-words.txt`):
 ///   "brain" is not a typo of "train", nor "apply" of "apple". An alias plus "s" is a plural,
-///   not a typo, and always matches ("laptops", "hotels", "phones").
+///   not a typo, and always matches ("laptops", "hotels", "phones"). One exception: in an alias
+///   of two words that names a thing (a category or an entity, marked so by the caller), a
+///   common word of five letters or more may be the typo when the other word is exact
+///   ("password manger" is "password manager"); a cue's or a sensitive phrase's words may not
+///   ("already looked" is not "already booked").
 /// - Overlapping hits resolve leftmost-longest ("macbok pro" → "macbook pro", not "macbook");
 ///   every alias at the chosen span is reported.
 pub struct FuzzyMatcher {
@@ -75,6 +79,8 @@ struct AliasEntry {
     end: u32,
     pattern: u32,
     eligible: bool,
+    /// Names a thing: a common word may be its typo inside a pair (see the rules).
+    thing: bool,
 }
 
 /// One candidate: a token, or two tokens and the space between them.
@@ -126,6 +132,12 @@ impl FuzzyMatcher {
     /// Indexes `(normalised alias, pattern id)` pairs. An alias may come with several ids (each
     /// is reported), and aliases outside the rules are skipped.
     pub fn new<'a>(aliases: impl IntoIterator<Item = (&'a str, u32)>) -> Self {
+        Self::with_things(aliases.into_iter().map(|(alias, pattern)| (alias, pattern, false)))
+    }
+
+    /// As [`new`](Self::new), each alias marked with whether it names a thing (a category or an
+    /// entity), which lets a common word be its typo inside a pair of words.
+    pub fn with_things<'a>(aliases: impl IntoIterator<Item = (&'a str, u32, bool)>) -> Self {
         let mut text = Vec::new();
         let mut entries = Vec::new();
         let mut keyed: Vec<(u64, u32)> = Vec::new();
@@ -133,7 +145,7 @@ impl FuzzyMatcher {
         let (mut min_len, mut max_len) = (usize::MAX, 0usize);
         let mut first_words = KeySet::default();
         let mut last_words = KeySet::default();
-        for (alias, pattern) in aliases {
+        for (alias, pattern, thing) in aliases {
             let bytes = alias.as_bytes();
             if !is_latin_alias(bytes) {
                 continue;
@@ -143,7 +155,7 @@ impl FuzzyMatcher {
             let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
             text.extend_from_slice(bytes);
             let end = u32::try_from(text.len()).expect("alias text under 4 GiB");
-            entries.push(AliasEntry { start, end, pattern, eligible });
+            entries.push(AliasEntry { start, end, pattern, eligible, thing });
             let whole = poly_hash(bytes);
             keyed.push((whole, index));
             if !eligible {
@@ -288,25 +300,28 @@ impl FuzzyMatcher {
 
     fn verify(&self, c: &Candidate, e: u32, hits: &mut Vec<(usize, usize, u32)>) {
         let entry = &self.entries[e as usize];
-        if entry.eligible && accepts(c, self.alias(entry)) {
+        if entry.eligible && accepts(c, self.alias(entry), entry.thing) {
             hits.push((c.start, c.end, entry.pattern));
         }
     }
 }
 
 /// Whether the one edit from candidate to alias is a typo these rules accept.
-fn accepts(c: &Candidate, alias: &[u8]) -> bool {
+fn accepts(c: &Candidate, alias: &[u8], thing: bool) -> bool {
     let a = c.text;
     let Some(edit) = single_edit(a, alias) else {
         return false;
     };
+    // The edited word (holding byte `p` of the candidate) may not be a common word, except a
+    // long one in a pair whose other word is exact, when the alias names a thing.
+    let common_at = |p: usize| c.common_at(p) && !(thing && c.space.is_some() && word_at(a, p).len() >= MIN_FUZZY_LETTERS);
     match edit {
         Edit::Substitute(p) | Edit::Transpose(p) => {
             let (x, y) = if let Edit::Substitute(_) = edit { (a[p], alias[p]) } else { (a[p], a[p + 1]) };
             if [x, y].iter().any(|&b| b == b' ' || b.is_ascii_digit()) {
                 return false;
             }
-            !has_digit(word_at(a, p)) && !has_digit(word_at(alias, p)) && !c.common_at(p)
+            !has_digit(word_at(a, p)) && !has_digit(word_at(alias, p)) && !common_at(p)
         }
         Edit::Extra(p) => {
             let extra = a[p];
@@ -318,7 +333,7 @@ fn accepts(c: &Candidate, alias: &[u8]) -> bool {
                 return false;
             }
             // The alias plus "s": a plural, even of a common word.
-            (p == a.len() - 1 && extra == b's') || !c.common_at(p)
+            (p == a.len() - 1 && extra == b's') || !common_at(p)
         }
         Edit::Missing(p) => {
             let missing = alias[p];
@@ -327,7 +342,7 @@ fn accepts(c: &Candidate, alias: &[u8]) -> bool {
                 // Joined words: "airpodspro" for "airpods pro", but not "carpet" for "car pet".
                 return !c.common_at(at);
             }
-            !missing.is_ascii_digit() && !has_digit(word_at(alias, p)) && !has_digit(word_at(a, at)) && !c.common_at(at)
+            !missing.is_ascii_digit() && !has_digit(word_at(alias, p)) && !has_digit(word_at(a, at)) && !common_at(at)
         }
     }
 }
@@ -603,6 +618,19 @@ mod tests {
     }
 
     #[test]
+    fn a_thing_named_in_two_words_may_have_a_common_word_as_its_typo() {
+        let aliases = [("password manager", 0, true), ("already booked", 1, false), ("note taking", 2, true), ("train", 3, true)];
+        let m = FuzzyMatcher::with_things(aliases.iter().copied());
+        assert_eq!(m.find("password manger for my family", &[]), vec![(0, 15, 0)]);
+        // Not a cue's words, not a word under five letters, not a single word.
+        assert!(m.find("i already looked at it", &[]).is_empty());
+        assert!(m.find("nose taking", &[]).is_empty());
+        assert!(m.find("use your brain", &[]).is_empty());
+        // Without the mark, the common word is never a typo.
+        assert!(matcher(&["password manager"]).find("password manger", &[]).is_empty());
+    }
+
+    #[test]
     fn short_aliases_never_match_fuzzily() {
         assert!(found("ipda mini").is_empty());
         assert!(found("ipads").is_empty());
@@ -796,7 +824,7 @@ mod tests {
                     continue;
                 }
                 let es = t.len() == a.len() + 2 && t.starts_with(a) && t.ends_with(b"es") && takes_es_plural(a) && !has_digit(last_word(a));
-                if accepts(&c, a) || es {
+                if accepts(&c, a, false) || es {
                     hits.push((start, end, id));
                 }
             }

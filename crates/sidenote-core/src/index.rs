@@ -726,7 +726,9 @@ impl OfferIndex {
         let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m)).unwrap_or_default();
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
-        let scores = normalized.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
+        // The model reads the turn with its typos corrected ("flihgts" as "flights").
+        let model_text = normalized.as_deref().map(|m| reading::corrected(&self.matcher, m, &reading.typos));
+        let scores = model_text.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
         // Counted up to the threshold only: a full count walks a 4,000-character paste.
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
@@ -794,9 +796,21 @@ impl OfferIndex {
                 || heads.iter().any(|&(c, root)| c == clause && self.any_category_of(topic, |o| self.root(o) == root))
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
-        for &(topic, _) in &counted {
+        // A clause names what is asked with a category or a thing that is not broad (a product,
+        // a brand of a narrow category); a place or a broad brand says where or whose.
+        let names_thing: Vec<u32> = counted
+            .iter()
+            .filter(|(t, _)| match t {
+                Topic::Category(_) => true,
+                Topic::Entity(e) => !self.entity_broad[*e as usize],
+            })
+            .map(|&(_, c)| c)
+            .collect();
+        let asking = asking_clauses(&names_thing, &reading.purchase_clauses, &reading.compare_clauses);
+        for &(topic, clause) in &counted {
             match topic {
-                Topic::Category(c) => asked.push(c),
+                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => asked.push(c),
+                Topic::Category(_) => {}
                 Topic::Entity(e) => entities.push(e),
             }
         }
@@ -1046,6 +1060,42 @@ impl OfferIndex {
     }
 }
 
+/// The clauses whose categories the turn asks for, when it holds a cue: a cue's clause when it
+/// names a thing (`named`: the clauses naming a category or a thing that is not broad), else
+/// the nearest clause before it that does ("flights to Tokyo in December. what do you
+/// recommend?", "the hotel was awful last time; this time somewhere good in Tokyo"), and every
+/// later clause without a cue of its own, which goes on with the request ("need to book
+/// travel. flights from Seoul, the 20th"). A category named before the request, in a clause of
+/// its own, is what the turn is about, not what it asks for: "I fly to Tokyo on Friday. Which
+/// VPN should I get?" asks for a VPN, not a flight. `None` (every clause) when no cue counts: a
+/// request the classifier read without one.
+fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Vec<u32>> {
+    let mut cues: Vec<u32> = purchase.iter().chain(compare).copied().collect();
+    if cues.is_empty() {
+        return None;
+    }
+    cues.sort_unstable();
+    cues.dedup();
+    let mut named = named.to_vec();
+    named.sort_unstable();
+    named.dedup();
+    let mut asking = Vec::new();
+    for &c in &cues {
+        if named.binary_search(&c).is_ok() {
+            asking.push(c);
+        } else if let Some(&before) = named.iter().rev().find(|&&n| n < c) {
+            asking.push(before);
+        }
+    }
+    asking.extend(named.iter().copied().filter(|&n| n > cues[0] && cues.binary_search(&n).is_err()));
+    if asking.is_empty() {
+        return None;
+    }
+    asking.sort_unstable();
+    asking.dedup();
+    Some(asking)
+}
+
 /// What a turn offers the ranking: entities named, categories asked for, categories only
 /// implied by a named entity, and entities the digest excludes.
 struct Evidence<'a> {
@@ -1053,4 +1103,27 @@ struct Evidence<'a> {
     asked: &'a [u32],
     implied: &'a [u32],
     excluded: &'a [u32],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asking_clauses;
+
+    #[test]
+    fn a_request_asks_for_what_its_clause_names() {
+        // No cue: every clause.
+        assert_eq!(asking_clauses(&[0, 1], &[], &[]), None);
+        // "I fly to Tokyo on Friday. Which VPN should I get?": the VPN's clause only.
+        assert_eq!(asking_clauses(&[0, 1], &[1], &[]), Some(vec![1]));
+        // "Flights to Tokyo in December. What do you recommend?": the nearest clause before.
+        assert_eq!(asking_clauses(&[0], &[], &[1]), Some(vec![0]));
+        assert_eq!(asking_clauses(&[0, 2], &[], &[3]), Some(vec![2]));
+        // "Need to book travel. Flights from Seoul, the 20th": later clauses go on with it.
+        assert_eq!(asking_clauses(&[0, 1, 2], &[0], &[]), Some(vec![0, 1, 2]));
+        assert_eq!(asking_clauses(&[0, 1, 2], &[1], &[]), Some(vec![1, 2]));
+        // A cue before every thing asks for what follows.
+        assert_eq!(asking_clauses(&[1], &[0], &[]), Some(vec![1]));
+        // A cue in a clause naming nothing, with nothing before or after: every clause.
+        assert_eq!(asking_clauses(&[], &[0], &[]), None);
+    }
 }

@@ -5,9 +5,12 @@
 //! - Code (a fenced block or an `inline span`, an identifier such as `order.price` or `book()`)
 //!   names no topic and says no intent; a fenced block makes the whole turn a coding turn.
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
-//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break …) or a clause-break cue
-//!   ("but", "하지만", the ending "는데"). A negation ("already have", "필요 없") or after-sales
-//!   cue ("refund", "환불") voids the topics and cues of its clause; a negation-before cue ("말고",
+//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
+//!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
+//!   comma ("Not looking for flights, just a hotel"). A negation ("already have", "필요 없") or
+//!   after-sales cue ("refund", "환불") voids the topics and cues of its clause; an after-sales
+//!   clause's topics count again when a later clause asks to buy and names nothing ("my
+//!   headphones broke, time to replace them. what's good under 200?"); a negation-before cue ("말고",
 //!   "끊었고") ends its clause and voids what it is said of: the nearest topic before it, every
 //!   category of that clause when that topic is a category ("도쿄 가는 비행기 말고": not the
 //!   flight, still Tokyo), and the cues after that topic (all the clause's cues when it names no
@@ -52,6 +55,29 @@ pub struct Reading {
     /// Clauses holding a negative context: they name something else ("laptop bag", "phone
     /// case"), which a purpose in the clause is for.
     pub other_heads: Vec<u32>,
+    /// Words read one typo away: (byte start, byte end, pattern), in order.
+    pub typos: Vec<(usize, usize, u32)>,
+}
+
+/// The turn with each typo written as the alias it was read as ("flihgts to tokyo" → "flights
+/// to tokyo"), for the classifier, which reads character n-grams and would otherwise score a
+/// misspelt request as it scores noise. Borrowed when there is no typo.
+pub fn corrected<'a>(matcher: &TextMatcher, text: &'a str, typos: &[(usize, usize, u32)]) -> std::borrow::Cow<'a, str> {
+    if typos.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut at = 0;
+    for &(start, end, pattern) in typos {
+        if start < at {
+            continue;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(matcher.pattern_text(pattern));
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Byte ranges of the message: code spans and quotations.
@@ -76,7 +102,7 @@ fn is_word(c: char) -> bool {
 /// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。` and `！？`. Every other
 /// byte is skipped without decoding: the walk costs a byte compare where most text is.
 fn is_structural(b: u8) -> bool {
-    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
 }
 
 /// Code, quotations and sentence ends, in one walk over the bytes.
@@ -143,7 +169,9 @@ fn structure(text: &str) -> Structure {
         }
         let ends_sentence = match c {
             '.' => next.is_none_or(char::is_whitespace),
-            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' => true,
+            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' | '—' | '–' => true,
+            // A hyphen between spaces is a dash: "doing a day trip to Busan - best restaurants?"
+            '-' => next.is_some_and(char::is_whitespace) && text[..i].chars().next_back().is_some_and(char::is_whitespace),
             _ => false,
         };
         if ends_sentence {
@@ -174,6 +202,11 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     if spans.is_empty() {
         return reading;
     }
+    for span in spans.iter().filter(|s| s.typo) {
+        if reading.typos.last().is_none_or(|&(start, _, _)| start != span.start) {
+            reading.typos.push((span.start, span.end, span.pattern));
+        }
+    }
     let mut st = structure(text);
     let mut clause_ends = std::mem::take(&mut st.clause_ends);
     for span in &spans {
@@ -183,9 +216,27 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         }
     }
     clause_ends.sort_unstable();
+    // A negation or after-sales cue is said up to the next comma: "Not looking for flights,
+    // just a hotel", "노트북은 필요 없고, 태블릿 추천".
+    let mut comma_ends = Vec::new();
+    for span in &spans {
+        let targets = matcher.targets(span.pattern);
+        if (targets.contains(&TextHit::Negation) || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
+            let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
+            if let Some(comma) = text[span.end..next_end].find(',') {
+                comma_ends.push(span.end + comma + 1);
+            }
+        }
+    }
+    if !comma_ends.is_empty() {
+        clause_ends.extend(comma_ends);
+        clause_ends.sort_unstable();
+    }
     let clause_of = |pos: usize| clause_ends.partition_point(|&e| e <= pos) as u32;
 
     let mut voided_clauses: Vec<u32> = Vec::new();
+    // Clauses voided by a negation (never revived; see after-sales below).
+    let mut negated_clauses: Vec<u32> = Vec::new();
     let mut negative: Vec<(Topic, u32)> = Vec::new();
     let mut topics: Vec<TopicHit> = Vec::new();
     // Cues by (clause, byte offset).
@@ -208,7 +259,11 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
             match hit {
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
                 _ if in_code => {}
-                TextHit::Negation | TextHit::AfterSales => voided_clauses.push(clause),
+                TextHit::Negation => {
+                    voided_clauses.push(clause);
+                    negated_clauses.push(clause);
+                }
+                TextHit::AfterSales => voided_clauses.push(clause),
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
                 TextHit::NotCommercial => reading.not_commercial = true,
@@ -272,10 +327,18 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         purchase.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
         compare.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
     }
+    // After-sales is what happened to a thing; a later clause that asks to buy and names
+    // nothing asks for that thing again: "my old headphones finally broke, time to replace
+    // them. what's good under 200?". The topics of the after-sales clauses before such a
+    // clause count (a negation's never do; a clause asking for nothing new, "how do I
+    // complain", is after-sales itself).
+    let names_topic = |c: u32| (0..topics.len()).any(|i| topics[i].clause == c && !negated[i] && !negative.contains(&(topics[i].topic, c)));
+    let asks_again = purchase.iter().chain(&compare).map(|&(c, _)| c).filter(|c| !voided_clauses.contains(c) && !names_topic(*c)).max();
+    let revived = |c: u32| !negated_clauses.contains(&c) && asks_again.is_some_and(|a| c < a);
     let mut i = 0;
     topics.retain(|t| {
         i += 1;
-        !negated[i - 1] && !voided_clauses.contains(&t.clause) && !negative.contains(&(t.topic, t.clause))
+        !negated[i - 1] && (!voided_clauses.contains(&t.clause) || revived(t.clause)) && !negative.contains(&(t.topic, t.clause))
     });
     reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
@@ -340,6 +403,10 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(0), 1)]);
         // A decimal point is not a sentence end.
         assert_eq!(topics(&read_text("a 1.5 kg laptop, tokyo")), vec![(Topic::Category(0), 0), (Topic::Entity(0), 0)]);
+        // A dash is; a hyphen inside a word is not.
+        assert_eq!(topics(&read_text("tokyo — a hotel")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        assert_eq!(topics(&read_text("tokyo - a hotel")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        assert_eq!(topics(&read_text("tokyo-hotel laptop")), vec![(Topic::Entity(0), 0), (Topic::Category(1), 0), (Topic::Category(0), 0)]);
     }
 
     #[test]
@@ -348,6 +415,29 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
         let r = read_text("I want a refund for the flight I buy");
         assert!(r.topics.is_empty() && r.purchase_clauses.is_empty());
+    }
+
+    #[test]
+    fn a_negation_is_said_up_to_the_next_comma() {
+        let r = read_text("already have a flight, just a hotel in tokyo");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1), (Topic::Entity(0), 1)]);
+        let r = read_text("we already have a laptop, and a hotel");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        // Without a comma, the whole clause.
+        assert!(read_text("we already have a laptop and a hotel").topics.is_empty());
+    }
+
+    #[test]
+    fn a_later_ask_for_nothing_new_revives_an_after_sales_clause() {
+        let r = read_text("my laptop needs a refund. buy what?");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
+        assert_eq!(r.purchase_clauses, vec![1]);
+        // Not when the later clause names a topic of its own, nor after a negation.
+        let r = read_text("my laptop needs a refund. buy a hotel");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        assert!(read_text("we already have a laptop. buy what?").topics.is_empty());
+        // Not when the later clause is after-sales itself.
+        assert!(read_text("my laptop needs a refund. refund or buy?").topics.is_empty());
     }
 
     #[test]
@@ -413,6 +503,17 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn typos_are_read_as_the_alias_for_the_classifier() {
+        let m = matcher();
+        let text = normalize("a labtop and a hotle in tokyo");
+        let r = read(&m, &text);
+        assert_eq!(r.typos.len(), 2);
+        assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
+        let plain = normalize("a laptop in tokyo");
+        assert!(matches!(corrected(&m, &plain, &read(&m, &plain).typos), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

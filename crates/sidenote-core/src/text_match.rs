@@ -19,6 +19,16 @@
 //!   "우울해", "필요 없") written to be continued, so any Hangul may follow them;
 //! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**".
 //!
+//! A Latin alias of several words may not start right after a number and a hyphen: "3-day
+//! trip" is a trip of three days, not a "day trip".
+//!
+//! English takes a plural the same way: a category, entity or sensitive alias ending in a Latin
+//! letter may be followed by "s" ("note-taking app**s**", "tour**s**"), or "es" after a sibilant
+//! ("rail pass**es**"), and a model code of letters and digits by "s" ("xm5**s**"); a bare number
+//! never ("iphone 16**s**" is another phone). Cues are not nouns and take none ("book" is not
+//! "books"). Korean spacing is loose: a Hangul alias of several words is also found with any of
+//! its spaces left out ("할 일 관리" in "할일 관리" and "할일관리").
+//!
 //! Among boundary-valid hits, overlapping ones resolve leftmost-longest, so "new york times"
 //! wins over "new york" and a negative context ("파인애플") over the alias inside it ("애플").
 //! Then Latin words the exact pass left unmatched are tried one typo away ([`FuzzyMatcher`]:
@@ -61,6 +71,8 @@ pub struct Span {
     pub start: usize,
     pub end: usize,
     pub pattern: u32,
+    /// Found one typo away ([`FuzzyMatcher`]), not as written.
+    pub typo: bool,
 }
 
 /// First syllables after which an alias ending in Hangul still ends its word: particles
@@ -72,6 +84,8 @@ pub struct Span {
 pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
+    /// The normalised text of each pattern.
+    patterns: Vec<Box<str>>,
     /// Per pattern: everything it stands for, and the classes of its first and last characters.
     targets: Vec<Vec<TextHit>>,
     /// Per pattern: classes of its first and last characters, its Hangul syllable count, and
@@ -80,7 +94,74 @@ pub struct TextMatcher {
     /// Per pattern: a Hangul clause break that is an ending, found after any Hangul
     /// ("있**는데**", "좋**지만**").
     suffix: Vec<bool>,
+    /// Per pattern: the English plural it may take.
+    plural: Vec<Plural>,
     fuzzy: FuzzyMatcher,
+}
+
+/// The English plural endings a pattern may be followed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plural {
+    None,
+    /// "s": a word ending in a letter, or a model code of letters and digits ("xm5s").
+    S,
+    /// "s" or "es": a word ending in s, x, z, ch or sh ("passes", "boxes").
+    SOrEs,
+}
+
+/// The plural an alias may take: only a noun (a category, entity or sensitive alias, not a cue)
+/// whose last word ends in a Latin letter, or holds letters and ends in a digit.
+fn plural_of(text: &str, hits: &[TextHit]) -> Plural {
+    let noun = hits.iter().all(|h| {
+        matches!(
+            h,
+            TextHit::Category(_)
+                | TextHit::Entity(_)
+                | TextHit::WeakCategory(_)
+                | TextHit::WeakEntity(_)
+                | TextHit::NotCategory(_)
+                | TextHit::NotEntity(_)
+                | TextHit::Sensitive(_)
+        )
+    });
+    let last = text.rsplit(' ').next().unwrap_or("");
+    match last.chars().next_back() {
+        _ if !noun => Plural::None,
+        Some(c) if c.is_ascii_lowercase() => {
+            if ["s", "x", "z", "ch", "sh"].iter().any(|e| last.ends_with(e)) {
+                Plural::SOrEs
+            } else {
+                Plural::S
+            }
+        }
+        Some(c) if c.is_ascii_digit() && last.chars().any(|c| c.is_ascii_lowercase()) => Plural::S,
+        _ => Plural::None,
+    }
+}
+
+/// Every way of writing a Hangul alias of several words with some of its spaces left out: all
+/// of them for up to three spaces, else only all spaces or none.
+fn spacing_variants(text: &str) -> Vec<String> {
+    if !text.contains(' ') || !text.chars().all(|c| c == ' ' || is_syllable(c)) {
+        return Vec::new();
+    }
+    let words: Vec<&str> = text.split(' ').collect();
+    let gaps = words.len() - 1;
+    if gaps > 3 {
+        return vec![words.concat()];
+    }
+    (1u32..(1 << gaps))
+        .map(|joined| {
+            let mut out = String::from(words[0]);
+            for (g, w) in words[1..].iter().enumerate() {
+                if joined & (1 << g) == 0 {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
+            out
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,10 +244,10 @@ impl TextMatcher {
             if text.is_empty() {
                 continue;
             }
-            // Korean spacing is loose: a Hangul alias of several words is also found written
-            // together ("협업 툴" in "협업툴").
-            let joined = (text.contains(' ') && text.chars().all(|c| c == ' ' || is_syllable(c))).then(|| text.replace(' ', ""));
-            for text in std::iter::once(text).chain(joined) {
+            // Korean spacing is loose: a Hangul alias of several words is also found with its
+            // spaces left out ("협업 툴" in "협업툴", "할 일 관리" in "할일 관리").
+            let variants = spacing_variants(&text);
+            for text in std::iter::once(text).chain(variants) {
                 let id = *by_text.entry(text.clone()).or_insert_with(|| {
                     patterns.push(text);
                     targets.push(Vec::new());
@@ -204,8 +285,15 @@ impl TextMatcher {
                     .map_err(|e| IndexError::Matcher(e.to_string()))?,
             )
         };
-        let fuzzy = FuzzyMatcher::new(patterns.iter().enumerate().filter(|(_, p)| typo_safe(p)).map(|(i, p)| (p.as_str(), i as u32)));
-        Ok(TextMatcher { automaton, targets, edges, suffix, fuzzy })
+        let plural = patterns.iter().zip(&targets).map(|(p, hits)| plural_of(p, hits)).collect();
+        // A pattern names a thing when all it stands for is a category or an entity.
+        let names_thing =
+            |hits: &[TextHit]| hits.iter().all(|h| matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+        let fuzzy = FuzzyMatcher::with_things(
+            patterns.iter().zip(&targets).enumerate().filter(|(_, (p, _))| typo_safe(p)).map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))),
+        );
+        let patterns = patterns.into_iter().map(String::into_boxed_str).collect();
+        Ok(TextMatcher { automaton, patterns, targets, edges, suffix, plural, fuzzy })
     }
 
     /// Which automaton was built (for stats and benchmarks).
@@ -222,6 +310,24 @@ impl TextMatcher {
         &self.targets[pattern as usize]
     }
 
+    /// A pattern's normalised text.
+    pub fn pattern_text(&self, pattern: u32) -> &str {
+        &self.patterns[pattern as usize]
+    }
+
+    /// The length of an English plural ending at `at` ("s" or "es", then the end of the word),
+    /// as the pattern may take, or 0.
+    fn plural_len(&self, pid: usize, normalized: &str, at: usize) -> usize {
+        let rest = &normalized.as_bytes()[at..];
+        let ends_word = |n: usize| normalized[at + n..].chars().next().is_none_or(|c| class_of(c) != CharClass::Word);
+        match self.plural[pid] {
+            Plural::None => 0,
+            _ if rest.first() == Some(&b's') && ends_word(1) => 1,
+            Plural::SOrEs if rest.starts_with(b"es") && ends_word(2) => 2,
+            _ => 0,
+        }
+    }
+
     /// Every boundary-valid hit in an already normalised message, leftmost-longest, in order
     /// of position.
     pub fn find_spans(&self, normalized: &str) -> Vec<Span> {
@@ -232,7 +338,8 @@ impl TextMatcher {
         for r in &raw {
             starts[r.0] = true;
         }
-        let mut valid: Vec<(usize, usize, usize)> = Vec::with_capacity(raw.len());
+        // (start, end, pattern, whether the end takes in a plural ending).
+        let mut valid: Vec<(usize, usize, usize, bool)> = Vec::with_capacity(raw.len());
         for &(start, end, pid) in &raw {
             let (first, last, syllables, stem) = self.edges[pid];
             let before = normalized[..start].chars().next_back();
@@ -241,29 +348,41 @@ impl TextMatcher {
             let after_class = after.map_or(CharClass::Other, class_of);
             let compound_head =
                 first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
-            let left_ok = before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid];
+            // A Latin alias of several words whose first word is glued by a hyphen to a number
+            // is inside a compound modifier: "a 3-day trip" is a trip, not a "day trip".
+            let in_modifier = first == CharClass::Word
+                && before == Some('-')
+                && self.patterns[pid].contains(' ')
+                && normalized[..start - 1].chars().next_back().is_some_and(|c| c.is_ascii_digit());
+            let left_ok = (before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid]) && !in_modifier;
             let right_ok = after_class == CharClass::Other
                 || after_class != last
                 || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]));
             if left_ok && right_ok {
-                valid.push((start, end, pid));
+                valid.push((start, end, pid, false));
+            } else if left_ok && last == CharClass::Word && after_class == CharClass::Word {
+                let plural = self.plural_len(pid, normalized, end);
+                if plural > 0 {
+                    valid.push((start, end + plural, pid, true));
+                }
             }
         }
-        // Leftmost, then longest; overlapping hits after the chosen one are dropped.
-        valid.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        // Leftmost, then longest, then as written before a plural; overlapping hits after the
+        // chosen one are dropped.
+        valid.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.3.cmp(&b.3)).then(a.2.cmp(&b.2)));
         let mut spans = Vec::with_capacity(valid.len());
         let mut taken_until = 0usize;
-        for (start, end, pid) in valid {
+        for (start, end, pid, _) in valid {
             if start < taken_until {
                 continue;
             }
             taken_until = end;
-            spans.push(Span { start, end, pattern: pid as u32 });
+            spans.push(Span { start, end, pattern: pid as u32, typo: false });
         }
         let covered: Vec<(usize, usize)> = spans.iter().map(|s| (s.start, s.end)).collect();
         let typos = self.fuzzy.find(typo_window(normalized), &covered);
         if !typos.is_empty() {
-            spans.extend(typos.into_iter().map(|(start, end, pattern)| Span { start, end, pattern }));
+            spans.extend(typos.into_iter().map(|(start, end, pattern)| Span { start, end, pattern, typo: true }));
             spans.sort_unstable_by_key(|s| (s.start, s.pattern));
         }
         spans
@@ -366,6 +485,51 @@ mod tests {
         assert_eq!(find(&m, "read the new york times"), vec![TextHit::Entity(1)]);
         // The longer alias fails its boundary, the shorter one still counts.
         assert_eq!(find(&m, "iphone 16s"), vec![TextHit::Entity(2)]);
+    }
+
+    #[test]
+    fn a_noun_takes_an_english_plural_and_a_cue_does_not() {
+        let m = matcher(&[
+            ("note-taking app", TextHit::Category(0)),
+            ("xm5", TextHit::Entity(1)),
+            ("jr pass", TextHit::Entity(2)),
+            ("iphone 16", TextHit::Entity(3)),
+            ("book", TextHit::PurchaseCue),
+            ("apps", TextHit::Category(4)),
+            ("app", TextHit::Category(5)),
+        ]);
+        assert_eq!(find(&m, "how do note-taking apps sync"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "are the xm5s ok for small heads"), vec![TextHit::Entity(1)]);
+        assert_eq!(find(&m, "two jr passes"), vec![TextHit::Entity(2)]);
+        assert!(find(&m, "jr passing").is_empty());
+        // A bare number takes no plural: "iphone 16s" is another phone.
+        assert!(find(&m, "iphone 16s").is_empty());
+        assert!(find(&m, "i read books").is_empty());
+        // An alias as written beats another one plus a plural at the same span.
+        assert_eq!(find(&m, "best apps"), vec![TextHit::Category(4)]);
+        assert!(find(&m, "xm5sx").is_empty());
+        // The span takes in the ending.
+        let spans = m.find_spans(&normalize("xm5s!"));
+        assert_eq!((spans[0].start, spans[0].end), (0, 4));
+    }
+
+    #[test]
+    fn a_number_and_a_hyphen_glue_the_first_word_into_a_modifier() {
+        let m = matcher(&[("day trip", TextHit::Category(0)), ("trip", TextHit::Category(1)), ("rail pass", TextHit::Entity(2))]);
+        assert_eq!(find(&m, "a backpack for a 3-day trip"), vec![TextHit::Category(1)]);
+        assert_eq!(find(&m, "a day trip to busan"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "a 7-day rail pass"), vec![TextHit::Entity(2)]);
+        assert_eq!(find(&m, "a half-day trip"), vec![TextHit::Category(0)]);
+    }
+
+    #[test]
+    fn a_korean_alias_of_several_words_is_found_with_any_spaces_left_out() {
+        let m = matcher(&[("할 일 관리", TextHit::Category(0))]);
+        for text in ["할 일 관리 앱", "할일 관리 앱", "할 일관리 앱", "할일관리 앱"] {
+            assert_eq!(find(&m, text), vec![TextHit::Category(0)], "{text}");
+        }
+        assert_eq!(spacing_variants("가 나 다 라 마"), vec!["가나다라마".to_string()]);
+        assert!(spacing_variants("iphone 16").is_empty());
     }
 
     #[test]

@@ -99,7 +99,8 @@ proptest! {
         let m = TextMatcher::build([("cat", TextHit::Category(0))].into_iter()).expect("builds");
         let glued = format!("{prefix}cat{suffix}");
         let hits = m.find(&normalize(&glued));
-        prop_assert_eq!(hits.is_empty(), !prefix.is_empty() || !suffix.is_empty());
+        // "cats" is the plural: a hit.
+        prop_assert_eq!(hits.is_empty(), !prefix.is_empty() || !(suffix.is_empty() || suffix == "s"));
         let spaced = format!("{prefix}{sep}cat{sep}{suffix}");
         // A prefix or suffix that is itself "cat" is a word of its own and a hit of its own.
         let words = 1 + usize::from(prefix == "cat") + usize::from(suffix == "cat");
