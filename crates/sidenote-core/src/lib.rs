@@ -19,6 +19,6 @@ pub use classifier::{TurnClassifier, TurnScores};
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use fuzzy::FuzzyMatcher;
-pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind};
+pub use index::{Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferIndexBuilder, OfferKind};
 pub use normalize::{is_default_ignorable, normalize};
 pub use text_match::{Span, TextHit, TextMatcher, HANGUL_CONTINUATIONS};
