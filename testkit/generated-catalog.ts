@@ -2,7 +2,7 @@
 // and the demo catalog as an index document.
 import { readFileSync } from 'node:fs';
 import type { IndexDocument, MatchQuery } from '../src/native/offer-index.js';
-import { buildIndexDocument } from '../src/catalog/catalog-runtime.js';
+import { buildIndexDocument } from '../src/catalog/index-document.js';
 import { Catalog } from '../src/catalog/catalog-schema.js';
 import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
 
