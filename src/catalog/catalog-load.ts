@@ -12,7 +12,16 @@ import type { Campaign } from './catalog-schema.js';
 import type { ServingCatalogHead, ServingOfferRow } from './catalog-repository.js';
 import type { SnapshotContent } from './catalog-import-plan.js';
 import { indexOffer, indexTaxonomy } from './index-document.js';
-import { AFFILIATE_READY, OfferTable, OfferTableWriter, shareStrings, shareTaxonomyIds, type OfferChunkParts, type OfferTableParts } from './offer-table.js';
+import {
+  AFFILIATE_READY,
+  encodeServed,
+  OfferTable,
+  OfferTableWriter,
+  shareStrings,
+  shareTaxonomyIds,
+  type OfferChunkParts,
+  type OfferTableParts,
+} from './offer-table.js';
 import { affiliateReady, ServingCatalog, type ServedAdvertiser } from './serving-catalog.js';
 import { OfferIndexBuilder, type IndexOffer, type StagedIndex } from '../native/offer-index.js';
 import type { AffiliateNetworkView } from '../affiliate/networks/network-adapter.js';
@@ -54,13 +63,14 @@ export class ServingCatalogBuild {
   private readonly table = new OfferTableWriter();
   /** Per `kind:language`: the servable offer with the lowest snapshot id so far. */
   private readonly testFills = new Map<string, { position: number; snapshotId: string }>();
-  private readonly head: ServingCatalogHead;
+  // Made at once, so the head (its taxonomy is the larger part) is not kept while offers are read.
+  private readonly campaignIds: OfferTableParts['campaignIds'];
+  private readonly advertiserIds: OfferTableParts['advertiserIds'];
 
   constructor(
     head: ServingCatalogHead,
     private readonly send: (m: ToServing) => void,
   ) {
-    this.head = head;
     this.campaigns = new Map(head.campaigns.map((c) => [c.id, c]));
     this.campaignIndex = new Map(head.campaigns.map((c, i) => [c.id, i]));
     this.advertisers = new Map(head.advertisers.map((a) => [a.id, a]));
@@ -76,6 +86,8 @@ export class ServingCatalogBuild {
     this.networks = new Map(networks.map((n) => [n.id, n]));
     // The taxonomy is checked and its matcher built first: a bad one fails before any offer is read.
     this.builder = new OfferIndexBuilder(indexTaxonomy(head.taxonomy), head.offers);
+    this.campaignIds = shareStrings(head.campaigns.map((c) => c.id));
+    this.advertiserIds = shareStrings(head.advertisers.map((a) => a.id));
 
     send({ kind: 'head', version: head.version, networks });
     for (const campaigns of inPieces(head.campaigns)) send({ kind: 'campaigns', campaigns });
@@ -114,8 +126,7 @@ export class ServingCatalogBuild {
         offerId: offer.id,
         campaignIndex: this.campaignIndex.get(document.campaign_id) as number,
         advertiserIndex: this.advertiserIndex.get(document.advertiser_id) as number,
-        // Re-serialised: Postgres writes jsonb as text with a space after every colon and comma.
-        content: JSON.stringify(content),
+        served: encodeServed(content),
         flags,
       });
       documents.push(document);
@@ -133,8 +144,8 @@ export class ServingCatalogBuild {
       kind: 'built',
       staged,
       table: {
-        campaignIds: shareStrings(this.head.campaigns.map((c) => c.id)),
-        advertiserIds: shareStrings(this.head.advertisers.map((a) => a.id)),
+        campaignIds: this.campaignIds,
+        advertiserIds: this.advertiserIds,
         lookup,
         ...shareTaxonomyIds(this.builder.taxonomyIds()),
       },

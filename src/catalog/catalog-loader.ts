@@ -17,9 +17,11 @@ import { discardStagedIndex, type StagedIndex } from '../native/offer-index.js';
 /** Offers per read: a few hundred kilobytes of snapshots. */
 export const LOAD_BATCH_SIZE = 2000;
 
-// The worker holds the catalog's head (taxonomy, campaigns) and one batch at a time; the offers
-// go to the addon and to shared memory, outside its heap.
-const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 512 };
+// The worker holds the campaigns and advertisers, the taxonomy while the index's matcher is
+// built, and one batch of offers at a time (a million-offer catalog: about 100 MB live); the
+// offers go to the addon and to shared memory, outside its heap. The cap makes it collect its
+// garbage instead of growing the process past what the instance should hold.
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256 };
 
 export interface LoadedCatalog {
   view: ServingCatalog;

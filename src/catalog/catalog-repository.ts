@@ -186,26 +186,9 @@ export class CatalogRepository {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batch size must be a positive integer, not ${batchSize}`);
     await this.db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
-      const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM offers WHERE archived_at IS NULL');
-      const campaigns = await tx.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL');
-      const advertisers = await tx.query<{ id: string; name: string; status: string; entity_id: string | null; destinations: string[] }>(
-        `SELECT a.id, a.name, a.status, a.entity_id,
-                coalesce(array_agg(d.url_prefix) FILTER (WHERE d.url_prefix IS NOT NULL), '{}') AS destinations
-           FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
-          WHERE a.archived_at IS NULL GROUP BY a.id`,
-      );
-      const networks = await tx.query<ServingCatalogHead['networks'][number]>(
-        'SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL',
-      );
-      await onHead({
-        version: state.rows[0]?.version ?? 0,
-        taxonomy: state.rows[0]?.taxonomy ?? null,
-        offers: count.rows[0]?.n ?? 0,
-        campaigns: campaigns.rows.map(campaignFromRow),
-        advertisers: advertisers.rows,
-        networks: networks.rows,
-      });
+      // Read in a function of its own: nothing here holds the head (its taxonomy is the larger
+      // part) while the offers are read.
+      await onHead(await readServingHead(tx));
       await tx.query(
         `DECLARE serving_offers NO SCROLL CURSOR FOR
          SELECT s.id AS snapshot_id, o.campaign_id, s.content::text AS content
@@ -296,6 +279,30 @@ interface CampaignRow {
   frequency_cap_count: number;
   frequency_cap_window_s: number;
   offer_ttl_s: number;
+}
+
+/** The head of what an instance serves, inside readServingCatalog's transaction. */
+async function readServingHead(tx: Queryable): Promise<ServingCatalogHead> {
+  const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
+  const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM offers WHERE archived_at IS NULL');
+  const campaigns = await tx.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL');
+  const advertisers = await tx.query<{ id: string; name: string; status: string; entity_id: string | null; destinations: string[] }>(
+    `SELECT a.id, a.name, a.status, a.entity_id,
+            coalesce(array_agg(d.url_prefix) FILTER (WHERE d.url_prefix IS NOT NULL), '{}') AS destinations
+       FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
+      WHERE a.archived_at IS NULL GROUP BY a.id`,
+  );
+  const networks = await tx.query<ServingCatalogHead['networks'][number]>(
+    'SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL',
+  );
+  return {
+    version: state.rows[0]?.version ?? 0,
+    taxonomy: state.rows[0]?.taxonomy ?? null,
+    offers: count.rows[0]?.n ?? 0,
+    campaigns: campaigns.rows.map(campaignFromRow),
+    advertisers: advertisers.rows,
+    networks: networks.rows,
+  };
 }
 
 function campaignFromRow(r: CampaignRow): Campaign {

@@ -4,8 +4,7 @@
 // index hit always finds its snapshot. The offers live in shared memory (offer-table.ts); the
 // campaigns, advertisers, networks and names, far fewer, as plain maps.
 import type { Campaign, Offer } from './catalog-schema.js';
-import type { SnapshotContent } from './catalog-import-plan.js';
-import { AFFILIATE_READY, OfferTable } from './offer-table.js';
+import { AFFILIATE_READY, OfferTable, type ServedSnapshot } from './offer-table.js';
 import { isUnderPrefix } from './destinations.js';
 import type { MatchCandidate } from '../native/offer-index.js';
 import type { AffiliateNetworkView } from '../affiliate/networks/network-adapter.js';
@@ -34,16 +33,18 @@ export interface ServingCatalogParts {
 
 /** Whether an affiliate offer can be served: its network exists, has an adapter to build the
  *  link, and allowlists the offer's destination. */
-export function affiliateReady(offer: Offer, networks: ReadonlyMap<string, AffiliateNetworkView>): boolean {
+export function affiliateReady(offer: Pick<Offer, 'network_id' | 'destination_url'>, networks: ReadonlyMap<string, AffiliateNetworkView>): boolean {
   const network = networks.get(offer.network_id ?? '');
   return Boolean(network && NETWORK_ADAPTERS.has(network.adapter) && isUnderPrefix(offer.destination_url, network.destinations));
 }
 
-/** The live snapshots by id: found in the offer table, their content parsed when asked for. */
+export type { ServedSnapshot } from './offer-table.js';
+
+/** The live snapshots by id: found in the offer table, read out when asked for. */
 export interface ServedSnapshots {
   readonly size: number;
   has(snapshotId: string): boolean;
-  get(snapshotId: string): SnapshotContent | undefined;
+  get(snapshotId: string): ServedSnapshot | undefined;
 }
 
 export class ServingCatalog {
@@ -75,7 +76,7 @@ export class ServingCatalog {
       has: (id) => offers.positionOf(id) >= 0,
       get: (id) => {
         const at = offers.positionOf(id);
-        return at < 0 ? undefined : offers.content(at);
+        return at < 0 ? undefined : offers.snapshot(at);
       },
     };
   }

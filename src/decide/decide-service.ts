@@ -16,7 +16,7 @@ import { requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
-import type { ServingCatalog } from '../catalog/serving-catalog.js';
+import type { ServedSnapshot, ServingCatalog } from '../catalog/serving-catalog.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
 import { counterKeys } from '../counters/keys.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
@@ -28,7 +28,6 @@ import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
 import { randomBytes } from 'node:crypto';
 import type { Campaign, Offer } from '../catalog/catalog-schema.js';
-import type { SnapshotContent } from '../catalog/catalog-repository.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
 import { StoreUnavailable, stackFrames } from '../errors/error-registry.js';
@@ -316,7 +315,7 @@ export class DecideService {
         kind: 'winner';
         base: DecisionBase;
         winner: MatchCandidate;
-        snapshot: SnapshotContent;
+        snapshot: ServedSnapshot;
         /** The view the decide read from start to end. */
         serving: ServingCatalog;
         campaign: Campaign | undefined;
@@ -540,7 +539,7 @@ function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Dat
   };
 }
 
-function presentationHints(offer: Offer) {
+function presentationHints(offer: Pick<Offer, 'title' | 'description' | 'image_url' | 'cta'>) {
   return {
     title: offer.title,
     ...(offer.description ? { description: offer.description } : {}),
