@@ -23,6 +23,10 @@ export function serverOptions(config: Config, logStream?: DestinationStream): Fa
     // Requests end with their handler's budget; the socket-level guard is for slow clients.
     requestTimeout: 30_000,
     genReqId: () => crypto.randomUUID(),
+    // Each plugin's start is bounded by this. The offer index loads the whole catalog before the
+    // server listens, which for a million offers takes a minute or more on a small host; every
+    // other wait at start is bounded on its own (database and Redis connects, statement timeouts).
+    pluginTimeout: 10 * 60_000,
     forceCloseConnections: 'idle',
     // On shutdown, requests already on open connections are served to the end rather than
     // answered 503; new connections are refused by the closed listener.
