@@ -7,9 +7,16 @@
 //    autocannon at 10 connections: --seconds of baseline, then an import of a different catalog of
 //    the same size through the job API (POST /admin/catalog/imports, followed with GET) while the
 //    same load runs. Decide latency per phase of the job (validating; writing, which ends with this
-//    instance's index reload) against the baseline of the same run.
+//    instance's index reload) against the baseline of the same run, and for --after seconds past
+//    the job's end (what a reload leaves behind: the old catalog's memory to free).
+// 3. With --large-offers N: a generated catalog of N offers imported with the CLI, then served by
+//    one instance (dist/server.js, Postgres + Redis): its load at start (time, how much of it ran
+//    on the serving thread, peak resident memory), its resident memory serving, and decide at 10
+//    connections on it. With --large-reload also a second catalog of N offers imported while it
+//    serves, picked up by the instance's poll: decide latency and memory during that reload.
 //
-//   DATABASE_URL=postgres://… [REDIS_URL=redis://…] npm run bench:import -- [--offers 100000,1000000] [--serving-offers 100000] [--seconds 20]
+//   DATABASE_URL=postgres://… [REDIS_URL=redis://…] npm run bench:import -- [--offers 100000,1000000] [--serving-offers 100000] [--seconds 20] [--after 5]
+//     [--large-offers 1000000 [--large-reload]]
 //
 // Writes bench/out/import.{json,md}. Generated files go to the OS temporary directory and are
 // removed afterwards; each part uses a database of its own, dropped at the end.
@@ -35,6 +42,9 @@ const CLI_SIZES = arg('offers', '100000,1000000')
   .filter((n) => n > 0);
 const SERVING_OFFERS = Number(arg('serving-offers', '100000'));
 const SECONDS = Number(arg('seconds', '20'));
+const AFTER_SECONDS = Number(arg('after', '5'));
+const LARGE_OFFERS = Number(arg('large-offers', '0'));
+const LARGE_RELOAD = args.includes('--large-reload');
 const CONNECTIONS = 10;
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-for-the-benchmark-0123';
@@ -118,15 +128,19 @@ async function cliImports(): Promise<CliResult[]> {
   return results;
 }
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(
+  env: Record<string, string>,
+  opts: { readySeconds?: number; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: 'off', METRICS_TOKEN, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: 'off', METRICS_TOKEN },
+    stdio: ['ignore', env.LOG_LEVEL ? 'pipe' : 'ignore', 'inherit'],
   });
+  opts.onSpawn?.(child);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
+  for (let i = 0; i < (opts.readySeconds ?? 120) * 10; i++) {
     if (
       await fetch(`${url}/readyz`).then(
         (r) => r.status === 200,
@@ -224,6 +238,8 @@ async function metric(url: string, pattern: RegExp): Promise<number> {
 const timeouts = (url: string) => metric(url, /^sidenote_decide_outcomes_total\{kind="offer",reason_code="TIMEOUT"\} (\d+)/m);
 /** How long this instance's last index reload took (it ends the job's writing phase). */
 const reloadSeconds = (url: string) => metric(url, /^sidenote_offer_index_reload_seconds (\S+)/m);
+/** How much of it ran on the serving thread (0 where the service does not report it). */
+const reloadServingThreadSeconds = (url: string) => metric(url, /^sidenote_offer_index_reload_serving_thread_seconds (\S+)/m);
 
 async function servingImport() {
   const db = await createScratchDatabase(adminUrl!, 'sidenote_import_serving');
@@ -253,15 +269,21 @@ async function servingImport() {
     const baselineWindow = window(baseline.samples, baseline.samples[0][0], baseline.samples.at(-1)![0] + 1);
     // The same load while a job imports the other catalog.
     let job!: Job;
+    let ended = 0;
     const posted = Date.now();
     const during = await drive(
       server.url,
       created.test_key,
       bodies,
-      importJob(server.url, next).then((j) => (job = j)),
+      importJob(server.url, next).then(async (j) => {
+        job = j;
+        ended = Date.now();
+        await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
+      }),
     );
     const t2 = await timeouts(server.url);
     const reloadMs = (await reloadSeconds(server.url)) * 1000;
+    const reloadServingThreadMs = (await reloadServingThreadSeconds(server.url)) * 1000;
     const started = Date.parse(job.started_at!);
     const validated = Date.parse(job.validated_at!);
     const finished = Date.parse(job.finished_at!);
@@ -276,6 +298,7 @@ async function servingImport() {
         validatingSeconds: round((validated - started) / 1000),
         writingSeconds: round((written - validated) / 1000),
         reloadSeconds: round(reloadMs / 1000),
+        reloadServingThreadMs: round(reloadServingThreadMs),
         totalSeconds: round((finished - posted) / 1000),
         report: job.report,
       },
@@ -285,6 +308,7 @@ async function servingImport() {
         validating: window(during.samples, started, validated),
         writing: window(during.samples, validated, written),
         reload: window(during.samples, written, finished),
+        after: window(during.samples, ended, ended + AFTER_SECONDS * 1000),
       },
     };
     console.error(JSON.stringify(result, null, 2));
@@ -297,14 +321,147 @@ async function servingImport() {
   }
 }
 
+/** Peak resident memory of a process between start() and stop(), sampled every 100 ms. */
+function rssSampler(pid: number) {
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);
+  return {
+    peak: () => peak,
+    reset: () => {
+      peak = rssBytes(pid);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+async function catalogVersion(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/readyz`)).json()) as { catalog_version: number }).catalog_version;
+}
+
+async function largeCatalog() {
+  const db = await createScratchDatabase(adminUrl!, 'sidenote_import_large');
+  const entities = Math.round(LARGE_OFFERS / 10);
+  const file = path.join(tmp, 'large.json');
+  const cliEnv = { DATABASE_URL: db.url, REDIS_URL: '' };
+  let server: { child: ChildProcess; url: string } | null = null;
+  try {
+    const fileBytes = await writeGeneratedCatalog(file, LARGE_OFFERS, entities, 7);
+    await runSampled(process.execPath, ['bin/sidenote.mjs', 'migrate'], cliEnv);
+    const imported = await runSampled(process.execPath, ['bin/sidenote.mjs', 'catalog', 'import', file, '--json'], cliEnv);
+    if (imported.code !== 0) throw new Error(`import of ${LARGE_OFFERS} offers failed: ${imported.stderr.slice(-2000)}`);
+    rmSync(file, { force: true });
+    console.error(`large catalog: ${LARGE_OFFERS} offers imported by the CLI in ${round(imported.seconds)} s`);
+
+    // The instance loads the catalog before it listens.
+    let sampler!: ReturnType<typeof rssSampler>;
+    let logs = '';
+    const spawned = performance.now();
+    server = await startServer(
+      { DATABASE_URL: db.url, ADMIN_KEY, LOAD_DEMO_CATALOG: 'false', DECIDE_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info' },
+      {
+        readySeconds: 900,
+        onSpawn: (child) => {
+          sampler = rssSampler(child.pid!);
+          child.stdout!.on('data', (d) => {
+            // Only the loader's lines are kept.
+            for (const line of String(d).split('\n')) if (line.includes('offer index')) logs += `${line}\n`;
+          });
+        },
+      },
+    );
+    const readySeconds = (performance.now() - spawned) / 1000;
+    const startPeakRss = sampler.peak();
+    const loaded = logs.split('\n').find((l) => l.includes('offer index loaded'));
+    const startLoad = loaded ? (JSON.parse(loaded) as Record<string, number>) : null;
+    await new Promise((r) => setTimeout(r, 5000));
+    const settledRss = rssBytes(server.child.pid!);
+
+    const created = await (
+      await fetch(`${server.url}/admin/apps`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '{"name":"Large bench"}' })
+    ).json();
+    const bodies = bodiesForGenerated(generatedCatalog(Math.min(LARGE_OFFERS, 20_000), entities, 7), 64);
+    await drive(server.url, created.test_key, bodies, 2);
+    const t0 = await timeouts(server.url);
+    sampler.reset();
+    const serving = await drive(server.url, created.test_key, bodies, SECONDS);
+    const t1 = await timeouts(server.url);
+    const servingWindow = window(serving.samples, serving.samples[0][0], serving.samples.at(-1)![0] + 1);
+    const servingPeakRss = sampler.peak();
+    const result: Record<string, unknown> = {
+      offers: LARGE_OFFERS,
+      fileMb: mb(fileBytes),
+      cliImportSeconds: round(imported.seconds),
+      start: {
+        readySeconds: round(readySeconds),
+        loadMs: startLoad?.ms,
+        buildMs: startLoad?.buildMs,
+        servingThreadMs: startLoad?.servingThreadMs,
+        longestStepMs: startLoad?.longestStepMs,
+        peakRssMb: mb(startPeakRss),
+        settledRssMb: mb(settledRss),
+      },
+      serving: { ...servingWindow, non2xx: serving.non2xx, timeouts: t1 - t0, peakRssMb: mb(servingPeakRss) },
+    };
+
+    if (LARGE_RELOAD) {
+      const next = path.join(tmp, 'large-next.json');
+      await writeGeneratedCatalog(next, LARGE_OFFERS, entities, 8);
+      const again = await runSampled(process.execPath, ['bin/sidenote.mjs', 'catalog', 'import', next, '--json'], cliEnv);
+      if (again.code !== 0) throw new Error(`second import failed: ${again.stderr.slice(-2000)}`);
+      rmSync(next, { force: true });
+      const version = (JSON.parse(again.stdout) as { version: number }).version;
+      // The instance's poll picks the new version up and loads it while decide runs.
+      sampler.reset();
+      const from = Date.now();
+      let live = 0;
+      const during = await drive(
+        server.url,
+        created.test_key,
+        bodies,
+        (async () => {
+          while ((await catalogVersion(server!.url)) !== version) await new Promise((r) => setTimeout(r, 100));
+          live = Date.now();
+          await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
+        })(),
+      );
+      const reloadLine = logs
+        .split('\n')
+        .filter((l) => l.includes('offer index loaded'))
+        .at(-1);
+      const reload = reloadLine ? (JSON.parse(reloadLine) as Record<string, number>) : null;
+      result.reload = {
+        loadMs: reload?.ms,
+        buildMs: reload?.buildMs,
+        servingThreadMs: reload?.servingThreadMs,
+        longestStepMs: reload?.longestStepMs,
+        peakRssMb: mb(sampler.peak()),
+        during: { ...window(during.samples, from, live), non2xx: during.non2xx },
+        after: window(during.samples, live, live + AFTER_SECONDS * 1000),
+        settledRssMb: mb(rssBytes(server.child.pid!)),
+      };
+    }
+    sampler.stop();
+    console.error(JSON.stringify(result, null, 2));
+    return result;
+  } finally {
+    if (server) {
+      const exited = new Promise((r) => server!.child.once('exit', r));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    await db.drop();
+  }
+}
+
 async function main() {
   statSync(path.join(ROOT, 'dist/server.js'));
   const cli = await cliImports();
   const serving = SERVING_OFFERS > 0 ? await servingImport() : null;
+  const large = LARGE_OFFERS > 0 ? await largeCatalog() : null;
   const out = path.join(ROOT, 'bench/out');
   mkdirSync(out, { recursive: true });
   const meta = { at: new Date().toISOString(), cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version };
-  writeFileSync(path.join(out, 'import.json'), `${JSON.stringify({ meta, cli, serving }, null, 2)}\n`);
+  writeFileSync(path.join(out, 'import.json'), `${JSON.stringify({ meta, cli, serving, large }, null, 2)}\n`);
   const lines = [
     `# Catalog import (${meta.at}, ${meta.cpus} vCPU, Node ${meta.node})`,
     '',
@@ -319,7 +476,7 @@ async function main() {
     const row = (name: string, w: Window & { non2xx?: number }) => `| ${name} | ${w.requests} | ${w.rps} | ${w.p50} | ${w.p99} | ${w.max} |`;
     lines.push(
       '',
-      `Job import of ${serving.offers.toLocaleString('en')} offers (${serving.fileMb} MB) on a serving instance, decide at ${serving.connections} connections: upload ${serving.job.uploadSeconds} s, validating ${serving.job.validatingSeconds} s, writing ${serving.job.writingSeconds} s, then this instance's index reload ${serving.job.reloadSeconds} s.`,
+      `Job import of ${serving.offers.toLocaleString('en')} offers (${serving.fileMb} MB) on a serving instance, decide at ${serving.connections} connections: upload ${serving.job.uploadSeconds} s, validating ${serving.job.validatingSeconds} s, writing ${serving.job.writingSeconds} s, then this instance's index reload ${serving.job.reloadSeconds} s (${serving.job.reloadServingThreadMs} ms of it on the serving thread, where reported).`,
       '',
       '| decide window | requests | req/s | p50 ms | p99 ms | max ms |',
       '|---|---:|---:|---:|---:|---:|',
@@ -329,10 +486,12 @@ async function main() {
       row('… validating (worker thread)', serving.during.validating),
       row('… writing (batches, one transaction)', serving.during.writing),
       row('… index reload (not part of the import)', serving.during.reload),
+      row(`after the job (${AFTER_SECONDS} s)`, serving.during.after),
       '',
       `Non-2xx answers: baseline ${serving.baseline.non2xx}, during ${serving.during.whole.non2xx}. TIMEOUT no-fills: baseline ${serving.baseline.timeouts}, during ${serving.during.whole.timeouts}.`,
     );
   }
+  if (large) lines.push('', '```json', JSON.stringify(large, null, 2), '```');
   writeFileSync(path.join(out, 'import.md'), `${lines.join('\n')}\n`);
   console.log(lines.join('\n'));
 }

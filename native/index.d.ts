@@ -9,6 +9,30 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * Builds an index from an index document in pieces, on the calling thread: the taxonomy (one
+ * JSON object), then the offers in chunks (JSON arrays of offers, in document order). No piece
+ * is ever the whole document, and each chunk is freed once its offers are indexed. `finish`
+ * stages the result for `LiveOfferIndex.install`. Errors carry the same `INDEX_…` codes and
+ * name offers by their position in the whole document, as `load` does.
+ */
+export declare class IndexBuilder {
+  /** `offers`: how many offers will follow (room is made for them at once). */
+  constructor(taxonomy: string | Buffer, offers: number)
+  /**
+   * `{"categories": [...], "entities": [...], "sensitive_topics": [...]}`: what the positions
+   * in a compact match result of this index name.
+   */
+  taxonomyIdsJson(): string
+  /**
+   * Adds the next chunk of offers; returns how many offers the builder holds now. After an
+   * error the builder is spent.
+   */
+  addOffers(chunk: string | Buffer): number
+  /** Finishes the index and stages it; the builder is spent. */
+  finish(): BindingStagedIndex
+}
+
 export declare class LiveOfferIndex {
   constructor()
   /**
@@ -19,6 +43,11 @@ export declare class LiveOfferIndex {
   load(document: string | Buffer): Promise<BindingIndexStats>
   /** The same, on the calling thread (CLI and tests). */
   loadSync(document: string): BindingIndexStats
+  /**
+   * Makes the index an `IndexBuilder` staged under `token` the live one, at once. Fails with
+   * `INDEX_NOT_STAGED` when there is none under it (already installed or discarded).
+   */
+  install(token: number): BindingIndexStats
   /**
    * Matches one turn against the index in use and returns the result as JSON (a
    * `MatchResult`). Kept for tests and tools; the service uses `matchCompact`.
@@ -77,3 +106,15 @@ export interface BindingPacing {
   /** 0..=1000; 1000 serves at full score. */
   perMille: number
 }
+
+/** What `IndexBuilder.finish` staged. */
+export interface BindingStagedIndex {
+  /** For `LiveOfferIndex.install` (or `discardStagedIndex`). */
+  token: number
+  offers: number
+  buildMillis: number
+  memoryBytes: number
+}
+
+/** Frees a staged index that will not be installed (the reload that built it failed or stopped). */
+export declare function discardStagedIndex(token: number): void

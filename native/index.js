@@ -773,6 +773,8 @@ if (
   }
 }
 
-const { LiveOfferIndex } = nativeBinding
+const { IndexBuilder, LiveOfferIndex, discardStagedIndex } = nativeBinding
+export { IndexBuilder }
 export { LiveOfferIndex }
+export { discardStagedIndex }
 export const __napiBindingTarget = __napiLoadedBindingTarget

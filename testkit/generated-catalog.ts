@@ -1,8 +1,8 @@
 // A seeded generator of index documents and queries for the differential and boundary tests,
 // and the demo catalog as an index document.
 import { readFileSync } from 'node:fs';
-import type { IndexDocument, MatchQuery } from '../src/native/offer-index.js';
-import { buildIndexDocument } from '../src/catalog/catalog-runtime.js';
+import type { IndexDocument, IndexOffer, MatchQuery } from '../src/native/offer-index.js';
+import { buildIndexDocument } from '../src/catalog/index-document.js';
 import { Catalog } from '../src/catalog/catalog-schema.js';
 import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
 
@@ -61,6 +61,13 @@ const PARTICLES = ['', '', '을', '를', '에서', '이', '가', '은', '는', '
 const STRUCTURE = ['. ', '? ', '\n', ' but ', ' 근데 ', ' 있는데 ', '`', '```', "'", ' "', '" ', '“', '”', '.', '(', '_', '$', '...', ' — ', ' - ', '–'];
 
 export function generateDocument(seed: number, offers = 2000, entities = 300): IndexDocument {
+  const parts = generateDocumentParts(seed, offers, entities);
+  return { taxonomy: parts.taxonomy, offers: [...parts.offers] };
+}
+
+/** generateDocument's taxonomy, and its offers one at a time (the same draws in the same order,
+ *  so the same document): a benchmark builds a million offers' index without holding them. */
+export function generateDocumentParts(seed: number, offers = 2000, entities = 300): { taxonomy: IndexDocument['taxonomy']; offers: Iterable<IndexOffer> } {
   const rng = new Rng(seed);
   const word = (parts: string[], n: number) => Array.from({ length: n }, () => rng.pick(parts)).join('');
   const categories: IndexDocument['taxonomy']['categories'] = [];
@@ -97,27 +104,28 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
       ...(negative ? { negative_contexts: negative } : {}),
     });
   }
-  const docOffers: IndexDocument['offers'] = [];
-  for (let o = 0; o < offers; o++) {
-    const now = 1_790_000_000_000;
-    docOffers.push({
-      snapshot_id: `snp_${(o * 7919) % 100000}x${o}`,
-      offer_id: `off.${o}`,
-      campaign_id: `cmp.${o % 97}`,
-      advertiser_id: `adv.${o % 31}`,
-      advertiser_entity_id: rng.chance(0.1) ? rng.pick(ents).id : null,
-      kind: rng.chance(0.2) ? 'affiliate' : 'sponsored',
-      locale: rng.chance(0.5) ? 'ko' : 'en',
-      category_ids: rng.chance(0.8) ? [rng.pick(categories).id] : [],
-      entity_ids: rng.chance(0.7) ? [rng.pick(ents).id, ...(rng.chance(0.2) ? [rng.pick(ents).id] : [])] : [rng.pick(ents).id],
-      budget_buckets: rng.chance(0.2) ? [rng.pick(['low', 'mid', 'high'])] : [],
-      countries: rng.chance(0.3) ? [rng.pick(['KR', 'US', 'JP'])] : [],
-      campaign_status: rng.chance(0.05) ? 'paused' : 'active',
-      starts_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
-      ends_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
-      priority: 1 + rng.int(10),
-      bid_micros: rng.int(40) * 25_000,
-    });
+  function* docOffers(): Generator<IndexOffer> {
+    for (let o = 0; o < offers; o++) {
+      const now = 1_790_000_000_000;
+      yield {
+        snapshot_id: `snp_${(o * 7919) % 100000}x${o}`,
+        offer_id: `off.${o}`,
+        campaign_id: `cmp.${o % 97}`,
+        advertiser_id: `adv.${o % 31}`,
+        advertiser_entity_id: rng.chance(0.1) ? rng.pick(ents).id : null,
+        kind: rng.chance(0.2) ? 'affiliate' : 'sponsored',
+        locale: rng.chance(0.5) ? 'ko' : 'en',
+        category_ids: rng.chance(0.8) ? [rng.pick(categories).id] : [],
+        entity_ids: rng.chance(0.7) ? [rng.pick(ents).id, ...(rng.chance(0.2) ? [rng.pick(ents).id] : [])] : [rng.pick(ents).id],
+        budget_buckets: rng.chance(0.2) ? [rng.pick(['low', 'mid', 'high'])] : [],
+        countries: rng.chance(0.3) ? [rng.pick(['KR', 'US', 'JP'])] : [],
+        campaign_status: rng.chance(0.05) ? 'paused' : 'active',
+        starts_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
+        ends_at_ms: rng.chance(0.1) ? now + rng.int(2) * 86_400_000 - 43_200_000 : null,
+        priority: 1 + rng.int(10),
+        bid_micros: rng.int(40) * 25_000,
+      };
+    }
   }
   return {
     taxonomy: {
@@ -139,7 +147,7 @@ export function generateDocument(seed: number, offers = 2000, entities = 300): I
         purpose_before: { ko: ['에서 쓸', '가서 쓸'], en: [] },
       },
     },
-    offers: docOffers,
+    offers: docOffers(),
   };
 }
 

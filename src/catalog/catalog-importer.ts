@@ -5,7 +5,7 @@
 // One import at a time across instances: an import holds the session lock catalogImportRunning
 // from its start to its end (PGlite, one process, also guards it here). A second one is refused
 // with import_in_progress rather than queued behind a job that may take minutes.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { OFFER_BATCH_SIZE, type CatalogRepository, type ImportReport } from './c
 import { CatalogValidationError } from './catalog-validation.js';
 import type { ImportPlan, PreparedOffer } from './catalog-import-plan.js';
 import type { ToImporter, WorkerInput } from './catalog-import-messages.js';
+import { startCatalogWorker } from './worker-threads.js';
 
 /** The catalog is not JSON (answered 400 invalid_request; the text is never quoted). */
 export class CatalogNotJson extends Refusal {
@@ -146,20 +147,12 @@ export class CatalogImporter {
   }
 }
 
-// Under tsx (tests, `npm run cli` before a build) the worker is the TypeScript source, loaded
-// through tsx's loader; in dist/ it is the compiled file next to this one.
-const SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(SOURCE ? './catalog-import-worker.ts' : './catalog-import-worker.js', import.meta.url);
-
 // The worker keeps one id and one digest per offer and the catalog's head; its heap is capped so
 // garbage is collected instead of growing the process (a million offers fit in well under it).
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 1024 };
 
 function startWorker(input: WorkerInput): Worker {
-  if (!SOURCE) return new Worker(WORKER_URL, { workerData: input, resourceLimits: RESOURCE_LIMITS });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(code, { eval: true, workerData: input, resourceLimits: RESOURCE_LIMITS });
+  return startCatalogWorker('catalog-import-worker', input, RESOURCE_LIMITS);
 }
 
 /** The worker seen from the importer: its plan, then its batches, one requested ahead. */

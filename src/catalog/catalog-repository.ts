@@ -173,43 +173,74 @@ export class CatalogRepository {
     return r.rows[0]?.name ?? null;
   }
 
-  /** Everything an instance needs to serve: taxonomy and every live snapshot with its campaign. */
-  async loadServingCatalog(): Promise<ServingCatalogRows> {
-    return this.db.transaction(async (tx) => {
-      // One consistent view even while an import commits.
-      const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
-      const offers = await tx.query<{ snapshot_id: string; content: SnapshotContent; campaign_id: string }>(
-        `SELECT s.id AS snapshot_id, s.content, o.campaign_id
+  /** Everything an instance serves, read in one consistent snapshot (one REPEATABLE READ
+   *  transaction, so a version and its offers agree even while an import commits): the head
+   *  first, then the live offers in batches through a cursor, so neither this side nor the
+   *  database client ever holds every row at once. Snapshot content comes as JSON text: the
+   *  caller (the catalog loader's worker) parses it, not the driver on the serving thread. */
+  async readServingCatalog(
+    batchSize: number,
+    onHead: (head: ServingCatalogHead) => Promise<void> | void,
+    onOffers: (rows: ServingOfferRow[]) => Promise<void> | void,
+  ): Promise<void> {
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batch size must be a positive integer, not ${batchSize}`);
+    await this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      // Read in a function of its own: nothing here holds the head (its taxonomy is the larger
+      // part) while the offers are read.
+      await onHead(await readServingHead(tx));
+      await tx.query(
+        `DECLARE serving_offers NO SCROLL CURSOR FOR
+         SELECT s.id AS snapshot_id, o.campaign_id, s.content::text AS content
            FROM offers o JOIN offer_snapshots s ON s.id = o.current_snapshot_id
           WHERE o.archived_at IS NULL`,
       );
-      const campaigns = await tx.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL');
-      const advertisers = await tx.query<{ id: string; name: string; status: string; entity_id: string | null; destinations: string[] }>(
-        `SELECT a.id, a.name, a.status, a.entity_id,
-                coalesce(array_agg(d.url_prefix) FILTER (WHERE d.url_prefix IS NOT NULL), '{}') AS destinations
-           FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
-          WHERE a.archived_at IS NULL GROUP BY a.id`,
-      );
-      const networks = await tx.query<{
-        id: string;
-        name: string;
-        adapter: string;
-        partner_marker: string;
-        link_template: string | null;
-        destinations: string[];
-      }>('SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL');
-      return {
-        version: state.rows[0]?.version ?? 0,
-        taxonomy: state.rows[0]?.taxonomy ?? null,
-        offers: offers.rows,
-        campaigns: campaigns.rows.map(campaignFromRow),
-        advertisers: advertisers.rows,
-        networks: networks.rows,
-      };
+      for (;;) {
+        const batch = await tx.query<ServingOfferRow>(`FETCH FORWARD ${batchSize} FROM serving_offers`);
+        if (batch.rows.length > 0) await onOffers(batch.rows);
+        if (batch.rows.length < batchSize) break;
+      }
     });
+  }
+
+  /** The same all at once, content parsed: for tests and tools, never the serving path (a large
+   *  catalog would sit whole on the heap). */
+  async loadServingCatalog(): Promise<ServingCatalogRows> {
+    let head: ServingCatalogHead | undefined;
+    const offers: ServingCatalogRows['offers'] = [];
+    await this.readServingCatalog(
+      5000,
+      (h) => {
+        head = h;
+      },
+      (rows) => {
+        for (const r of rows) offers.push({ snapshot_id: r.snapshot_id, campaign_id: r.campaign_id, content: JSON.parse(r.content) as SnapshotContent });
+      },
+    );
+    const { offers: _count, ...rest } = head as ServingCatalogHead;
+    return { ...rest, offers };
   }
 }
 
+/** What an instance serves apart from its offers, and how many offers follow. */
+export interface ServingCatalogHead {
+  version: number;
+  taxonomy: Catalog['taxonomy'] | null;
+  offers: number;
+  campaigns: Campaign[];
+  advertisers: { id: string; name: string; status: string; entity_id: string | null; destinations: string[] }[];
+  networks: { id: string; name: string; adapter: string; partner_marker: string; link_template: string | null; destinations: string[] }[];
+}
+
+/** One live offer's current snapshot, its content as JSON text. */
+export interface ServingOfferRow {
+  snapshot_id: string;
+  campaign_id: string;
+  content: string;
+}
+
+/** The serving rows all at once, content parsed (tests and tools build whole index documents
+ *  from them: index-document.ts). */
 export interface ServingCatalogRows {
   version: number;
   taxonomy: Catalog['taxonomy'] | null;
@@ -248,6 +279,30 @@ interface CampaignRow {
   frequency_cap_count: number;
   frequency_cap_window_s: number;
   offer_ttl_s: number;
+}
+
+/** The head of what an instance serves, inside readServingCatalog's transaction. */
+async function readServingHead(tx: Queryable): Promise<ServingCatalogHead> {
+  const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
+  const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM offers WHERE archived_at IS NULL');
+  const campaigns = await tx.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL');
+  const advertisers = await tx.query<{ id: string; name: string; status: string; entity_id: string | null; destinations: string[] }>(
+    `SELECT a.id, a.name, a.status, a.entity_id,
+            coalesce(array_agg(d.url_prefix) FILTER (WHERE d.url_prefix IS NOT NULL), '{}') AS destinations
+       FROM advertisers a LEFT JOIN advertiser_destinations d ON d.advertiser_id = a.id
+      WHERE a.archived_at IS NULL GROUP BY a.id`,
+  );
+  const networks = await tx.query<ServingCatalogHead['networks'][number]>(
+    'SELECT id, name, adapter, partner_marker, link_template, destinations FROM affiliate_networks WHERE archived_at IS NULL',
+  );
+  return {
+    version: state.rows[0]?.version ?? 0,
+    taxonomy: state.rows[0]?.taxonomy ?? null,
+    offers: count.rows[0]?.n ?? 0,
+    campaigns: campaigns.rows.map(campaignFromRow),
+    advertisers: advertisers.rows,
+    networks: networks.rows,
+  };
 }
 
 function campaignFromRow(r: CampaignRow): Campaign {

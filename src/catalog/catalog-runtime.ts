@@ -1,17 +1,34 @@
 // Keeps this instance's offer index and serving view in step with the catalog in the database.
 // Every instance polls the catalog version (one indexed single-row read) and, when it moved,
-// rebuilds the native index off the event loop and swaps it in atomically; requests keep being
-// served from the previous index meanwhile. Polling works the same on PGlite and Postgres.
+// loads the catalog off the serving thread (catalog-loader.ts: a worker reads it, builds the
+// native index and the view's offer table) and swaps both in at once; requests keep being
+// served from the previous catalog meanwhile. Polling works the same on PGlite and Postgres.
 import type { FastifyBaseLogger } from 'fastify';
-import type { CatalogRepository, ServingCatalogRows } from './catalog-repository.js';
+import type { CatalogRepository } from './catalog-repository.js';
 import { ServingCatalog } from './serving-catalog.js';
-import type { LiveOfferIndex, IndexDocument } from '../native/offer-index.js';
+import { CatalogLoadFailed, type CatalogLoader, type LoadedCatalog } from './catalog-loader.js';
+import { discardStagedIndex, IndexBuildError, type LiveOfferIndex } from '../native/offer-index.js';
+import { stackFrames } from '../errors/error-registry.js';
+
+/** After a failed reload, polls try the same catalog again no sooner than this, doubling up to
+ *  RETRY_MAX_MS: a catalog that cannot be loaded is not rebuilt every second. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
 
 export class CatalogRuntime {
   private view = ServingCatalog.empty();
   private timer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> | null = null;
+  private stopped = false;
+  private retryAt = 0;
+  private failuresInARow = 0;
+  /** Wall time of the last reload that went live: read, build, swap. */
   lastReloadMs = 0;
+  /** Serving-thread time of the last reload that went live: the worker's messages taken in and
+   *  the swap. The rest of the load ran on the worker. */
+  lastReloadServingThreadMs = 0;
+  /** Reloads that failed (the previous catalog kept serving). */
+  reloadFailures = 0;
   lastError: string | null = null;
   /** Runs before a catalog with campaigns this instance has not served yet is swapped in (the
    *  spend keeper loads their spend, so they are known from their first decide). */
@@ -19,11 +36,14 @@ export class CatalogRuntime {
 
   constructor(
     private readonly repo: CatalogRepository,
+    private readonly loader: CatalogLoader,
     readonly index: LiveOfferIndex,
     private readonly log: FastifyBaseLogger,
     private readonly pollMs: number,
   ) {}
 
+  /** The live view. A decide reads it once and keeps it: the index it matched against was made
+   *  live in the same step as this view, so both name the same catalog. */
   get serving(): ServingCatalog {
     return this.view;
   }
@@ -38,9 +58,12 @@ export class CatalogRuntime {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops polling and ends a load in progress (its worker is terminated, nothing goes live). */
+  async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.loader.stop();
   }
 
   /** Reloads now (after an import on this instance); concurrent calls share one reload. */
@@ -52,94 +75,66 @@ export class CatalogRuntime {
   }
 
   private async checkVersion(): Promise<void> {
+    if (Date.now() < this.retryAt) return;
     try {
       const version = await this.repo.version();
       if (version !== this.view.version || !this.ready) await this.reload();
     } catch (err) {
-      // Database unreachable: keep serving the index we have.
+      // Database unreachable, or the new catalog could not be loaded: keep serving what we have.
       this.lastError = (err as Error).message;
     }
   }
 
   private async doReload(): Promise<void> {
     const started = performance.now();
-    const rows = await this.repo.loadServingCatalog();
-    const view = ServingCatalog.fromRows(rows);
-    await this.index.load(JSON.stringify(buildIndexDocument(rows)));
-    const added = [...view.campaigns.keys()].filter((id) => !this.view.campaigns.has(id));
-    if (added.length > 0) await this.beforeNewCampaigns?.(added);
-    this.view = view;
+    let loaded: LoadedCatalog | undefined;
+    try {
+      loaded = await this.loader.load();
+      const added = [...loaded.view.campaigns.keys()].filter((id) => !this.view.campaigns.has(id));
+      if (added.length > 0) await this.beforeNewCampaigns?.(added);
+      if (this.stopped) throw new Error('the catalog runtime stopped before the catalog went live');
+      const swapStarted = performance.now();
+      // One synchronous step: the index and the view its results are decoded with go live
+      // together; no decide can run between the two.
+      this.index.install(loaded.staged, loaded.view.offers);
+      this.view = loaded.view;
+      this.lastReloadServingThreadMs = loaded.servingThreadMs + (performance.now() - swapStarted);
+    } catch (err) {
+      if (loaded) discardStagedIndex(loaded.staged);
+      this.failed(err);
+      throw err;
+    }
     this.lastReloadMs = performance.now() - started;
     this.lastError = null;
-    this.log.info({ catalogVersion: rows.version, offers: rows.offers.length, ms: Math.round(this.lastReloadMs) }, 'offer index loaded');
+    this.failuresInARow = 0;
+    this.retryAt = 0;
+    this.log.info(
+      {
+        catalogVersion: this.view.version,
+        offers: loaded.staged.offers,
+        ms: Math.round(this.lastReloadMs),
+        buildMs: Math.round(loaded.staged.buildMillis),
+        servingThreadMs: Math.round(this.lastReloadServingThreadMs),
+        longestStepMs: Math.round(loaded.longestStepMs * 10) / 10,
+      },
+      'offer index loaded',
+    );
   }
-}
 
-const NO_ALIASES = { ko: [], en: [] };
-// A taxonomy stored before a cue list existed reads as having none.
-const NO_CUES = {
-  purchase: NO_ALIASES,
-  compare: NO_ALIASES,
-  negation: NO_ALIASES,
-  negation_before: NO_ALIASES,
-  after_sales: NO_ALIASES,
-  not_commercial: NO_ALIASES,
-  clause_break: NO_ALIASES,
-  purpose: NO_ALIASES,
-  purpose_before: NO_ALIASES,
-};
-
-/** The document the native core builds its index from: taxonomy plus every live snapshot with
- *  its campaign's eligibility and scoring inputs flattened in. */
-export function buildIndexDocument(rows: ServingCatalogRows): IndexDocument {
-  const campaigns = new Map(rows.campaigns.map((c) => [c.id, c]));
-  const advertisers = new Map(rows.advertisers.map((a) => [a.id, a]));
-  const offers: IndexDocument['offers'] = [];
-  for (const { snapshot_id, content, campaign_id } of rows.offers) {
-    const campaign = campaigns.get(campaign_id);
-    const advertiser = advertisers.get(content.advertiser_id);
-    if (!campaign || !advertiser || advertiser.status !== 'active') continue;
-    const o = content.offer;
-    offers.push({
-      snapshot_id,
-      offer_id: o.id,
-      campaign_id,
-      advertiser_id: advertiser.id,
-      advertiser_entity_id: advertiser.entity_id,
-      kind: o.kind,
-      locale: o.locale,
-      category_ids: o.targeting.category_ids,
-      entity_ids: o.targeting.entity_ids,
-      budget_buckets: o.targeting.budget_buckets,
-      countries: campaign.countries,
-      campaign_status: campaign.status,
-      starts_at_ms: campaign.starts_at ? Date.parse(campaign.starts_at) : null,
-      ends_at_ms: campaign.ends_at ? Date.parse(campaign.ends_at) : null,
-      priority: campaign.priority,
-      bid_micros: campaign.bid_micros,
-    });
+  private failed(err: unknown): void {
+    this.reloadFailures++;
+    this.failuresInARow++;
+    this.retryAt = Date.now() + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (this.failuresInARow - 1));
+    this.lastError = (err as Error).message;
+    if (this.stopped) return;
+    // An index build error names the catalog ids at fault (the operator's to fix); anything else
+    // is logged by type and stack, never by a driver's message.
+    const detail =
+      err instanceof IndexBuildError
+        ? { type: err.name, code: err.code, message: err.message }
+        : err instanceof CatalogLoadFailed
+          ? { type: err.type, code: err.code, ...(err.code?.startsWith('INDEX_') ? { message: err.message } : {}), frames: err.frames }
+          : { type: (err as Error).name, frames: stackFrames(err) };
+    this.log.error({ err: detail }, 'offer index reload failed; the previous catalog keeps serving');
   }
-  const t = rows.taxonomy;
-  return {
-    taxonomy: {
-      categories: (t?.categories ?? []).map((c) => ({
-        id: c.id,
-        parent_id: c.parent_id,
-        aliases: c.aliases,
-        weak_aliases: c.weak_aliases ?? NO_ALIASES,
-        negative_contexts: c.negative_contexts ?? NO_ALIASES,
-      })),
-      entities: (t?.entities ?? []).map((e) => ({
-        id: e.id,
-        kind: e.kind,
-        aliases: e.aliases,
-        category_ids: e.category_ids,
-        weak_aliases: e.weak_aliases ?? NO_ALIASES,
-        negative_contexts: e.negative_contexts ?? NO_ALIASES,
-      })),
-      sensitive_topics: t?.sensitive_topics ?? [],
-      intent_cues: { ...NO_CUES, ...t?.intent_cues },
-    },
-    offers,
-  };
 }

@@ -19,6 +19,9 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly engine: 'postgres' | 'pglite';
+  /** Postgres: where it is, for a worker thread that opens its own connection (the catalog
+   *  loader's). PGlite lives in this thread and has none. */
+  readonly connectionString?: string;
   /** Runs fn inside BEGIN … COMMIT on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script (migrations). */
@@ -129,6 +132,7 @@ function openPostgres(connectionString: string, max: number): Database {
   };
   return {
     engine: 'postgres',
+    connectionString,
     query: outageAware(query) as Queryable['query'],
     exec: outageAware(async (sql: string) => {
       await pool.query(sql);

@@ -13,10 +13,11 @@ import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
 import { namesMedicineIn } from './medicine-names.js';
 import { patternText, saysMinorAgeIn } from './minor-age.js';
-import { firstServable, requestedTestOutcome } from './test-mode.js';
+import { requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
+import type { ServedSnapshot, ServingCatalog } from '../catalog/serving-catalog.js';
 import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
 import { counterKeys } from '../counters/keys.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
@@ -28,8 +29,6 @@ import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
 import { randomBytes } from 'node:crypto';
 import type { Campaign, Offer } from '../catalog/catalog-schema.js';
-import type { SnapshotContent } from '../catalog/catalog-repository.js';
-import { isUnderPrefix } from '../catalog/destinations.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
 import { StoreUnavailable, stackFrames } from '../errors/error-registry.js';
@@ -275,7 +274,7 @@ export class DecideService {
     if (selected.kind === 'no-fill') return selected.response;
     const { base, winner, snapshot, nowMs } = selected;
     const offer = snapshot.offer;
-    const network = this.catalog.serving.networks.get(offer.network_id ?? '')!;
+    const network = selected.serving.networks.get(offer.network_id ?? '')!;
     const affiliateUrl = NETWORK_ADAPTERS.get(network.adapter)!.buildUrl(network, { decisionId: base.id, destination: offer.destination_url });
     const expiresAt = new Date(nowMs + (selected.campaign?.offer_ttl_seconds ?? 900) * 1000);
     const impressionToken = randomBytes(32).toString('base64url');
@@ -320,7 +319,9 @@ export class DecideService {
         kind: 'winner';
         base: DecisionBase;
         winner: MatchCandidate;
-        snapshot: SnapshotContent;
+        snapshot: ServedSnapshot;
+        /** The view the decide read from start to end. */
+        serving: ServingCatalog;
         campaign: Campaign | undefined;
         nowMs: number;
         spendMicros: number;
@@ -328,6 +329,10 @@ export class DecideService {
   > {
     const started = attempt.started;
     const nowMs = attempt.atMs;
+    // One view for the whole decide, read before the match: the index it matches against went
+    // live in the same step, and a reload swapping both while this decide waits on the store
+    // leaves it on the catalog it started with.
+    const serving = this.catalog.serving;
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
     // Gates that need no message run first. When one already fails, the answer is a no-fill
@@ -394,28 +399,29 @@ export class DecideService {
     const forced = requestedTestOutcome(principal, digest?.category_ids);
     if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);
     if (forced?.fill && match.candidates.length === 0) {
-      const first = firstServable(this.catalog.serving, kind, language ?? 'en', (c) => this.servable(c, kind));
+      const first = serving.testFill(kind, language ?? 'en');
       if (first) match.candidates.push(first);
     }
     if (!forced && !match.commercialIntent) return noFill(['LOW_INTENT']);
     // A digest is the host's own typed claim of what the user is after; only a place read from
     // the message is held to "a place alone is not an ask".
     const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);
-    const candidates = match.candidates.filter((c) => this.servable(c, kind) && (hostNamedIds || !this.pulledByPlaceAlone(c)));
+    const candidates = match.candidates.filter((c) => serving.servable(c, kind) && (hostNamedIds || !this.pulledByPlaceAlone(c, serving.places)));
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
     if (deadline.expired()) throw new DeadlineExceeded();
-    const claim = await this.claim(candidates, envelope.session?.token, principal, nowMs);
+    const claim = await this.claim(serving, candidates, envelope.session?.token, principal, nowMs);
     attempt.receipt = claim.receipt;
     // Past the deadline now, the claim is given back by the timeout (settleTimedOut).
     if (deadline.expired()) throw new DeadlineExceeded();
     if (claim.winner === null) return noFill(claim.reasons, claim.retryAfterSeconds);
-    const campaign = this.catalog.serving.campaigns.get(claim.winner.campaignId);
+    const campaign = serving.campaigns.get(claim.winner.campaignId);
     return {
       kind: 'winner',
       base,
       winner: claim.winner,
-      snapshot: this.catalog.serving.snapshots.get(claim.winner.snapshotId)!,
+      snapshot: serving.snapshots.get(claim.winner.snapshotId)!,
+      serving,
       campaign,
       nowMs,
       spendMicros: claim.receipt?.spend?.amountMicros ?? 0,
@@ -426,20 +432,9 @@ export class DecideService {
    *  tickets", "restaurants in Busan" name where, and ask for something the catalog does not
    *  sell; a Tokyo flight beside them answers a question nobody asked. An offer serves when the
    *  turn (or the digest) asked for its category, or named its brand or product. */
-  private pulledByPlaceAlone(c: MatchCandidate): boolean {
+  private pulledByPlaceAlone(c: MatchCandidate, places: ReadonlySet<string>): boolean {
     if (c.matchedCategoryIds.length > 0 || c.matchedEntityIds.length === 0) return false;
-    const places = this.catalog.serving.places;
     return c.matchedEntityIds.every((e) => places.has(e));
-  }
-
-  /** The index and the serving view are swapped together, but an affiliate offer also needs its
-   *  network, and its destination on that network's allowlist. */
-  private servable(c: MatchCandidate, kind: 'sponsored' | 'affiliate'): boolean {
-    const snapshot = this.catalog.serving.snapshots.get(c.snapshotId);
-    if (!snapshot || !this.catalog.serving.campaigns.has(c.campaignId)) return false;
-    if (kind === 'sponsored') return true;
-    const network = this.catalog.serving.networks.get(snapshot.offer.network_id ?? '');
-    return Boolean(network && NETWORK_ADAPTERS.has(network.adapter) && isUnderPrefix(snapshot.offer.destination_url, network.destinations));
   }
 
   /** The TIMEOUT record of a decide that ran out of time or lost a dependency. */
@@ -472,6 +467,7 @@ export class DecideService {
   /** Frequency caps and budgets of the top-K candidates, checked in one round trip; the first
    *  candidate that passes is claimed atomically. Test keys never touch live counters. */
   private async claim(
+    serving: ServingCatalog,
     candidates: MatchCandidate[],
     sessionToken: string | undefined,
     principal: Principal,
@@ -485,7 +481,7 @@ export class DecideService {
     const now = new Date(nowMs);
     const msToDayEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - nowMs;
     const requests: ClaimCandidate[] = candidates.map((c) => {
-      const campaign = this.catalog.serving.campaigns.get(c.campaignId)!;
+      const campaign = serving.campaigns.get(c.campaignId)!;
       return {
         frequency: session
           ? [
@@ -552,7 +548,7 @@ function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Dat
   };
 }
 
-function presentationHints(offer: Offer) {
+function presentationHints(offer: Pick<Offer, 'title' | 'description' | 'image_url' | 'cta'>) {
   return {
     title: offer.title,
     ...(offer.description ? { description: offer.description } : {}),

@@ -2,9 +2,7 @@
 // their handling of each reason code without touching live numbers. The pipeline asks once,
 // after the gates: a gate's answer is real for a test key too.
 import type { Principal } from '../auth/authenticator.js';
-import type { ServingCatalog } from '../catalog/serving-catalog.js';
 import type { ReasonCode } from '../errors/reason-codes.js';
-import type { MatchCandidate } from '../native/offer-index.js';
 
 /** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
 export const TEST_TRIGGERS: Record<string, ReasonCode> = {
@@ -36,30 +34,4 @@ export function requestedTestOutcome(principal: Principal, digestCategoryIds: re
     default:
       return { fill: false, reasonCodes: [trigger] };
   }
-}
-
-/** A deterministic fill for a test key that asked for one: the live offer of this kind and
- *  language with the lowest snapshot id that `servable` accepts. */
-export function firstServable(
-  serving: ServingCatalog,
-  kind: 'sponsored' | 'affiliate',
-  language: string,
-  servable: (c: MatchCandidate) => boolean,
-): MatchCandidate | null {
-  let best: MatchCandidate | null = null;
-  for (const [id, s] of serving.snapshots) {
-    if (s.offer.kind !== kind || s.offer.locale !== language || (best && id >= best.snapshotId)) continue;
-    const c = {
-      snapshotId: id,
-      offerId: s.offer.id,
-      campaignId: s.offer.campaign_id,
-      advertiserId: s.advertiser_id,
-      score: 0,
-      matchedCategoryIds: [],
-      matchedEntityIds: [],
-      impliedCategoryIds: [],
-    };
-    if (servable(c)) best = c;
-  }
-  return best;
 }

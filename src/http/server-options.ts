@@ -23,10 +23,10 @@ export function serverOptions(config: Config, logStream?: DestinationStream): Fa
     // Requests end with their handler's budget; the socket-level guard is for slow clients.
     requestTimeout: 30_000,
     genReqId: () => crypto.randomUUID(),
-    // Starting applies migrations and builds the offer index from the whole catalog, inside the
-    // resources plugin: on a busy machine or with a large catalog that takes longer than Fastify's
-    // 10 s default. A store that cannot be reached fails sooner, by its own connect timeout.
-    pluginTimeout: 120_000,
+    // Each plugin's start is bounded by this. The offer index loads the whole catalog before the
+    // server listens, which for a million offers takes a minute or more on a small host; every
+    // other wait at start is bounded on its own (database and Redis connects, statement timeouts).
+    pluginTimeout: 10 * 60_000,
     forceCloseConnections: 'idle',
     // On shutdown, requests already on open connections are served to the end rather than
     // answered 503; new connections are refused by the closed listener.

@@ -1,11 +1,23 @@
 // The only TypeScript file that touches the Rust addon (native/, built from crates/sidenote-napi).
 // Everything else uses the domain names exported here; `Binding*` types stay at this boundary.
 import { createRequire } from 'node:module';
-import type { BindingIndexStats, BindingMatchQuery, LiveOfferIndex as BindingLiveOfferIndex } from '../../native/index.js';
+import type {
+  BindingIndexStats,
+  BindingMatchQuery,
+  BindingStagedIndex,
+  IndexBuilder as BindingIndexBuilder,
+  LiveOfferIndex as BindingLiveOfferIndex,
+} from '../../native/index.js';
 
 const require = createRequire(import.meta.url);
 
-function loadAddon(): { LiveOfferIndex: new () => BindingLiveOfferIndex } {
+interface Addon {
+  LiveOfferIndex: new () => BindingLiveOfferIndex;
+  IndexBuilder: new (taxonomy: string, offers: number) => BindingIndexBuilder;
+  discardStagedIndex(token: number): void;
+}
+
+function loadAddon(): Addon {
   try {
     // The generated loader is ESM, but resolving it through require keeps this module
     // synchronous and works the same from src/ (tsx, vitest) and dist/ (node).
@@ -54,40 +66,44 @@ type IndexAliases = { ko: string[]; en: string[] };
 
 /** The document an index is built from (see crates/sidenote-core/src/document.rs). */
 export interface IndexDocument {
-  taxonomy: {
-    categories: { id: string; parent_id: string | null; aliases: IndexAliases; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
-    entities: { id: string; kind: string; aliases: IndexAliases; category_ids: string[]; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
-    sensitive_topics: { id: string; aliases: IndexAliases }[];
-    intent_cues: {
-      purchase: IndexAliases;
-      compare: IndexAliases;
-      negation?: IndexAliases;
-      negation_before?: IndexAliases;
-      after_sales?: IndexAliases;
-      not_commercial?: IndexAliases;
-      clause_break?: IndexAliases;
-      purpose?: IndexAliases;
-      purpose_before?: IndexAliases;
-    };
+  taxonomy: IndexTaxonomy;
+  offers: IndexOffer[];
+}
+
+export interface IndexTaxonomy {
+  categories: { id: string; parent_id: string | null; aliases: IndexAliases; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
+  entities: { id: string; kind: string; aliases: IndexAliases; category_ids: string[]; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
+  sensitive_topics: { id: string; aliases: IndexAliases }[];
+  intent_cues: {
+    purchase: IndexAliases;
+    compare: IndexAliases;
+    negation?: IndexAliases;
+    negation_before?: IndexAliases;
+    after_sales?: IndexAliases;
+    not_commercial?: IndexAliases;
+    clause_break?: IndexAliases;
+    purpose?: IndexAliases;
+    purpose_before?: IndexAliases;
   };
-  offers: {
-    snapshot_id: string;
-    offer_id: string;
-    campaign_id: string;
-    advertiser_id: string;
-    advertiser_entity_id: string | null;
-    kind: 'sponsored' | 'affiliate';
-    locale: string;
-    category_ids: string[];
-    entity_ids: string[];
-    budget_buckets: string[];
-    countries: string[];
-    campaign_status: string;
-    starts_at_ms: number | null;
-    ends_at_ms: number | null;
-    priority: number;
-    bid_micros: number;
-  }[];
+}
+
+export interface IndexOffer {
+  snapshot_id: string;
+  offer_id: string;
+  campaign_id: string;
+  advertiser_id: string;
+  advertiser_entity_id: string | null;
+  kind: 'sponsored' | 'affiliate';
+  locale: string;
+  category_ids: string[];
+  entity_ids: string[];
+  budget_buckets: string[];
+  countries: string[];
+  campaign_status: string;
+  starts_at_ms: number | null;
+  ends_at_ms: number | null;
+  priority: number;
+  bid_micros: number;
 }
 
 /** Build failures carry a stable code (`INDEX_INVALID_DOCUMENT`, `INDEX_UNKNOWN_ID`, …). */
@@ -106,7 +122,83 @@ function toBuildError(err: unknown): Error {
   return m ? new IndexBuildError(m[1], m[2]) : (err as Error);
 }
 
-let addon: ReturnType<typeof loadAddon> | undefined;
+let addon: Addon | undefined;
+const theAddon = () => (addon ??= loadAddon());
+
+/** An index built and waiting to go live (OfferIndexBuilder.finish). It lives in the addon, not on
+ *  the heap of the thread that built it, so the serving thread can install it. */
+export interface StagedIndex {
+  token: number;
+  offers: number;
+  buildMillis: number;
+  memoryBytes: number;
+}
+
+/** Builds an index from its document in pieces, on the calling thread (the catalog loader's
+ *  worker): the taxonomy, then the offers chunk by chunk in document order. Only the chunk at
+ *  hand crosses N-API and is held as documents, so a million-offer catalog never becomes one
+ *  string or one document (docs/scaling.md, "Loading the catalog"). */
+export class OfferIndexBuilder {
+  private readonly inner: BindingIndexBuilder;
+
+  /** `offers`: how many offers will follow (room is made for them at once). */
+  constructor(taxonomy: IndexTaxonomy, offers: number) {
+    try {
+      this.inner = new (theAddon().IndexBuilder)(JSON.stringify(taxonomy), offers);
+    } catch (err) {
+      throw toBuildError(err);
+    }
+  }
+
+  /** The ids that the positions of this index's match results name (its offers aside). */
+  taxonomyIds(): TaxonomyIds {
+    return JSON.parse(this.inner.taxonomyIdsJson()) as TaxonomyIds;
+  }
+
+  /** Adds the next offers; returns how many the builder holds. After an error it is spent. */
+  addOffers(offers: IndexOffer[]): number {
+    try {
+      return this.inner.addOffers(JSON.stringify(offers));
+    } catch (err) {
+      throw toBuildError(err);
+    }
+  }
+
+  finish(): StagedIndex {
+    const staged: BindingStagedIndex = this.inner.finish();
+    return { token: staged.token, offers: staged.offers, buildMillis: staged.buildMillis, memoryBytes: staged.memoryBytes };
+  }
+}
+
+/** Frees a staged index that will not go live. */
+export function discardStagedIndex(staged: StagedIndex): void {
+  theAddon().discardStagedIndex(staged.token);
+}
+
+export interface TaxonomyIds {
+  categories: string[];
+  entities: string[];
+  sensitive_topics: string[];
+}
+
+/** The ids of one offer of an index. */
+export interface OfferIds {
+  snapshotId: string;
+  offerId: string;
+  campaignId: string;
+  advertiserId: string;
+}
+
+/** The ids behind one index generation's positions, which compact match results carry: read from
+ *  the index itself (`idTablesJson`, for an index loaded whole) or from the serving view built
+ *  beside it off the serving thread (src/catalog/offer-table.ts), so a large catalog's ids never
+ *  cross N-API as one string or sit on the heap as a million strings. */
+export interface IndexIds {
+  category(position: number): string;
+  entity(position: number): string;
+  sensitiveTopic(position: number): string;
+  offer(position: number): OfferIds;
+}
 
 /** The offer index this process serves from. Loads build off the event loop and swap in
  *  atomically; `match` always reads a complete index. */
@@ -136,6 +228,18 @@ interface IdTables {
   offers: [string, string, string, string][];
 }
 
+function idsOfTables(t: IdTables): IndexIds {
+  return {
+    category: (p) => t.categories[p],
+    entity: (p) => t.entities[p],
+    sensitiveTopic: (p) => t.sensitive_topics[p],
+    offer: (p) => {
+      const [snapshotId, offerId, campaignId, advertiserId] = t.offers[p];
+      return { snapshotId, offerId, campaignId, advertiserId };
+    },
+  };
+}
+
 /** What the decide pipeline needs of a matcher: the live native index, or in a test another
  *  matcher beside it (src/decide/decide-service.ts takes any). */
 export interface Matcher {
@@ -144,11 +248,24 @@ export interface Matcher {
 
 export class LiveOfferIndex implements Matcher {
   private readonly inner: BindingLiveOfferIndex;
-  private tables: IdTables | undefined;
+  /** The ids of the generation last seen (installed, or fetched for a whole-document load). */
+  private ids: { generation: number; ids: IndexIds } | undefined;
 
   constructor() {
-    addon ??= loadAddon();
-    this.inner = new addon.LiveOfferIndex();
+    this.inner = new (theAddon().LiveOfferIndex)();
+  }
+
+  /** Makes a staged index live, at once, with the ids its match results will be decoded with.
+   *  Synchronous: whatever the caller swaps in the same step (the serving view) goes live with it. */
+  install(staged: StagedIndex, ids: IndexIds): IndexStats {
+    let stats: IndexStats;
+    try {
+      stats = this.inner.install(staged.token);
+    } catch (err) {
+      throw toBuildError(err);
+    }
+    this.ids = { generation: stats.version, ids };
+    return stats;
   }
 
   async load(document: string | Buffer): Promise<IndexStats> {
@@ -172,34 +289,35 @@ export class LiveOfferIndex implements Matcher {
     // here with the id tables of the same index generation: building objects or id strings
     // through N-API cost more than the matching itself.
     const m = JSON.parse(this.inner.matchCompact(query)) as CompactMatch;
-    let tables = this.tables;
-    if (tables?.g !== m.g) {
-      // A new index went live since the last match: fetch its ids once.
-      tables = this.tables = JSON.parse(this.inner.idTablesJson()) as IdTables;
+    let current = this.ids;
+    if (current?.generation !== m.g) {
+      // An index loaded whole went live since the last match: fetch its ids once. (An installed
+      // index came with its ids.)
+      const tables = JSON.parse(this.inner.idTablesJson()) as IdTables;
       if (tables.g !== m.g) throw new Error(`offer index generation ${m.g} has no id tables (have ${tables.g})`);
+      current = this.ids = { generation: tables.g, ids: idsOfTables(tables) };
     }
-    const t = tables;
-    const names = (ids: string[], positions: number[]) => positions.map((p) => ids[p]);
+    const t = current.ids;
     return {
-      sensitiveTopicIds: names(t.sensitive_topics, m.s),
+      sensitiveTopicIds: m.s.map((p) => t.sensitiveTopic(p)),
       modelSensitive: m.m,
       messageIntent: m.i,
       intent: m.n,
       commercialIntent: m.p,
-      signalCategoryIds: names(t.categories, m.c),
-      signalEntityIds: names(t.entities, m.e),
+      signalCategoryIds: m.c.map((p) => t.category(p)),
+      signalEntityIds: m.e.map((p) => t.entity(p)),
       droppedDigestIds: m.d,
       candidates: m.k.map(([offer, score, categories, entities, implied]) => {
-        const [snapshotId, offerId, campaignId, advertiserId] = t.offers[offer];
+        const { snapshotId, offerId, campaignId, advertiserId } = t.offer(offer);
         return {
           snapshotId,
           offerId,
           campaignId,
           advertiserId,
           score,
-          matchedCategoryIds: names(t.categories, categories),
-          matchedEntityIds: names(t.entities, entities),
-          impliedCategoryIds: names(t.categories, implied),
+          matchedCategoryIds: categories.map((p) => t.category(p)),
+          matchedEntityIds: entities.map((p) => t.entity(p)),
+          impliedCategoryIds: implied.map((p) => t.category(p)),
         };
       }),
     };

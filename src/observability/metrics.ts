@@ -82,6 +82,8 @@ export class Metrics {
   constructor(gauges: {
     indexOffers: () => number;
     indexReloadSeconds: () => number;
+    indexReloadServingThreadSeconds: () => number;
+    indexReloadFailures: () => number;
     catalogVersion: () => number;
     clicksLost: () => number;
     clicksPending: () => number;
@@ -106,9 +108,26 @@ export class Metrics {
       });
     gauge('sidenote_offer_index_offers', 'Offers in the live index.', gauges.indexOffers, 'max');
     gauge('sidenote_offer_index_reload_seconds', 'Duration of the last index reload (read, build, swap).', gauges.indexReloadSeconds, 'max');
+    gauge(
+      'sidenote_offer_index_reload_serving_thread_seconds',
+      'Serving-thread time of the last index reload (taking in what the loader worker built, and the swap).',
+      gauges.indexReloadServingThreadSeconds,
+      'max',
+    );
     gauge('sidenote_catalog_version', 'Catalog version this instance serves.', gauges.catalogVersion, 'max');
     gauge('sidenote_clicks_pending', 'Clicks waiting to be written.', gauges.clicksPending, 'sum');
-    // A counter: it only grows. The click recorder keeps the count; the scrape catches up to it.
+    // Counters: they only grow. Their owners keep the count; the scrape catches up to it.
+    let failuresSeen = 0;
+    new client.Counter({
+      name: 'sidenote_offer_index_reload_failures_total',
+      help: 'Index reloads that failed; the previous catalog kept serving.',
+      registers: [this.registry],
+      collect() {
+        const failures = gauges.indexReloadFailures();
+        if (failures > failuresSeen) this.inc(failures - failuresSeen);
+        failuresSeen = Math.max(failuresSeen, failures);
+      },
+    });
     let lostSeen = 0;
     new client.Counter({
       name: 'sidenote_clicks_lost_total',

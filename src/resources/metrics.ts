@@ -16,6 +16,8 @@ async function metricsResource(app: FastifyInstance) {
     new Metrics({
       indexOffers: () => app.catalogRuntime.index.stats().offers,
       indexReloadSeconds: () => app.catalogRuntime.lastReloadMs / 1000,
+      indexReloadServingThreadSeconds: () => app.catalogRuntime.lastReloadServingThreadMs / 1000,
+      indexReloadFailures: () => app.catalogRuntime.reloadFailures,
       catalogVersion: () => app.catalogRuntime.serving.version,
       clicksLost: () => app.writers.clicks.lost,
       clicksPending: () => app.writers.clicks.pending,

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { CatalogRuntime } from '../catalog/catalog-runtime.js';
+import { CatalogLoader } from '../catalog/catalog-loader.js';
 import { loadDemoCatalog } from '../catalog/demo-catalog.js';
 import { LiveOfferIndex } from '../native/offer-index.js';
 
@@ -16,7 +17,9 @@ async function offerIndexResource(app: FastifyInstance) {
   const { config, repositories } = app;
   const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
   if (loadDemo && (await repositories.catalog.isEmpty())) await loadDemoCatalog(repositories.catalog, app.log);
-  const runtime = new CatalogRuntime(repositories.catalog, new LiveOfferIndex(), app.log, config.catalogPollMs);
+  // With Postgres the loader's worker reads the catalog on a connection of its own.
+  const loader = new CatalogLoader(repositories.catalog, app.db.connectionString ?? null);
+  const runtime = new CatalogRuntime(repositories.catalog, loader, new LiveOfferIndex(), app.log, config.catalogPollMs);
   // No campaign is served before its spend is known: the keeper loads it from the ledger
   // before a catalog that has it goes live.
   runtime.beforeNewCampaigns = (ids) => app.spend.prepare(ids);
@@ -25,4 +28,4 @@ async function offerIndexResource(app: FastifyInstance) {
   await runtime.start();
 }
 
-export default fp(offerIndexResource, { name: 'offer-index', dependencies: ['config', 'repositories', 'spend'], fastify: '5.x' });
+export default fp(offerIndexResource, { name: 'offer-index', dependencies: ['config', 'database', 'repositories', 'spend'], fastify: '5.x' });

@@ -32,6 +32,17 @@ export interface SpendKeeperOptions {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** Campaigns per ledger read and store call. A catalog of a million offers has 50,000 campaigns:
+ *  one call for all of them spread 200,000 arguments into the Redis script call, which throws a
+ *  RangeError, so their records were never loaded (and the retry rebuilt the call every settle
+ *  period); and one statement binds a 50,000-element array. Batches also leave the event loop
+ *  free between them. */
+export const SPEND_BATCH = 1000;
+
+function* inBatches<T>(list: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < list.length; i += SPEND_BATCH) yield list.slice(i, i + SPEND_BATCH);
+}
+
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
@@ -91,17 +102,20 @@ export class SpendKeeper {
   /** Reads the ledger and loads the records the store does not have (existing ones are kept:
    *  they may hold claims the ledger has not seen yet). */
   async loadNow(campaignIds: readonly string[]): Promise<string[]> {
-    if (campaignIds.length === 0) return [];
-    const spend = await this.ledger.spendOf(campaignIds, utcDay(this.options.now()));
-    const loaded = await this.counters.loadSpend(spend);
-    this.loaded += loaded.length;
+    const day = utcDay(this.options.now());
+    const loaded: string[] = [];
+    for (const batch of inBatches(campaignIds)) {
+      const done = await this.counters.loadSpend(await this.ledger.spendOf(batch, day));
+      this.loaded += done.length;
+      loaded.push(...done);
+    }
     return loaded;
   }
 
   /** Raises every catalog campaign's record to at least the ledger's figures. */
   async reconcile(): Promise<void> {
-    const spend = await this.ledger.spendOf(this.campaignIds(), utcDay(this.options.now()));
-    await this.counters.raiseSpend(spend);
+    const day = utcDay(this.options.now());
+    for (const batch of inBatches(this.campaignIds())) await this.counters.raiseSpend(await this.ledger.spendOf(batch, day));
   }
 
   stop(): void {

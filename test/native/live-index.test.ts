@@ -1,8 +1,25 @@
 // The live index through N-API: errors carry stable codes, and a rebuild happens off the
 // event loop and swaps in atomically while matching goes on.
 import { describe, expect, it } from 'vitest';
-import { IndexBuildError, LiveOfferIndex } from '../../src/native/offer-index.js';
+import { IndexBuildError, LiveOfferIndex, OfferIndexBuilder, discardStagedIndex, type IndexDocument, type IndexIds } from '../../src/native/offer-index.js';
 import { generateDocument, generateQuery, Rng } from '../../testkit/generated-catalog.js';
+
+/** A document's index built in chunks of `size` offers, as the catalog loader's worker does. */
+function buildInChunks(doc: IndexDocument, size: number) {
+  const builder = new OfferIndexBuilder(doc.taxonomy, doc.offers.length);
+  for (let i = 0; i < doc.offers.length; i += size) builder.addOffers(doc.offers.slice(i, i + size));
+  const taxonomy = builder.taxonomyIds();
+  const ids: IndexIds = {
+    category: (p) => taxonomy.categories[p],
+    entity: (p) => taxonomy.entities[p],
+    sensitiveTopic: (p) => taxonomy.sensitive_topics[p],
+    offer: (p) => {
+      const o = doc.offers[p];
+      return { snapshotId: o.snapshot_id, offerId: o.offer_id, campaignId: o.campaign_id, advertiserId: o.advertiser_id };
+    },
+  };
+  return { staged: builder.finish(), ids };
+}
 
 describe('LiveOfferIndex', () => {
   it('is empty and not ready before its first load', () => {
@@ -75,5 +92,61 @@ describe('LiveOfferIndex', () => {
       }
       expect(candidates).toBeGreaterThan(0);
     }
+  });
+
+  it('builds from the document in chunks into the same index as from the whole document', () => {
+    const doc = generateDocument(7, 5_000, 400);
+    const whole = new LiveOfferIndex();
+    whole.loadSync(JSON.stringify(doc));
+    const chunked = new LiveOfferIndex();
+    const { staged, ids } = buildInChunks(doc, 333);
+    expect(staged).toMatchObject({ offers: 5_000 });
+    expect(chunked.install(staged, ids)).toMatchObject({ ready: true, offers: 5_000, version: 1 });
+    expect(chunked.stats()).toEqual({ ...whole.stats(), buildMillis: chunked.stats().buildMillis });
+    let candidates = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const q = generateQuery(doc, new Rng(i + 1));
+      const expected = whole.matchJson(q);
+      expect(chunked.matchJson(q)).toEqual(expected);
+      // Decoded with the ids it was installed with, as with the index's own.
+      expect(chunked.match(q)).toEqual(expected);
+      candidates += expected.candidates.length;
+    }
+    expect(candidates).toBeGreaterThan(500);
+  });
+
+  it('keeps the index in use when a chunked build fails, and a failed builder takes no more', () => {
+    const index = new LiveOfferIndex();
+    const doc = generateDocument(8, 200, 40);
+    const first = buildInChunks(doc, 50);
+    index.install(first.staged, first.ids);
+    const builder = new OfferIndexBuilder(doc.taxonomy, 100);
+    builder.addOffers(doc.offers.slice(0, 60));
+    const err = (() => {
+      try {
+        builder.addOffers([{ ...doc.offers[60], entity_ids: ['nobody'] }]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(IndexBuildError);
+    expect(err).toMatchObject({ code: 'INDEX_UNKNOWN_ID', message: 'offers[60].entity_ids[0]: unknown entity id "nobody"' });
+    expect(() => builder.addOffers(doc.offers.slice(61, 62))).toThrow(expect.objectContaining({ code: 'INDEX_BUILDER_SPENT' }));
+    expect(() => new OfferIndexBuilder({ ...doc.taxonomy, categories: [{ id: 'a', parent_id: 'b', aliases: { ko: [], en: [] } }] }, 0)).toThrow(
+      expect.objectContaining({ code: 'INDEX_UNKNOWN_ID' }),
+    );
+    expect(index.stats()).toMatchObject({ ready: true, offers: 200, version: 1 });
+  });
+
+  it('installs a staged index once; a discarded one never', () => {
+    const index = new LiveOfferIndex();
+    const doc = generateDocument(9, 100, 30);
+    const a = buildInChunks(doc, 40);
+    index.install(a.staged, a.ids);
+    expect(() => index.install(a.staged, a.ids)).toThrow(expect.objectContaining({ code: 'INDEX_NOT_STAGED' }));
+    const b = buildInChunks(doc, 40);
+    discardStagedIndex(b.staged);
+    expect(() => index.install(b.staged, b.ids)).toThrow(expect.objectContaining({ code: 'INDEX_NOT_STAGED' }));
+    expect(index.stats()).toMatchObject({ offers: 100, version: 1 });
   });
 });

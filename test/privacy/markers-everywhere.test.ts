@@ -5,7 +5,7 @@
 // the app's log lines at trace level, every database row (pg_dump of the whole database on real
 // Postgres), every Redis key and value, every Redis command the app sent (MONITOR), the slow
 // log, /metrics, and the Postgres server log. (message-never-stored.test.ts is the quick version.)
-import { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
+import type { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

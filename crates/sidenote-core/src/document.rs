@@ -135,10 +135,30 @@ pub struct IndexDocument {
 
 impl IndexDocument {
     pub fn from_json(bytes: &[u8]) -> Result<Self, crate::IndexError> {
-        // serde would also accept a JSON array as a struct's fields in order; a document is an object.
-        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            return Err(crate::IndexError::InvalidDocument("the index document must be a JSON object".into()));
-        }
-        serde_json::from_slice(bytes).map_err(|e| crate::IndexError::InvalidDocument(e.to_string()))
+        parse_json(bytes, b'{', "the index document must be a JSON object")
     }
+}
+
+// The document in pieces (`OfferIndexBuilder`): the taxonomy as one JSON object, then the offers
+// as JSON arrays of a few thousand each. Each piece is the JSON the whole document would hold
+// there, so both ways of loading read one format.
+impl TaxonomyDoc {
+    pub fn from_json(bytes: &[u8]) -> Result<Self, crate::IndexError> {
+        parse_json(bytes, b'{', "the taxonomy must be a JSON object")
+    }
+}
+
+impl OfferDoc {
+    /// A chunk of offers: a JSON array of what the document's `offers` holds.
+    pub fn list_from_json(bytes: &[u8]) -> Result<Vec<Self>, crate::IndexError> {
+        parse_json(bytes, b'[', "a chunk of offers must be a JSON array")
+    }
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8], opening: u8, expected: &str) -> Result<T, crate::IndexError> {
+    // serde would also accept a JSON array as a struct's fields in order; say which shape is meant.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&opening) {
+        return Err(crate::IndexError::InvalidDocument(expected.into()));
+    }
+    serde_json::from_slice(bytes).map_err(|e| crate::IndexError::InvalidDocument(e.to_string()))
 }

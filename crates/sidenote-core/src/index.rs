@@ -1,7 +1,7 @@
 //! The offer snapshot index: taxonomy, text matcher, offers, and postings from category and
 //! entity ids to offers. Matching is a read-only walk over it; see docs/matching.md.
 use crate::classifier::TurnClassifier;
-use crate::document::{IndexDocument, OfferDoc};
+use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
 use crate::reading::{self, Topic};
 use crate::text_match::{TextHit, TextMatcher};
@@ -386,7 +386,15 @@ pub fn is_commercial(intent: &str) -> bool {
 
 impl OfferIndex {
     pub fn build(doc: &IndexDocument) -> Result<OfferIndex, IndexError> {
-        let t = &doc.taxonomy;
+        let mut builder = OfferIndexBuilder::new(&doc.taxonomy, doc.offers.len())?;
+        for o in &doc.offers {
+            builder.add_offer(o)?;
+        }
+        Ok(builder.finish())
+    }
+
+    /// The index of a taxonomy, with room for `offers` offers and none yet.
+    fn with_taxonomy(t: &TaxonomyDoc, offers: usize) -> Result<OfferIndex, IndexError> {
         let mut category_ids = Vec::with_capacity(t.categories.len());
         let mut category_by_id = HashMap::with_capacity(t.categories.len());
         for (i, c) in t.categories.iter().enumerate() {
@@ -498,7 +506,7 @@ impl OfferIndex {
         let alias_count = aliases.len();
         let matcher = TextMatcher::build(aliases.into_iter())?;
 
-        let mut index = OfferIndex {
+        Ok(OfferIndex {
             category_ids,
             category_by_id,
             ancestors,
@@ -515,42 +523,11 @@ impl OfferIndex {
             advertiser_ids: Vec::new(),
             country_by_code: HashMap::new(),
             languages: Vec::new(),
-            offers: Vec::with_capacity(doc.offers.len()),
+            offers: Vec::with_capacity(offers),
             category_postings: Vec::new(),
             entity_postings: Vec::new(),
             alias_count,
-        };
-        let mut campaign_by_id = HashMap::new();
-        let mut advertiser_by_id = HashMap::new();
-        let mut seen_snapshots: HashSet<&str> = HashSet::with_capacity(doc.offers.len());
-        for (i, o) in doc.offers.iter().enumerate() {
-            if !seen_snapshots.insert(o.snapshot_id.as_str()) {
-                return Err(IndexError::DuplicateId { field: format!("offers[{i}].snapshot_id"), id: o.snapshot_id.clone() });
-            }
-            let offer = index.offer_from_doc(i, o, &mut campaign_by_id, &mut advertiser_by_id)?;
-            index.offers.push(offer);
-        }
-        let mut category_postings: Vec<Vec<u32>> = vec![Vec::new(); index.category_ids.len()];
-        let mut entity_postings: Vec<Vec<u32>> = vec![Vec::new(); index.entity_ids.len()];
-        for (oi, o) in index.offers.iter().enumerate() {
-            for &c in o.categories.iter() {
-                category_postings[c as usize].push(oi as u32);
-            }
-            for &e in o.entities.iter() {
-                entity_postings[e as usize].push(oi as u32);
-            }
-        }
-        let offers = &index.offers;
-        let order = |a: &u32, b: &u32| {
-            let (x, y) = (&offers[*a as usize], &offers[*b as usize]);
-            y.static_score.cmp(&x.static_score).then_with(|| (&*x.offer_id, &*x.snapshot_id).cmp(&(&*y.offer_id, &*y.snapshot_id)))
-        };
-        for p in category_postings.iter_mut().chain(entity_postings.iter_mut()) {
-            p.sort_by(order);
-        }
-        index.category_postings = category_postings.into_iter().map(Vec::into_boxed_slice).collect();
-        index.entity_postings = entity_postings.into_iter().map(Vec::into_boxed_slice).collect();
-        Ok(index)
+        })
     }
 
     fn offer_from_doc(
@@ -1103,6 +1080,90 @@ struct Evidence<'a> {
     asked: &'a [u32],
     implied: &'a [u32],
     excluded: &'a [u32],
+}
+
+/// Builds an index from a document that arrives in pieces: the taxonomy, then the offers in
+/// document order, a chunk at a time (the binding's chunked transfer). Only the chunk being
+/// added is ever held as an `OfferDoc`, so a million-offer catalog never sits in memory twice.
+/// `OfferIndex::build` is this builder over a whole document: the same checks, the same index.
+pub struct OfferIndexBuilder {
+    index: OfferIndex,
+    campaign_by_id: HashMap<Box<str>, u32>,
+    advertiser_by_id: HashMap<Box<str>, u32>,
+    /// Hash of each snapshot id → the first offer with that hash: duplicates are refused without
+    /// keeping a second copy of every id.
+    snapshot_hashes: HashMap<u64, u32>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl OfferIndexBuilder {
+    /// Checks and indexes the taxonomy; `offers` is how many offers will follow (a capacity hint).
+    pub fn new(taxonomy: &TaxonomyDoc, offers: usize) -> Result<Self, IndexError> {
+        Ok(OfferIndexBuilder {
+            index: OfferIndex::with_taxonomy(taxonomy, offers)?,
+            campaign_by_id: HashMap::new(),
+            advertiser_by_id: HashMap::new(),
+            snapshot_hashes: HashMap::with_capacity(offers),
+            hasher: std::collections::hash_map::RandomState::new(),
+        })
+    }
+
+    /// The taxonomy's ids by position (no offers yet before the first `add_offer`).
+    pub fn id_tables(&self) -> IdTables<'_> {
+        self.index.id_tables()
+    }
+
+    /// Adds the next offer of the document; errors name it by its position in the document.
+    pub fn add_offer(&mut self, o: &OfferDoc) -> Result<(), IndexError> {
+        let i = self.index.offers.len();
+        let offers = &self.index.offers;
+        let duplicate = match self.snapshot_hashes.entry(self.hasher.hash_one(o.snapshot_id.as_str())) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(i as u32);
+                false
+            }
+            // Two different ids with one 64-bit hash are possible in principle: then look at all.
+            std::collections::hash_map::Entry::Occupied(first) => {
+                *offers[*first.get() as usize].snapshot_id == *o.snapshot_id || offers.iter().any(|x| *x.snapshot_id == *o.snapshot_id)
+            }
+        };
+        if duplicate {
+            return Err(IndexError::DuplicateId { field: format!("offers[{i}].snapshot_id"), id: o.snapshot_id.clone() });
+        }
+        let offer = self.index.offer_from_doc(i, o, &mut self.campaign_by_id, &mut self.advertiser_by_id)?;
+        self.index.offers.push(offer);
+        Ok(())
+    }
+
+    pub fn offers(&self) -> usize {
+        self.index.offers.len()
+    }
+
+    /// The finished index: postings from categories and entities to their offers, best first.
+    pub fn finish(self) -> OfferIndex {
+        let mut index = self.index;
+        let mut category_postings: Vec<Vec<u32>> = vec![Vec::new(); index.category_ids.len()];
+        let mut entity_postings: Vec<Vec<u32>> = vec![Vec::new(); index.entity_ids.len()];
+        for (oi, o) in index.offers.iter().enumerate() {
+            for &c in o.categories.iter() {
+                category_postings[c as usize].push(oi as u32);
+            }
+            for &e in o.entities.iter() {
+                entity_postings[e as usize].push(oi as u32);
+            }
+        }
+        let offers = &index.offers;
+        let order = |a: &u32, b: &u32| {
+            let (x, y) = (&offers[*a as usize], &offers[*b as usize]);
+            y.static_score.cmp(&x.static_score).then_with(|| (&*x.offer_id, &*x.snapshot_id).cmp(&(&*y.offer_id, &*y.snapshot_id)))
+        };
+        for p in category_postings.iter_mut().chain(entity_postings.iter_mut()) {
+            p.sort_by(order);
+        }
+        index.category_postings = category_postings.into_iter().map(Vec::into_boxed_slice).collect();
+        index.entity_postings = entity_postings.into_iter().map(Vec::into_boxed_slice).collect();
+        index
+    }
 }
 
 #[cfg(test)]

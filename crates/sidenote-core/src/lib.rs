@@ -20,7 +20,8 @@ pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, O
 pub use error::IndexError;
 pub use fuzzy::FuzzyMatcher;
 pub use index::{
-    effective_intent, is_commercial, Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferKind,
+    effective_intent, is_commercial, Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferIndexBuilder,
+    OfferKind,
 };
 pub use normalize::{is_default_ignorable, normalize};
 pub use text_match::{Span, TextHit, TextMatcher, HANGUL_CONTINUATIONS};

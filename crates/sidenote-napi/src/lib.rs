@@ -1,15 +1,21 @@
 //! The N-API binding of sidenote-core. It converts types and owns the live index: builds run on
 //! a worker thread and the finished index is swapped in atomically, so matching never waits for
 //! a rebuild. No algorithms live here.
+//!
+//! Two ways in. `load` takes a whole index document (JSON) and builds it on the libuv pool.
+//! `IndexBuilder` takes the document in pieces (the taxonomy, then chunks of offers) on whichever
+//! thread holds it, normally the service's catalog loader worker, and leaves the finished index
+//! staged under a token; the serving thread then `install`s it in one synchronous step, together
+//! with its own view of the same catalog.
 #![deny(clippy::unwrap_used)]
 
 use arc_swap::{ArcSwap, ArcSwapOption};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use sidenote_core::{IndexDocument, IndexError, IndexedMatch, MatchQuery, MatchResult, OfferIndex, OfferKind};
+use sidenote_core::{IndexDocument, IndexError, IndexStats, IndexedMatch, MatchQuery, MatchResult, OfferDoc, OfferIndex, OfferKind, TaxonomyDoc};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// A query for one chat turn.
@@ -52,9 +58,23 @@ pub struct BindingPacing {
     pub per_mille: u32,
 }
 
-struct Loaded {
+/// A finished index and what is known about it, not yet live.
+pub struct Built {
     index: OfferIndex,
     build_millis: f64,
+    /// Computed once off the serving thread: `OfferIndex::stats` walks every offer.
+    stats: IndexStats,
+}
+
+impl Built {
+    fn new(index: OfferIndex, started: Instant) -> Self {
+        let stats = index.stats();
+        Built { index, build_millis: started.elapsed().as_secs_f64() * 1000.0, stats }
+    }
+}
+
+struct Loaded {
+    built: Built,
     /// Which load this is; compact match results carry it so the caller decodes their
     /// positions with the id tables of the same index.
     generation: u32,
@@ -75,18 +95,39 @@ fn to_napi(err: IndexError) -> Error {
     Error::new(Status::InvalidArg, format!("{}: {}", err.code(), err))
 }
 
-fn build(bytes: &[u8]) -> std::result::Result<(OfferIndex, f64), IndexError> {
+fn build(bytes: &[u8]) -> std::result::Result<Built, IndexError> {
     let started = Instant::now();
     let doc = IndexDocument::from_json(bytes)?;
     let index = OfferIndex::build(&doc)?;
-    Ok((index, started.elapsed().as_secs_f64() * 1000.0))
+    Ok(Built::new(index, started))
 }
 
 /// Makes a built index the live one. Called on the JS thread only (never from the build
 /// worker), so between two JS calls the live index cannot change under the caller.
-fn install(shared: &Shared, (index, build_millis): (OfferIndex, f64)) {
+fn install(shared: &Shared, built: Built) {
     let generation = shared.version.fetch_add(1, Ordering::SeqCst) + 1;
-    shared.current.store(Some(Arc::new(Loaded { index, build_millis, generation })));
+    let previous = shared.current.swap(Some(Arc::new(Loaded { built, generation })));
+    drop_elsewhere(previous);
+}
+
+/// Freeing an index is a deallocation per offer and more (about 100 ms for a million offers):
+/// done on a thread of its own, never on the serving thread. Matching holds no reference across
+/// calls, so the previous index is unreferenced once swapped out.
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    // If no thread can be started, the closure and the value are dropped here instead.
+    let _ = std::thread::Builder::new().name("sidenote-index-drop".into()).spawn(move || drop(value));
+}
+
+/// Indexes built by an `IndexBuilder` and not yet installed or discarded, by token. Process-wide:
+/// the loader worker's JS environment and the serving thread's share only this library.
+static STAGED: Mutex<Vec<(u32, Built)>> = Mutex::new(Vec::new());
+static NEXT_TOKEN: AtomicU32 = AtomicU32::new(1);
+
+fn take_staged(token: u32) -> Option<Built> {
+    // A panic while the lock was held cannot leave the list half-changed: use it as it is.
+    let mut staged = STAGED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let at = staged.iter().position(|(t, _)| *t == token)?;
+    Some(staged.swap_remove(at).1)
 }
 
 pub struct BuildTask {
@@ -95,7 +136,7 @@ pub struct BuildTask {
 }
 
 impl Task for BuildTask {
-    type Output = (OfferIndex, f64);
+    type Output = Built;
     type JsValue = BindingIndexStats;
 
     fn compute(&mut self) -> Result<Self::Output> {
@@ -113,7 +154,7 @@ fn stats_of(shared: &Shared) -> BindingIndexStats {
     let version = shared.version.load(Ordering::SeqCst);
     match current.as_ref() {
         Some(loaded) => {
-            let s = loaded.index.stats();
+            let s = loaded.built.stats;
             BindingIndexStats {
                 ready: true,
                 offers: s.offers as u32,
@@ -121,7 +162,7 @@ fn stats_of(shared: &Shared) -> BindingIndexStats {
                 entities: s.entities as u32,
                 aliases: s.aliases as u32,
                 version,
-                build_millis: loaded.build_millis,
+                build_millis: loaded.built.build_millis,
                 memory_bytes: s.memory_bytes as f64,
             }
         }
@@ -157,6 +198,15 @@ impl LiveOfferIndex {
         Ok(stats_of(&self.shared))
     }
 
+    /// Makes the index an `IndexBuilder` staged under `token` the live one, at once. Fails with
+    /// `INDEX_NOT_STAGED` when there is none under it (already installed or discarded).
+    #[napi]
+    pub fn install(&self, token: u32) -> Result<BindingIndexStats> {
+        let built = take_staged(token).ok_or_else(|| Error::new(Status::InvalidArg, format!("INDEX_NOT_STAGED: no staged index under token {token}")))?;
+        install(&self.shared, built);
+        Ok(stats_of(&self.shared))
+    }
+
     /// Matches one turn against the index in use and returns the result as JSON (a
     /// `MatchResult`). Kept for tests and tools; the service uses `matchCompact`.
     #[napi]
@@ -164,7 +214,7 @@ impl LiveOfferIndex {
         let current = self.shared.current.load();
         let pacing = self.shared.pacing.load();
         let result = match current.as_ref() {
-            Some(loaded) => with_query(&query, |q| loaded.index.find(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
+            Some(loaded) => with_query(&query, |q| loaded.built.index.find(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
             None => MatchResult::empty(query.intent_type.as_deref()),
         };
         // Serialising plain strings and integers cannot fail.
@@ -180,9 +230,10 @@ impl LiveOfferIndex {
         let current = self.shared.current.load();
         let pacing = self.shared.pacing.load();
         match current.as_ref() {
-            Some(loaded) => {
-                tagged(loaded.generation, &with_query(&query, |q| loaded.index.find_indexed(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))))
-            }
+            Some(loaded) => tagged(
+                loaded.generation,
+                &with_query(&query, |q| loaded.built.index.find_indexed(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
+            ),
             None => tagged(0, &IndexedMatch::empty(query.intent_type.as_deref())),
         }
     }
@@ -193,7 +244,7 @@ impl LiveOfferIndex {
     pub fn id_tables_json(&self) -> String {
         let current = self.shared.current.load();
         match current.as_ref() {
-            Some(loaded) => tagged(loaded.generation, &loaded.index.id_tables()),
+            Some(loaded) => tagged(loaded.generation, &loaded.built.index.id_tables()),
             None => String::from(r#"{"g":0,"categories":[],"entities":[],"sensitive_topics":[],"offers":[]}"#),
         }
     }
@@ -214,6 +265,101 @@ impl LiveOfferIndex {
 impl Default for LiveOfferIndex {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// What `IndexBuilder.finish` staged.
+#[napi(object)]
+pub struct BindingStagedIndex {
+    /// For `LiveOfferIndex.install` (or `discardStagedIndex`).
+    pub token: u32,
+    pub offers: u32,
+    pub build_millis: f64,
+    pub memory_bytes: f64,
+}
+
+/// The categories', entities' and sensitive topics' ids by their position in an index.
+#[derive(serde::Serialize)]
+struct TaxonomyIds<'a> {
+    categories: &'a [Box<str>],
+    entities: &'a [Box<str>],
+    sensitive_topics: &'a [Box<str>],
+}
+
+/// Builds an index from an index document in pieces, on the calling thread: the taxonomy (one
+/// JSON object), then the offers in chunks (JSON arrays of offers, in document order). No piece
+/// is ever the whole document, and each chunk is freed once its offers are indexed. `finish`
+/// stages the result for `LiveOfferIndex.install`. Errors carry the same `INDEX_…` codes and
+/// name offers by their position in the whole document, as `load` does.
+#[napi]
+pub struct IndexBuilder {
+    inner: Option<sidenote_core::OfferIndexBuilder>,
+    taxonomy_ids: String,
+    started: Instant,
+}
+
+#[napi]
+impl IndexBuilder {
+    /// `offers`: how many offers will follow (room is made for them at once).
+    #[napi(constructor)]
+    pub fn new(taxonomy: Either<String, Buffer>, offers: u32) -> Result<Self> {
+        let started = Instant::now();
+        let taxonomy = TaxonomyDoc::from_json(bytes_of(&taxonomy)).map_err(to_napi)?;
+        let inner = sidenote_core::OfferIndexBuilder::new(&taxonomy, offers as usize).map_err(to_napi)?;
+        let ids = inner.id_tables();
+        let taxonomy_ids = serde_json::to_string(&TaxonomyIds { categories: ids.categories, entities: ids.entities, sensitive_topics: ids.sensitive_topics })
+            .map_err(|e| Error::from_reason(e.to_string()))?;
+        Ok(IndexBuilder { inner: Some(inner), taxonomy_ids, started })
+    }
+
+    /// `{"categories": [...], "entities": [...], "sensitive_topics": [...]}`: what the positions
+    /// in a compact match result of this index name.
+    #[napi]
+    pub fn taxonomy_ids_json(&self) -> String {
+        self.taxonomy_ids.clone()
+    }
+
+    /// Adds the next chunk of offers; returns how many offers the builder holds now. After an
+    /// error the builder is spent.
+    #[napi]
+    pub fn add_offers(&mut self, chunk: Either<String, Buffer>) -> Result<u32> {
+        let builder = self.inner.as_mut().ok_or_else(spent)?;
+        let added = OfferDoc::list_from_json(bytes_of(&chunk)).and_then(|offers| offers.iter().try_for_each(|o| builder.add_offer(o)));
+        match added {
+            Ok(()) => Ok(builder.offers() as u32),
+            Err(err) => {
+                self.inner = None;
+                Err(to_napi(err))
+            }
+        }
+    }
+
+    /// Finishes the index and stages it; the builder is spent.
+    #[napi]
+    pub fn finish(&mut self) -> Result<BindingStagedIndex> {
+        let built = Built::new(self.inner.take().ok_or_else(spent)?.finish(), self.started);
+        let token = NEXT_TOKEN.fetch_add(1, Ordering::SeqCst);
+        let staged =
+            BindingStagedIndex { token, offers: built.stats.offers as u32, build_millis: built.build_millis, memory_bytes: built.stats.memory_bytes as f64 };
+        STAGED.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push((token, built));
+        Ok(staged)
+    }
+}
+
+/// Frees a staged index that will not be installed (the reload that built it failed or stopped).
+#[napi]
+pub fn discard_staged_index(token: u32) {
+    drop_elsewhere(take_staged(token));
+}
+
+fn spent() -> Error {
+    Error::new(Status::GenericFailure, "INDEX_BUILDER_SPENT: this builder finished or failed; start another".to_string())
+}
+
+fn bytes_of(value: &Either<String, Buffer>) -> &[u8] {
+    match value {
+        Either::A(s) => s.as_bytes(),
+        Either::B(b) => b.as_ref(),
     }
 }
 

@@ -1,0 +1,71 @@
+// The catalog loader's worker thread: one catalog load (catalog-loader.ts starts it, and ends it
+// after the load). It reads the catalog itself on a Postgres connection of its own, or, with the
+// embedded PGlite (which lives on the serving thread), is fed the rows; either way it parses the
+// snapshots, builds the offer index and the serving view's offer table (ServingCatalogBuild),
+// and sends them to the serving thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { openDatabase } from '../db/database.js';
+import { CatalogRepository } from './catalog-repository.js';
+import { ServingCatalogBuild } from './catalog-load.js';
+import type { LoadWorkerInput, ToLoader, ToLoadWorker } from './catalog-load-messages.js';
+import { IndexBuildError } from '../native/offer-index.js';
+
+// On Linux a thread has its own nice value: the load yields the CPU to the serving thread and
+// Postgres when they want it, and takes the rest.
+if (process.platform === 'linux') {
+  try {
+    setPriority(10);
+  } catch {
+    // Not permitted here: run at normal priority.
+  }
+}
+
+const input = workerData as LoadWorkerInput;
+const port = parentPort!;
+const send = (m: ToLoader) => port.postMessage(m);
+
+function failed(err: unknown): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  send({
+    kind: 'failed',
+    name: e.name,
+    // Build errors name catalog ids and positions, which the operator needs; other messages
+    // (drivers) stay out of what the serving thread logs.
+    code: e instanceof IndexBuildError ? e.code : ((e as { code?: unknown }).code as string | undefined),
+    message: e instanceof IndexBuildError ? e.message : undefined,
+    frames: e.stack?.split('\n').slice(1).join('\n'),
+  });
+}
+
+async function readDatabase(databaseUrl: string): Promise<void> {
+  const db = await openDatabase({ databaseUrl, dataDir: 'memory', poolSize: 1 });
+  try {
+    let build: ServingCatalogBuild | undefined;
+    await new CatalogRepository(db).readServingCatalog(
+      input.batchSize,
+      (head) => {
+        build = new ServingCatalogBuild(head, send);
+      },
+      (rows) => build?.addOffers(rows),
+    );
+    build?.finish();
+  } finally {
+    await db.close().catch(() => {});
+  }
+}
+
+let fed: ServingCatalogBuild | undefined;
+// Listened to in both modes, so the port keeps the worker alive until the loader, having taken
+// the last message in, ends it.
+port.on('message', (m: ToLoadWorker) => {
+  try {
+    if (m.kind === 'head') fed = new ServingCatalogBuild(m.head, send);
+    else if (m.kind === 'offers') fed?.addOffers(m.rows);
+    else fed?.finish();
+  } catch (err) {
+    failed(err);
+  }
+});
+
+if (input.databaseUrl) readDatabase(input.databaseUrl).catch(failed);
