@@ -109,6 +109,7 @@ export class IndexBuildError extends Error {
     message: string,
   ) {
     super(message);
+    this.name = 'IndexBuildError';
   }
 }
 
