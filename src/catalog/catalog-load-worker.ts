@@ -5,8 +5,6 @@
 // and sends them to the serving thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { setPriority } from 'node:os';
-import { openDatabase } from '../db/database.js';
-import { CatalogRepository } from './catalog-repository.js';
 import { ServingCatalogBuild } from './catalog-load.js';
 import type { LoadWorkerInput, ToLoader, ToLoadWorker } from './catalog-load-messages.js';
 import { IndexBuildError } from '../native/offer-index.js';
@@ -39,6 +37,8 @@ function failed(err: unknown): void {
 }
 
 async function readDatabase(databaseUrl: string): Promise<void> {
+  // Loaded only here: a fed worker (PGlite) starts without the database code.
+  const [{ openDatabase }, { CatalogRepository }] = await Promise.all([import('../db/database.js'), import('./catalog-repository.js')]);
   const db = await openDatabase({ databaseUrl, dataDir: 'memory', poolSize: 1 });
   try {
     let build: ServingCatalogBuild | undefined;

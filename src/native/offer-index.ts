@@ -113,6 +113,7 @@ export class IndexBuildError extends Error {
     message: string,
   ) {
     super(message);
+    this.name = 'IndexBuildError';
   }
 }
 
