@@ -115,8 +115,26 @@ fn install(shared: &Shared, built: Built) {
 /// calls, so the previous index is unreferenced once swapped out.
 fn drop_elsewhere<T: Send + 'static>(value: T) {
     // If no thread can be started, the closure and the value are dropped here instead.
-    let _ = std::thread::Builder::new().name("sidenote-index-drop".into()).spawn(move || drop(value));
+    let _ = std::thread::Builder::new().name("sidenote-index-drop".into()).spawn(move || {
+        drop(value);
+        release_freed_memory();
+    });
 }
+
+/// Hands memory the allocator holds free back to the system. glibc keeps what a freed index
+/// (millions of small blocks) or a finished build used, in the arena of the thread that made it:
+/// measured on a million offers, a reload left the process 400 MB larger than before it.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_freed_memory() {
+    // SAFETY: malloc_trim takes no pointer and only walks the allocator's own free lists, under
+    // its locks; glibc documents it as thread-safe.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_freed_memory() {}
 
 /// Indexes built by an `IndexBuilder` and not yet installed or discarded, by token. Process-wide:
 /// the loader worker's JS environment and the serving thread's share only this library.
@@ -338,6 +356,8 @@ impl IndexBuilder {
     #[napi]
     pub fn finish(&mut self) -> Result<BindingStagedIndex> {
         let built = Built::new(self.inner.take().ok_or_else(spent)?.finish(), self.started);
+        // What the build used and let go (the matcher's construction, the chunks' documents).
+        release_freed_memory();
         let token = NEXT_TOKEN.fetch_add(1, Ordering::SeqCst);
         let staged =
             BindingStagedIndex { token, offers: built.stats.offers as u32, build_millis: built.build_millis, memory_bytes: built.stats.memory_bytes as f64 };
