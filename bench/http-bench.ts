@@ -14,12 +14,12 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SESSION_PLACEHOLDER, bodiesForDecide } from './decide-bodies.js';
-import { createScratchDatabase, freePort, rssBytes } from './support.js';
+import { cpuUsOf, cpuUsOfAll, createScratchDatabase, freePort, rssBytes } from './support.js';
 import { bodiesForGenerated, demoCatalogWithLargeBudgets, generatedCatalog } from './catalogs.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -98,39 +98,6 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** CPU time (user + system) a process has used, in microseconds, from /proc (Linux). */
-function cpuUsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-const CLOCK_TICKS = 100;
-
-/** CPU time of all processes whose command name starts with `prefix` (postgres, redis-server),
- *  leaving out Postgres backends serving another database than `database` (other work sharing
- *  the server); the server's own background processes count. */
-function cpuUsOfAll(prefix: string, database?: string): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (!name.startsWith(prefix)) continue;
-      // A backend's title: "postgres: <user> <database> <host>(<port>) <state>".
-      const backend = /^postgres: \S+ (\S+) [\w.:[\]-]+\(\d+\)/.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
-      if (database && backend && backend[1] !== database) continue;
-      total += cpuUsOf(Number(entry));
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return total;
-}
 let benchDatabase: string | undefined;
 const storesCpuUs = () => ({ postgres: cpuUsOfAll('postgres', benchDatabase), redis: cpuUsOfAll('redis-server') });
 

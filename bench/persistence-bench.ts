@@ -22,7 +22,7 @@ import { ConversionRepository } from '../src/conversions/conversion-repository.j
 import { AffiliateImpressionRepository } from '../src/affiliate/affiliate-impression-repository.js';
 import { newDecisionId, newId } from '../src/util/ids.js';
 import { HistoryMaintenance } from '../src/db/history-partitions.js';
-import { createScratchDatabase } from './support.js';
+import { cpuUsOfAll, createScratchDatabase } from './support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -67,7 +67,7 @@ function row(appId: string): DecisionRecord {
   };
 }
 
-async function createDatabase(): Promise<{ db: Database; drop: () => Promise<void>; label: string }> {
+async function createDatabase(): Promise<{ db: Database; drop: () => Promise<void>; label: string; name?: string }> {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const db = await openDatabase({ dataDir: 'memory' });
@@ -82,6 +82,7 @@ async function createDatabase(): Promise<{ db: Database; drop: () => Promise<voi
   return {
     db,
     label: `Postgres ${version} (pool of 10)`,
+    name: new URL(scratch.url).pathname.slice(1),
     drop: async () => {
       await db.close();
       await scratch.drop();
@@ -89,9 +90,12 @@ async function createDatabase(): Promise<{ db: Database; drop: () => Promise<voi
   };
 }
 
-/** `concurrency` clients writing one row after another for SECONDS; rows/s and latency. */
+/** `concurrency` clients writing one row after another for SECONDS; rows/s, latency, and the
+ *  CPU Postgres spent per row (this database's backends and the server's background processes,
+ *  from /proc: the cost a writer puts on a database server it shares with the service). */
 async function measure(concurrency: number, write: () => Promise<void>) {
   const latencies: number[] = [];
+  const postgresBefore = cpuUsOfAll('postgres', name);
   const until = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -104,10 +108,11 @@ async function measure(concurrency: number, write: () => Promise<void>) {
   );
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.round((latencies.length - 1) * p))];
-  return { rows: latencies.length, rowsPerSecond: Math.round(latencies.length / SECONDS), p50: at(0.5), p99: at(0.99) };
+  const postgresUsPerRow = name ? Math.round((cpuUsOfAll('postgres', name) - postgresBefore) / Math.max(1, latencies.length)) : null;
+  return { rows: latencies.length, rowsPerSecond: Math.round(latencies.length / SECONDS), p50: at(0.5), p99: at(0.99), postgresUsPerRow };
 }
 
-const { db, drop, label } = await createDatabase();
+const { db, drop, label, name } = await createDatabase();
 try {
   await migrate(db);
   // Today's history partitions, as the service makes them at start.
@@ -163,11 +168,11 @@ try {
   const md = [
     `${label}; ${process.version}; ${os.cpus().length} × ${os.cpus()[0]?.model}; ${SECONDS} s per cell; writes acknowledged ${acknowledged}, rows in the table afterwards ${stored}.`,
     '',
-    '| concurrent requests | one INSERT per request: rows/s | p50 ms | p99 ms | group commit: rows/s | p50 ms | p99 ms | rows per flush | speed-up |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| concurrent requests | one INSERT per request: rows/s | p50 ms | p99 ms | Postgres CPU µs/row | group commit: rows/s | p50 ms | p99 ms | Postgres CPU µs/row | rows per flush | speed-up |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
-        `| ${r.concurrency} | ${r.single.rowsPerSecond.toLocaleString('en')} | ${r.single.p50.toFixed(2)} | ${r.single.p99.toFixed(2)} | ${r.grouped.rowsPerSecond.toLocaleString('en')} | ${r.grouped.p50.toFixed(2)} | ${r.grouped.p99.toFixed(2)} | ${r.rowsPerFlush} | **${(r.grouped.rowsPerSecond / r.single.rowsPerSecond).toFixed(1)}×** |`,
+        `| ${r.concurrency} | ${r.single.rowsPerSecond.toLocaleString('en')} | ${r.single.p50.toFixed(2)} | ${r.single.p99.toFixed(2)} | ${r.single.postgresUsPerRow ?? '—'} | ${r.grouped.rowsPerSecond.toLocaleString('en')} | ${r.grouped.p50.toFixed(2)} | ${r.grouped.p99.toFixed(2)} | ${r.grouped.postgresUsPerRow ?? '—'} | ${r.rowsPerFlush} | **${(r.grouped.rowsPerSecond / r.single.rowsPerSecond).toFixed(1)}×** |`,
     ),
   ].join('\n');
   mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });

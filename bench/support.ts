@@ -1,6 +1,6 @@
-// Plumbing the benchmark scripts share: a free port, a process' RSS, and a scratch database
-// of their own on the benchmark's Postgres server.
-import { readFileSync } from 'node:fs';
+// Plumbing the benchmark scripts share: a free port, a process' RSS and CPU time, and a scratch
+// database of their own on the benchmark's Postgres server.
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
 
@@ -35,4 +35,38 @@ export async function createScratchDatabase(adminUrl: string, prefix: string): P
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** CPU time (user + system) a process has used, in microseconds, from /proc (Linux). */
+export function cpuUsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** CPU time of all processes whose command name starts with `prefix` (postgres, redis-server),
+ *  leaving out Postgres backends serving another database than `database` (other work sharing
+ *  the server); the server's own background processes count. */
+export function cpuUsOfAll(prefix: string, database?: string): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!name.startsWith(prefix)) continue;
+      // A backend's title: "postgres: <user> <database> <host>(<port>) <state>".
+      const backend = /^postgres: \S+ (\S+) [\w.:[\]-]+\(\d+\)/.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
+      if (database && backend && backend[1] !== database) continue;
+      total += cpuUsOf(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
