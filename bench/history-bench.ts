@@ -4,6 +4,8 @@
 // tables with their indexes on disk), projects storage per day at 1k/10k/100k decides per
 // second, and times a decision lookup by id with the day the id carries (one partition) against
 // one without it (every partition's index), as ids made before migration 006 are looked up.
+// Then retention drops the oldest day of every history table while a writer keeps inserting:
+// how long the drop takes and whether the writer waited for it.
 //
 //   DATABASE_URL=postgres://… npm run bench:history -- [--decisions 200000] [--days 30]
 //
@@ -191,6 +193,60 @@ try {
   const byDay = await time('SELECT * FROM decisions WHERE id = $1 AND created_at = $2::timestamptz', (s) => [s.id, new Date(s.at)]);
   const byIdOnly = await time('SELECT * FROM decisions WHERE id = $1', (s) => [s.id]);
 
+  // Retention: drop the oldest day of every history table (retention DAYS - 2 days) while a
+  // writer keeps inserting batches of 20 of today's decisions, one after another, as the decision
+  // writer does under load. The writer's batch latency before and during the run says whether the
+  // drop blocked writes.
+  const rowsTemplate: DecisionRecord = {
+    id: '',
+    appId,
+    requestId: '',
+    kind: 'offer',
+    test: false,
+    createdAt: new Date(),
+    serve: false,
+    reasonCodes: ['LOW_INTENT'],
+    offerSnapshotId: null,
+    campaignId: null,
+    expiresAt: null,
+    locale: 'ko-KR',
+    country: 'KR',
+    intentType: null,
+    messageIntent: null,
+    matchedCategoryIds: [],
+    matchedEntityIds: [],
+    impliedCategoryIds: [],
+    droppedDigestIds: 0,
+    latencyUs: 100,
+    spendMicros: 0,
+  };
+  const writerRow = (): DecisionRecord => {
+    const at = Date.now();
+    return { ...rowsTemplate, id: newDecisionId(at), requestId: crypto.randomUUID(), createdAt: new Date(at) };
+  };
+  const writeFor = async (until: () => boolean) => {
+    const latencies: number[] = [];
+    while (!until()) {
+      const t0 = performance.now();
+      await decisions.insert(Array.from({ length: 20 }, writerRow));
+      latencies.push(performance.now() - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(2));
+    return { batches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+  };
+  const baselineUntil = performance.now() + 2000;
+  const writerBefore = await writeFor(() => performance.now() >= baselineUntil);
+  const retainAllButOldest = Object.fromEntries(Object.keys(keepAll).map((t) => [t, DAYS - 2])) as typeof keepAll;
+  let maintenanceDone = false;
+  const writing = writeFor(() => maintenanceDone);
+  const dropStarted = performance.now();
+  const maintenance = await new HistoryMaintenance(db, { retentionDays: retainAllButOldest, daysAhead: 1 }).run({ wait: true });
+  const dropMs = Math.round(performance.now() - dropStarted);
+  maintenanceDone = true;
+  const writerDuring = await writing;
+  const retention = { dropMs, dropped: maintenance?.dropped ?? [], deferred: maintenance?.deferred ?? [], writerBefore, writerDuring };
+
   const result = {
     engine: label,
     decisions: DECISIONS,
@@ -201,6 +257,7 @@ try {
     diskBytesPerDecide: Math.round(perDecide),
     diskBytesPerDay: perDay,
     lookupMicros: { withDay: byDay, idOnly: byIdOnly, partitions: DAYS },
+    retention,
   };
   const gb = (b: number) => `${(b / 1e9).toFixed(1)} GB`;
   const md = [
@@ -216,6 +273,14 @@ try {
     '',
     `Decision lookup over ${DAYS} day partitions, mean round trip of 2,000 (server planning + execution, mean of 200):`,
     `with the day its id carries ${byDay.roundTrip} µs (${byDay.server} µs), by id alone ${byIdOnly.roundTrip} µs (${byIdOnly.server} µs).`,
+    '',
+    `Retention dropping the days past it (${retention.dropped.length} partitions: ${retention.dropped.join(', ') || 'none'}; deferred ${retention.deferred.length}) in ${dropMs} ms, including the idempotency-key and nonce passes and the advisory lock.`,
+    'A writer inserting batches of 20 decisions back to back:',
+    '',
+    '| writer | batches | p50 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|',
+    `| 2 s before | ${writerBefore.batches} | ${writerBefore.p50} | ${writerBefore.p99} | ${writerBefore.max} |`,
+    `| during the drop | ${writerDuring.batches} | ${writerDuring.p50} | ${writerDuring.p99} | ${writerDuring.max} |`,
   ].join('\n');
   mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
   writeFileSync(path.join(ROOT, 'bench/out/history.json'), `${JSON.stringify(result, null, 2)}\n`);
