@@ -23,7 +23,8 @@ import { migrate } from '../src/db/migrate.js';
 import { DecisionRepository, type DecisionRecord } from '../src/decisions/decision-repository.js';
 import { EventRepository, type ImpressionRow } from '../src/events/event-repository.js';
 import { ClickRepository, type ClickRow } from '../src/links/click-repository.js';
-import { newId } from '../src/util/ids.js';
+import { newDecisionId, newId } from '../src/util/ids.js';
+import { HistoryMaintenance } from '../src/db/history-partitions.js';
 import { createScratchDatabase } from './support.js';
 import { seededRandom } from '../testkit/seeded-random.js';
 
@@ -116,13 +117,14 @@ async function seed(db: Database, other: Database, until: number) {
       const serve = rnd() < 0.45;
       const snapshot = pick(snapshots);
       const test = rnd() < 0.05;
+      const at = until - DAYS * 86_400_000 + Math.floor((first + i + rnd()) * spacingMs);
       const d: DecisionRecord = {
-        id: newId('dec'),
+        id: newDecisionId(at),
         appId: pick(apps),
         requestId: newId('req'),
         kind: 'offer',
         test,
-        createdAt: new Date(until - DAYS * 86_400_000 + Math.floor((first + i + rnd()) * spacingMs)),
+        createdAt: new Date(at),
         serve,
         reasonCodes: serve ? ['MATCHED'] : [pick(reasons)],
         offerSnapshotId: serve ? snapshot.id : null,
@@ -221,6 +223,10 @@ async function main() {
   try {
     await migrate(db);
     const until = Date.now();
+    // The day partitions of the week being seeded, as the service made them on those days.
+    const keepAll = { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 };
+    for (let d = DAYS + 1; d >= 0; d -= 7)
+      await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 8 }, { now: () => until - d * 86_400_000 }).run({ wait: true });
     console.log(`seeding ${DECISIONS.toLocaleString('en')} decisions over ${DAYS} days into ${new URL(scratch.url).pathname.slice(1)} …`);
     const seeded = await seed(db, other, until);
     console.log(
@@ -243,7 +249,7 @@ async function main() {
       'report_funnel_marks',
     ]) {
       const r = await maintenance.query<{ rows: string; size: string }>(
-        `SELECT count(*) AS rows, pg_size_pretty(pg_total_relation_size('${table}')) AS size FROM ${table}`,
+        `SELECT count(*) AS rows, pg_size_pretty((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('${table}'))) AS size FROM ${table}`,
       );
       sizes.push({ relname: table, ...r.rows[0] });
     }
