@@ -249,7 +249,7 @@ async function main() {
       'report_funnel_marks',
     ]) {
       const r = await maintenance.query<{ rows: string; size: string }>(
-        `SELECT count(*) AS rows, pg_size_pretty((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('${table}'))) AS size FROM ${table}`,
+        `SELECT count(*) AS rows, pg_size_pretty(coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('${table}') WHERE isleaf), pg_total_relation_size('${table}'))) AS size FROM ${table}`,
       );
       sizes.push({ relname: table, ...r.rows[0] });
     }

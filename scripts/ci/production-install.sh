@@ -6,7 +6,9 @@
 set -euo pipefail
 src=$(pwd)
 work=$(mktemp -d)
-trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# The server runs in its own process group (setsid), and the whole group is stopped: killing only
+# npm left the node process it started serving after CI (seen on a shared machine).
+trap 'if [ -n "${server:-}" ]; then kill -- -"$server" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 # Reuse the Rust build of the checkout: the clone compiles the same crates.
 export CARGO_TARGET_DIR="$src/target"
 
@@ -24,7 +26,7 @@ npm run build
 npm prune --omit=dev --no-audit --no-fund
 test ! -e node_modules/typescript && test ! -e node_modules/@napi-rs/cli && test ! -e node_modules/vitest
 touch "$work/marker"
-SIDENOTE_DATA_DIR="$work/data" PORT=3917 HOST=127.0.0.1 METRICS_PORT=off npm start >"$work/server.log" 2>&1 &
+SIDENOTE_DATA_DIR="$work/data" PORT=3917 HOST=127.0.0.1 METRICS_PORT=off setsid npm start >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 100); do curl -sf http://127.0.0.1:3917/readyz >/dev/null && break; sleep 0.3; done
 curl -sf http://127.0.0.1:3917/readyz

@@ -190,7 +190,8 @@ describe(`money: budgets and caps never overspend (${stores})`, () => {
     // Small bounds for the click-side namespaces so the flood overflows them many times over.
     const counters = usingRealRedis ? createTestCounters() : new MemoryCounterStore({ maxRateWindows: 100, maxEntries: 100 });
     cleanup.push(() => counters.close());
-    const t = await setUp({}, 5, { testDb: await createTestDatabase(), counters });
+    // A generous decide budget: what is asserted is the answer, and a slow machine must not turn it into TIMEOUT.
+    const t = await setUp({ decideTimeBudgetMs: 2_000 }, 5, { testDb: await createTestDatabase(), counters });
     cleanup.push(async () => {
       await t.app.close();
       await t.testDb.drop();
