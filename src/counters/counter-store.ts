@@ -138,9 +138,13 @@ export interface CounterStoreLogger {
 /** The store could not be reached or did not answer in time. The message is fixed: no driver
  *  text, no keys, no arguments. Callers fail open (decide: no-fill; rate limit: let through). */
 export class CounterStoreUnavailable extends StoreUnavailable {
-  constructor() {
+  /** The command may have reached the store and run: it timed out waiting for the answer. A
+   *  caller must not send it again as if it had not (a retried hit would count twice). */
+  readonly mayHaveRun: boolean;
+  constructor(opts: { mayHaveRun?: boolean } = {}) {
     super('counter store unavailable', 'COUNTER_STORE_UNAVAILABLE');
     this.name = 'CounterStoreUnavailable';
+    this.mayHaveRun = opts.mayHaveRun ?? false;
   }
 }
 

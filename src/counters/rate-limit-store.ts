@@ -105,8 +105,8 @@ class RateWindows {
         this.settled(w, by, r);
         settle(null, { current: r.count, ttl: r.resetInMs });
       },
-      () => {
-        this.unsent(w, by);
+      (err: unknown) => {
+        this.failed(w, by, err);
         settle(new CounterStoreUnavailable());
       },
     );
@@ -135,8 +135,8 @@ class RateWindows {
     if (batch.length === 0) return;
     this.counters.hits(batch).then(
       (results) => results.forEach((r, i) => this.settled(sent[i][0], sent[i][1], r)),
-      () => {
-        for (const [w, by] of sent) this.unsent(w, by);
+      (err: unknown) => {
+        for (const [w, by] of sent) this.failed(w, by, err);
         this.quietUntil = Date.now() + RETRY_AFTER_FAILURE_MS;
         this.scheduleFlush();
       },
@@ -151,10 +151,14 @@ class RateWindows {
     w.resetAt = Date.now() + r.resetInMs;
   }
 
-  /** The store did not take them: they count here and go with a later batch. */
-  private unsent(w: Window, by: number): void {
+  /** A batch failed. If the store did not take it, its hits count here and go with a later
+   *  batch. If it may have (the answer timed out: a slow store, not a down one), sending them
+   *  again could count them twice and refuse a client under its limit, so they are taken as
+   *  counted: at most once, as a store that fails is treated everywhere (fail open). */
+  private failed(w: Window, by: number, err: unknown): void {
     w.sending -= by;
-    w.pending += by;
+    if (err instanceof CounterStoreUnavailable && err.mayHaveRun) w.synced += by;
+    else w.pending += by;
   }
 }
 

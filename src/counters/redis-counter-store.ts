@@ -490,7 +490,7 @@ export class RedisCounterStore implements StartableCounterStore {
     } catch (err) {
       if (err instanceof RangeError) throw err;
       this.report(op, err);
-      throw new CounterStoreUnavailable();
+      throw new CounterStoreUnavailable({ mayHaveRun: isTimeout(err) });
     }
   }
 
@@ -505,7 +505,7 @@ export class RedisCounterStore implements StartableCounterStore {
     }
     const e = err as { name?: unknown; code?: unknown; message?: unknown };
     const message = typeof e?.message === 'string' ? e.message : '';
-    const kind = /timed out|timeout/i.test(message)
+    const kind = isTimeout(err)
       ? 'timeout'
       : /enableOfflineQueue|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/i.test(message)
         ? 'not_connected'
@@ -530,4 +530,10 @@ export class RedisCounterStore implements StartableCounterStore {
     this.lastLoggedAt = now;
     this.suppressed = 0;
   }
+}
+
+/** ioredis gave up waiting for the answer (commandTimeout): the command was sent and may have run. */
+function isTimeout(err: unknown): boolean {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /timed out|timeout/i.test(message);
 }

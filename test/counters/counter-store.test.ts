@@ -565,6 +565,51 @@ describe('Redis counter store when Redis is unreachable', () => {
     }
   });
 
+  it('counts a batch whose answer timed out once: a slow store never refuses a client under its limit', async () => {
+    // The first batch reaches the store and runs, but its answer is lost (ioredis' commandTimeout
+    // on a loaded machine); then the store answers again. Before, the batch's hits were sent a
+    // second time, so the client was refused at 3 of 4.
+    const real = new MemoryCounterStore();
+    let lose = 1;
+    const slow = {
+      hits: async (batch: Parameters<CounterStore['hits']>[0]) => {
+        const r = await real.hits(batch);
+        if (lose-- > 0) throw new CounterStoreUnavailable({ mayHaveRun: true });
+        return r;
+      },
+    } as unknown as CounterStore;
+    // A store that was down refused the batch outright: its hits go again, once.
+    const down = new MemoryCounterStore();
+    let refuse = 1;
+    const refusing = {
+      hits: async (batch: Parameters<CounterStore['hits']>[0]) => {
+        if (refuse-- > 0) throw new CounterStoreUnavailable();
+        return down.hits(batch);
+      },
+    } as unknown as CounterStore;
+    for (const [store, backing] of [
+      [slow, real],
+      [refusing, down],
+    ] as const) {
+      const app = Fastify();
+      await app.register(rateLimit, { global: false, store: createRateLimitStore(store), skipOnError: true });
+      app.get('/limited', { config: { rateLimit: { max: 4, timeWindow: 60_000 } } }, async () => ({ ok: true }));
+      try {
+        const codes: number[] = [];
+        for (let i = 0; i < 2; i++) codes.push((await app.inject({ url: '/limited', remoteAddress: '10.4.4.4' })).statusCode);
+        await sleep(20); // the first batch is sent and fails
+        if (store === refusing) await sleep(1_100); // a refused batch goes again after the pause
+        for (let i = 0; i < 3; i++) codes.push((await app.inject({ url: '/limited', remoteAddress: '10.4.4.4' })).statusCode);
+        expect(codes).toEqual([200, 200, 200, 200, 429]);
+        // The store holds every hit once: the two batched, the three counted exactly (and this one).
+        const [now] = await backing.hits([{ key: counterKeys.rateLimit('GET/limited', '10.4.4.4'), windowMs: 60_000, by: 1 }]);
+        expect(now.count).toBe(6);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
   it('lets @fastify/rate-limit fail open (skipOnError), and is never a 500 with driver text without it', async () => {
     const down = createCounterStore({ redisUrl: `redis://127.0.0.1:${closedPort}/0` });
     const build = async (skipOnError: boolean) => {
