@@ -12,7 +12,7 @@
 // half-hour rows for the half hours it covers whole and minute rows for the ragged ends (and for
 // the last hour, whose buckets are minutes). A 7-day report sums about 340 half hours and at most
 // 59 minutes at each end, per app and campaign.
-import type { Queryable } from '../db/database.js';
+import { planEachCall, type Queryable } from '../db/database.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 
 export interface ReportWindow {
@@ -158,58 +158,71 @@ const filter = (r: string) => `((${r}.grain = ${HALF_HOUR_GRAIN_S} AND ${r}.at >
   AND ($5::text IS NULL OR ${r}.app_id = $5) AND ($6::boolean OR NOT ${r}.test)`;
 const bucketOf = (r: string) => `floor(extract(epoch FROM ${r}.at) / $7)::bigint * $7`;
 
-const TIMELINE = `
-SELECT ${bucketOf('r')} AS bucket, sum(r.decides)::int AS decides, sum(r.served)::int AS fills
-FROM report_rollups r
-WHERE ${filter('r')}
-GROUP BY 1 HAVING sum(r.decides) > 0 ORDER BY 1`;
+// The totals rollup is read once for the timeline, the funnel by app and by campaign, and the
+// campaigns' spend: one scan grouped three ways (GROUPING SETS), where four statements each read
+// the range (bench/RESULTS.md, "Reports"). `set` is grouping(bucket, app_id, campaign_id): 3 the
+// timeline, 5 an app, 6 a campaign. `rank` is each set's order, decided here so ties order by
+// the database's collation as before. Each later funnel step counts decisions that reached it
+// (counted events only), so the funnel reads as conversion between steps, not as raw event
+// volume; a campaign's decides are the ones it won.
+const TOTALS = planEachCall(`
+WITH grouped AS MATERIALIZED (
+  SELECT grouping(b.bucket, r.app_id, r.campaign_id) AS set, b.bucket, r.app_id, r.campaign_id,
+         sum(r.decides)::int AS decides, sum(r.served)::int AS served, sum(r.spend_micros)::bigint AS spend_micros,
+         sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks, sum(r.conversions)::int AS conversions
+  FROM report_rollups r CROSS JOIN LATERAL (SELECT ${bucketOf('r')} AS bucket) b
+  WHERE ${filter('r')}
+  GROUP BY GROUPING SETS ((b.bucket), (r.app_id), (r.campaign_id))
+)
+SELECT g.set, g.bucket, coalesce(g.app_id, g.campaign_id) AS id, a.name, g.decides, g.served, g.spend_micros,
+       g.rendered, g.qualified, g.clicks, g.conversions,
+       row_number() OVER (PARTITION BY g.set ORDER BY g.bucket, g.served DESC, CASE WHEN g.set = 5 THEN g.decides END DESC, coalesce(g.app_id, g.campaign_id)) AS rank
+FROM grouped g LEFT JOIN apps a ON g.set = 5 AND a.id = g.app_id
+WHERE (g.set = 3 AND g.decides > 0)
+   OR (g.set = 5 AND g.decides > 0 AND a.id IS NOT NULL)
+   OR (g.set = 6 AND g.campaign_id <> '' AND g.served > 0)`);
 
-const LATENCY = `
+interface TotalsRow {
+  set: 3 | 5 | 6;
+  bucket: number | null;
+  id: string | null;
+  name: string | null;
+  decides: number;
+  served: number;
+  spend_micros: number | string;
+  rendered: number;
+  qualified: number;
+  clicks: number;
+  conversions: number;
+  rank: number | string;
+}
+
+const LATENCY = planEachCall(`
 SELECT ${bucketOf('r')} AS bucket, r.bucket AS latency_bucket, sum(r.decides)::int AS n
 FROM report_latency_rollups r
 WHERE ${filter('r')}
-GROUP BY 1, 2 HAVING sum(r.decides) > 0`;
+GROUP BY 1, 2 HAVING sum(r.decides) > 0`);
 
-const NO_FILL_REASONS = `
+const NO_FILL_REASONS = planEachCall(`
 SELECT ${bucketOf('r')} AS bucket, r.reason, sum(r.decides)::int AS n
 FROM report_reason_rollups r
 WHERE ${filter('r')}
-GROUP BY 1, 2 HAVING sum(r.decides) > 0`;
+GROUP BY 1, 2 HAVING sum(r.decides) > 0`);
 
-// Each later step counts decisions that reached it (counted events only), so the funnel reads
-// as conversion between steps, not as raw event volume. A campaign's decides are the ones it won.
-const FUNNEL_BY_APP = `
-SELECT r.app_id AS id, max(a.name) AS name, sum(r.decides)::int AS decides, sum(r.served)::int AS served,
-       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks, sum(r.conversions)::int AS conversions
-FROM report_rollups r JOIN apps a ON a.id = r.app_id
-WHERE ${filter('r')}
-GROUP BY 1 HAVING sum(r.decides) > 0
-ORDER BY served DESC, decides DESC, id`;
+/** Campaigns in the funnel table; the spend table lists every campaign that served. */
+const FUNNEL_CAMPAIGNS = 50;
 
-const FUNNEL_BY_CAMPAIGN = `
-SELECT r.campaign_id AS id, r.campaign_id AS name, sum(r.served)::int AS decides, sum(r.served)::int AS served,
-       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks, sum(r.conversions)::int AS conversions
-FROM report_rollups r
-WHERE ${filter('r')} AND r.campaign_id <> ''
-GROUP BY 1 HAVING sum(r.served) > 0
-ORDER BY served DESC, decides DESC, id
-LIMIT 50`;
-
-// Every campaign that served in the range (no limit: the spend table lists them all).
-const CAMPAIGN_RANGE = `
-SELECT r.campaign_id AS id, sum(r.spend_micros)::bigint AS spend_micros, sum(r.served)::int AS served,
-       sum(r.rendered)::int AS rendered, sum(r.qualified)::int AS qualified, sum(r.clicks)::int AS clicks
-FROM report_rollups r
-WHERE ${filter('r')} AND r.campaign_id <> ''
-GROUP BY 1 HAVING sum(r.served) > 0`;
-
-const TOP_MATCHES = `
-SELECT r.match_id AS id, sum(r.decides)::int AS decides
-FROM report_match_rollups r
-WHERE ${filter('r')} AND r.kind = $7
-GROUP BY 1 HAVING sum(r.decides) > 0
-ORDER BY 2 DESC, 1
-LIMIT 10`;
+// The ten most matched categories and the ten most matched entities, in one scan.
+const TOP_MATCHES = planEachCall(`
+SELECT kind, id, decides FROM (
+  SELECT r.kind, r.match_id AS id, sum(r.decides)::int AS decides,
+         row_number() OVER (PARTITION BY r.kind ORDER BY sum(r.decides) DESC, r.match_id) AS rank
+  FROM report_match_rollups r
+  WHERE ${filter('r')}
+  GROUP BY 1, 2 HAVING sum(r.decides) > 0
+) x
+WHERE rank <= 10
+ORDER BY kind, rank`);
 
 const HALF_HOUR_MS = HALF_HOUR_GRAIN_S * 1000;
 
@@ -243,7 +256,8 @@ export class ReportRepository {
     );
   }
 
-  /** Every figure of the window, each from one statement over the rollups, run together. */
+  /** Every figure of the window, from four statements over the rollups (one per rollup table),
+   *  run together. */
   async figures(w: ReportWindow): Promise<ReportFigures> {
     // Half-hour rows only where the buckets are at least that wide and the range holds whole
     // half hours; an empty [$3, $4) leaves everything to the minute rows.
@@ -260,25 +274,40 @@ export class ReportRepository {
       w.appId,
       w.includeTest,
     ];
-    const [timeline, latency, reasons, byCampaign, byApp, campaignRange, categories, entities] = await Promise.all([
-      this.db.query<ReportFigures['timeline'][number]>(TIMELINE, [...params, w.bucketSeconds]),
+    const [totals, latency, reasons, matches] = await Promise.all([
+      this.db.query<TotalsRow>(TOTALS, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['latency'][number]>(LATENCY, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['reasons'][number]>(NO_FILL_REASONS, [...params, w.bucketSeconds]),
-      this.db.query<FunnelRow>(FUNNEL_BY_CAMPAIGN, params),
-      this.db.query<FunnelRow>(FUNNEL_BY_APP, params),
-      this.db.query<CampaignRangeRow>(CAMPAIGN_RANGE, params),
-      this.db.query<{ id: string; decides: number }>(TOP_MATCHES, [...params, 'category']),
-      this.db.query<{ id: string; decides: number }>(TOP_MATCHES, [...params, 'entity']),
+      this.db.query<{ kind: 'category' | 'entity'; id: string; decides: number }>(TOP_MATCHES, params),
     ]);
+    const ofSet = (set: TotalsRow['set']) => totals.rows.filter((r) => r.set === set).sort((a, b) => Number(a.rank) - Number(b.rank));
+    const funnel = (r: TotalsRow, name: string, decides: number): FunnelRow => ({
+      id: r.id as string,
+      name,
+      decides,
+      served: r.served,
+      rendered: r.rendered,
+      qualified: r.qualified,
+      clicks: r.clicks,
+      conversions: r.conversions,
+    });
+    const campaigns = ofSet(6);
     return {
-      timeline: timeline.rows,
+      timeline: ofSet(3).map((r) => ({ bucket: Number(r.bucket), decides: r.decides, fills: r.served })),
       latency: latency.rows,
       reasons: reasons.rows,
-      byCampaign: byCampaign.rows,
-      byApp: byApp.rows,
-      campaignRange: campaignRange.rows.map((r) => ({ ...r, spend_micros: Number(r.spend_micros) })),
-      categories: categories.rows,
-      entities: entities.rows,
+      byCampaign: campaigns.slice(0, FUNNEL_CAMPAIGNS).map((r) => funnel(r, r.id as string, r.served)),
+      byApp: ofSet(5).map((r) => funnel(r, r.name as string, r.decides)),
+      campaignRange: campaigns.map((r) => ({
+        id: r.id as string,
+        spend_micros: Number(r.spend_micros),
+        served: r.served,
+        rendered: r.rendered,
+        qualified: r.qualified,
+        clicks: r.clicks,
+      })),
+      categories: matches.rows.filter((r) => r.kind === 'category').map(({ id, decides }) => ({ id, decides })),
+      entities: matches.rows.filter((r) => r.kind === 'entity').map(({ id, decides }) => ({ id, decides })),
     };
   }
 }
