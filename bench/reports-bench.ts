@@ -4,6 +4,7 @@
 // --compare-raw, the statements the report ran over the raw history before it read rollups.
 //
 //   DATABASE_URL=postgres://… npm run bench:reports -- [--decisions 5000000] [--runs 5] [--compare-raw] [--keep]
+//   DATABASE_URL=postgres://… npm run bench:reports -- --reuse <the URL --keep printed> [--runs 20]
 //
 // Creates its own database on that server and drops it afterwards (--keep leaves it, and prints
 // its URL). Writes bench/out/reports.{json,md}.
@@ -39,6 +40,8 @@ const RUNS = Number(arg('runs', '5'));
 const BATCH = Number(arg('batch', '5000'));
 const COMPARE_RAW = args.includes('--compare-raw');
 const KEEP = args.includes('--keep');
+/** A database an earlier run kept (--keep): time the reports on it again, without seeding. */
+const REUSE = arg('reuse', '');
 const DAYS = 7;
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 
@@ -216,11 +219,60 @@ async function seed(db: Database, other: Database, until: number) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** The service on the benchmark's database, for its own /admin/reports route. */
+async function reportingApp(databaseUrl: string, db: Database) {
+  const app = await buildApp(
+    parseConfig({
+      port: 0,
+      host: '127.0.0.1',
+      baseUrl: 'http://bench.test',
+      databaseUrl,
+      dataDir: 'memory',
+      logLevel: 'warn',
+      loadDemoCatalog: false,
+      adminKey: ADMIN_KEY,
+    }),
+    { db, counters: createCounterStore({ keyPrefix: 'bench:' }) },
+  );
+  await app.ready();
+  return app;
+}
+
+/** RUNS timed reports of one range after one that warms the cache. */
+async function timeReports(app: Awaited<ReturnType<typeof reportingApp>>, range: string) {
+  const ms: number[] = [];
+  let status = 0;
+  let decides = 0;
+  for (let run = 0; run <= RUNS; run++) {
+    const t0 = performance.now();
+    const res = await app.inject({ url: `/admin/reports?range=${range}`, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    const elapsed = performance.now() - t0;
+    status = res.statusCode;
+    if (status !== 200) throw new Error(`/admin/reports?range=${range} answered ${status}: ${res.body}`);
+    decides = res.json().totals.decides;
+    if (run > 0) ms.push(elapsed); // the first run warms the cache
+  }
+  return { median_ms: median(ms), max_ms: Math.max(...ms), status, decides };
+}
+
 async function main() {
-  const scratch = await createScratchDatabase(adminUrl as string, 'sidenote_bench_reports');
+  const scratch = REUSE ? { url: REUSE, drop: async () => {} } : await createScratchDatabase(adminUrl as string, 'sidenote_bench_reports');
   const db = await openDatabase({ databaseUrl: scratch.url, dataDir: 'memory', poolSize: 10 });
   const other = await openDatabase({ databaseUrl: scratch.url, dataDir: 'memory', poolSize: 4 });
   try {
+    if (REUSE) {
+      // The ranges end now; the kept data ends when it was seeded, so the last hour may hold less.
+      console.log(`timing reports on ${new URL(REUSE).pathname.slice(1)} (kept by an earlier run)`);
+      const app = await reportingApp(REUSE, db);
+      for (const range of Object.keys(RANGES)) {
+        const t = await timeReports(app, range);
+        console.log(
+          `GET /admin/reports?range=${range}: median ${t.median_ms.toFixed(1)} ms, max ${t.max_ms.toFixed(1)} ms over ${RUNS} runs, ${t.decides.toLocaleString('en')} decides`,
+        );
+      }
+      await app.close();
+      return;
+    }
     await migrate(db);
     const until = Date.now();
     // The day partitions of the week being seeded, as the service made them on those days.
@@ -255,37 +307,13 @@ async function main() {
     }
     await maintenance.end();
 
-    const app = await buildApp(
-      parseConfig({
-        port: 0,
-        host: '127.0.0.1',
-        baseUrl: 'http://bench.test',
-        databaseUrl: scratch.url,
-        dataDir: 'memory',
-        logLevel: 'warn',
-        loadDemoCatalog: false,
-        adminKey: ADMIN_KEY,
-      }),
-      { db, counters: createCounterStore({ keyPrefix: 'bench:' }) },
-    );
-    await app.ready();
+    const app = await reportingApp(scratch.url, db);
     const timings: Record<string, { median_ms: number; max_ms: number; status: number; decides: number }> = {};
     for (const range of Object.keys(RANGES)) {
-      const ms: number[] = [];
-      let status = 0;
-      let decides = 0;
-      for (let run = 0; run <= RUNS; run++) {
-        const t0 = performance.now();
-        const res = await app.inject({ url: `/admin/reports?range=${range}`, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-        const elapsed = performance.now() - t0;
-        status = res.statusCode;
-        if (status !== 200) throw new Error(`/admin/reports?range=${range} answered ${status}: ${res.body}`);
-        decides = res.json().totals.decides;
-        if (run > 0) ms.push(elapsed); // the first run warms the cache
-      }
-      timings[range] = { median_ms: median(ms), max_ms: Math.max(...ms), status, decides };
+      timings[range] = await timeReports(app, range);
+      const t = timings[range];
       console.log(
-        `GET /admin/reports?range=${range}: median ${median(ms).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms, ${decides.toLocaleString('en')} decides`,
+        `GET /admin/reports?range=${range}: median ${t.median_ms.toFixed(1)} ms, max ${t.max_ms.toFixed(1)} ms, ${t.decides.toLocaleString('en')} decides`,
       );
     }
     await app.close();
