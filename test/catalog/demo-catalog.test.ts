@@ -342,6 +342,18 @@ describe('the demo catalog on the native core', () => {
     expect(read('en', 'Need to book travel. Flights from Seoul to Tokyo on the 20th').signalCategoryIds).toContain('travel.flights');
   });
 
+  // Relevance slice 25: a request worded as "is it better to buy now", "ordering one tonight",
+  // "I want one", "any good"; "X은 됐고" says X is settled, like "X 말고".
+  it('reads more ways of asking, and "X은 됐고" as said of X', () => {
+    expect(read('ko', '에어팟 프로 지금 사는 게 나을까 아니면 기다릴까').messageIntent).toBe('purchase');
+    expect(read('en', "i'm ordering a laptop tonight, is 8gb of ram enough").messageIntent).toBe('purchase');
+    expect(read('en', 'honestly i kind of want one too, is the galaxy tab good for drawing').messageIntent).toBe('purchase');
+    expect(read('en', 'is the sony xm5 any good on planes').messageIntent).toBe('compare');
+    // Not the Jeju hotel: a Jeju flight (none is on sale in November), so nothing.
+    expect(served('ko', '제주도 호텔은 됐고 항공권만 찾는 중')).toBeNull();
+    expect(served('ko', '도쿄 숙소는 됐고 항공권 예약하려고')).toBe('off.bluewave-icn-tokyo-ko');
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');
