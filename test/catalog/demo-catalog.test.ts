@@ -354,6 +354,18 @@ describe('the demo catalog on the native core', () => {
     expect(served('ko', '도쿄 숙소는 됐고 항공권 예약하려고')).toBe('off.bluewave-icn-tokyo-ko');
   });
 
+  // Relevance slice 26: where a trip starts is not where it goes.
+  it('reads a place a trip leaves from as its origin, not as where it goes', () => {
+    // No Jeju or Bangkok fare is on sale; the Seoul-Tokyo fare answers neither.
+    expect(served('en', 'jeju flights from seoul this weekend?')).toBeNull();
+    expect(served('en', 'cheap flights from tokyo to bangkok in march')).toBeNull();
+    expect(read('en', 'cheap flights from tokyo to bangkok in march').signalEntityIds).toEqual(['place.bangkok']);
+    expect(served('ko', '서울에서 도쿄 가는 항공권 예약하려고')).toBe('off.bluewave-icn-tokyo-ko');
+    expect(served('en', 'KTX from Seoul to Busan, where do I book tickets')).toBe('off.railroam-ktx-busan-en');
+    // One place alone stays, origin or not: any Seoul fare.
+    expect(read('en', 'cheap flights from seoul this weekend').signalEntityIds).toEqual(['place.seoul']);
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

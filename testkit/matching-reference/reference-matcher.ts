@@ -29,7 +29,7 @@ interface Span {
   /** Found one typo away, not as written. */
   typo?: boolean;
 }
-type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean };
+type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean; start: number; end: number };
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
  *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
@@ -443,7 +443,15 @@ export class ReferenceMatcher {
         } else if (identifier) continue;
         else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
           const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
-          reading.topics.push({ kind, index: h.index, weak: h.kind === 'weakCategory' || h.kind === 'weakEntity', clause, purpose: false });
+          reading.topics.push({
+            kind,
+            index: h.index,
+            weak: h.kind === 'weakCategory' || h.kind === 'weakEntity',
+            clause,
+            purpose: false,
+            start: s.start,
+            end: s.end,
+          });
           topicSpans.push(s);
         }
       }
@@ -561,7 +569,29 @@ export class ReferenceMatcher {
     // A topic in a purpose phrase ("a VPN for hotel wifi") is dropped when its clause names,
     // outside the phrase, something under another top-level category.
     const root = (c: number) => this.ancestors[c].at(-1) ?? c;
-    const candidatesCounted = reading.topics.filter((t) => !t.weak || confirmed(t));
+    // Where a trip starts is not where it goes (index.rs): an origin place does not count when
+    // its clause names another place.
+    const place = (t: Topic) => t.kind === 'entity' && this.entityKinds[t.index] === 'place';
+    const chars = normalized === null ? [] : Array.from(normalized);
+    // Where a trip starts, by the words around it (reading.rs `is_origin`): after "from", "out
+    // of", "leaving", "departing"; before " to " or "에서" and another kept topic; before "출발".
+    const isOrigin = (t: Topic) => {
+      const before = chars.slice(0, t.start).join('');
+      const b = before.endsWith(' ') ? before.slice(0, -1) : '';
+      const afterWord = ['from', 'out of', 'leaving', 'departing'].some((w) => b.endsWith(w) && !isWordChar(Array.from(b.slice(0, -w.length)).at(-1)));
+      const after = chars.slice(t.end).join('');
+      const at = (rest: string) => reading.topics.some((o) => o.start === chars.length - Array.from(rest).length);
+      const rest = after.startsWith('에서') ? after.slice(2) : null;
+      return (
+        afterWord ||
+        (after.startsWith(' to ') && at(after.slice(4))) ||
+        (rest !== null && (at(rest) || (rest.startsWith(' ') && at(rest.slice(1))) || rest.replace(/^ +/, '').startsWith('출발'))) ||
+        after.replace(/^ +/, '').startsWith('출발')
+      );
+    };
+    const elsewhere = (t: Topic, o: Topic) => o.clause === t.clause && (o.kind !== t.kind || o.index !== t.index) && place(o);
+    const leftBehind = (t: Topic) => place(t) && isOrigin(t) && reading.topics.some((o) => elsewhere(t, o) && !isOrigin(o));
+    const candidatesCounted = reading.topics.filter((t) => (!t.weak || confirmed(t)) && !leftBehind(t));
     // A negative context names something else, of no kind of the catalog's ("a laptop bag for
     // my MacBook" asks for the bag).
     const heads = [

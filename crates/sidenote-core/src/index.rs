@@ -3,7 +3,7 @@
 use crate::classifier::TurnClassifier;
 use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
-use crate::reading::{self, Topic};
+use crate::reading::{self, Topic, TopicHit};
 use crate::text_match::{TextHit, TextMatcher};
 use crate::IndexError;
 use std::cmp::Ordering;
@@ -304,6 +304,8 @@ pub struct OfferIndex {
     entity_broad: Vec<bool>,
     /// Per entity: of kind `product`.
     entity_product: Vec<bool>,
+    /// Per entity: of kind `place`.
+    entity_place: Vec<bool>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -450,6 +452,7 @@ impl OfferIndex {
         let mut entity_kinds = Vec::with_capacity(t.entities.len());
         let mut entity_broad = Vec::with_capacity(t.entities.len());
         let mut entity_product = Vec::with_capacity(t.entities.len());
+        let mut entity_place = Vec::with_capacity(t.entities.len());
         for (i, e) in t.entities.iter().enumerate() {
             let kind = e.kind.as_deref().unwrap_or("");
             let k = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
@@ -473,6 +476,7 @@ impl OfferIndex {
             // says where or whose, not what.
             entity_broad.push(kind == "place" || (!cats.is_empty() && cats.iter().all(|&c| ancestors[c as usize].is_empty())));
             entity_product.push(kind == "product");
+            entity_place.push(kind == "place");
             entity_categories.push(cats.into_boxed_slice());
         }
         let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
@@ -517,6 +521,7 @@ impl OfferIndex {
             entity_kinds,
             entity_broad,
             entity_product,
+            entity_place,
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -751,8 +756,20 @@ impl OfferIndex {
                 strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
             })
         };
+        // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
+        // 항공권". A place read as an origin does not count when its clause names another place.
+        // The words around a place are read only when its clause names another one.
+        let place = |t: Topic| matches!(t, Topic::Entity(e) if self.entity_place[e as usize]);
+        let elsewhere = |t: &TopicHit, o: &TopicHit| o.clause == t.clause && o.topic != t.topic && place(o.topic);
+        let left_behind = |t: &TopicHit| {
+            let text = normalized.as_deref().unwrap_or("");
+            place(t.topic)
+                && reading.topics.iter().any(|o| elsewhere(t, o))
+                && reading::is_origin(text, t, &reading.topics)
+                && reading.topics.iter().any(|o| elsewhere(t, o) && !reading::is_origin(text, o, &reading.topics))
+        };
         let mut counted: Vec<(Topic, u32, bool)> =
-            reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause, t.purpose)).collect();
+            reading.topics.iter().filter(|t| (!t.weak || confirmed(t.topic)) && !left_behind(t)).map(|t| (t.topic, t.clause, t.purpose)).collect();
         // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for

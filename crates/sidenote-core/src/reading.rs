@@ -41,6 +41,10 @@ pub struct TopicHit {
     pub clause: u32,
     /// In a purpose phrase: what the thing asked about is for, not the thing.
     pub purpose: bool,
+    /// Its byte span in the normalised turn: the index reads the words around a place only
+    /// when a clause names two (`is_origin`).
+    pub start: usize,
+    pub end: usize,
 }
 
 #[derive(Debug, Default)]
@@ -196,6 +200,29 @@ fn in_identifier(text: &str, span: &Span) -> bool {
         || (a1 == Some('.') && a2.is_some_and(is_word))
 }
 
+/// Words that say the place after them is where a trip starts.
+const ORIGIN_BEFORE: [&str; 4] = ["from", "out of", "leaving", "departing"];
+
+/// Whether topic `t` of the normalised `text` is where a trip starts: after "from" ("jeju
+/// flights from seoul"), before "to" and another topic ("seoul to tokyo"), before "에서" and
+/// another topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
+/// `topics` are the topics the reading kept. Whether it is a place is the index's to say; it
+/// asks only when a clause names two places, so a turn pays for this only then.
+pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
+    let (start, end) = (t.start, t.end);
+    let before = text[..start].strip_suffix(' ').unwrap_or("");
+    let after_word = ORIGIN_BEFORE.iter().any(|w| before.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word)));
+    let after = &text[end..];
+    let topic_at = |rest: &str| {
+        let at = text.len() - rest.len();
+        topics.iter().any(|o| o.start == at)
+    };
+    after_word
+        || after.strip_prefix(" to ").is_some_and(topic_at)
+        || after.strip_prefix("에서").is_some_and(|r| topic_at(r) || r.strip_prefix(' ').is_some_and(topic_at) || r.trim_start_matches(' ').starts_with("출발"))
+        || after.trim_start_matches(' ').starts_with("출발")
+}
+
 pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
@@ -297,7 +324,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    topics.push(TopicHit { topic, weak, clause, purpose: false });
+                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end });
                     starts.push((span.start, span.end));
                 }
             }
@@ -360,6 +387,8 @@ mod tests {
             ("train", TextHit::WeakCategory(3)),
             ("model train", TextHit::NotCategory(3)),
             ("tokyo", TextHit::Entity(0)),
+            ("seoul", TextHit::Entity(3)),
+            ("서울", TextHit::Entity(3)),
             ("buy", TextHit::PurchaseCue),
             ("looking for", TextHit::PurchaseCue),
             ("vs", TextHit::CompareCue),
@@ -514,6 +543,27 @@ mod tests {
         assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
         let plain = normalize("a laptop in tokyo");
         assert!(matches!(corrected(&m, &plain, &read(&m, &plain).typos), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_trip_origin_is_read_from_the_words_around_it() {
+        let origin = |text: &str| {
+            let text = normalize(text);
+            let r = read(&matcher(), &text);
+            r.topics.iter().map(|t| (t.topic, is_origin(&text, t, &r.topics))).collect::<Vec<_>>()
+        };
+        let (tokyo, seoul) = (Topic::Entity(0), Topic::Entity(3));
+        assert_eq!(origin("flight from seoul to tokyo"), vec![(Topic::Category(2), false), (seoul, true), (tokyo, false)]);
+        assert_eq!(origin("seoul to tokyo"), vec![(seoul, true), (tokyo, false)]);
+        assert_eq!(origin("tokyo flights out of seoul"), vec![(tokyo, false), (Topic::Category(2), false), (seoul, true)]);
+        assert_eq!(origin("서울에서 도쿄 가는 비행기"), vec![(seoul, true), (tokyo, false), (Topic::Category(2), false)]);
+        assert_eq!(origin("서울 출발 도쿄"), vec![(seoul, true), (tokyo, false)]);
+        assert_eq!(origin("서울에서 출발하는 비행기"), vec![(seoul, true), (Topic::Category(2), false)]);
+        // Not a word that only ends in "from", nor "to" before a word that is no topic, nor a
+        // place something is done in.
+        assert_eq!(origin("wherefrom seoul"), vec![(seoul, false)]);
+        assert_eq!(origin("seoul to celebrate"), vec![(seoul, false)]);
+        assert_eq!(origin("도쿄에서 쓸 노트북"), vec![(tokyo, false), (Topic::Category(0), false)]);
     }
 
     #[test]
