@@ -282,10 +282,14 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       'refund',
     ]);
     const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko]);
+    const r = rng.next();
     pieces.push(
-      rng.chance(0.5)
+      r < 0.4
         ? ` ${voiding} ${any()}, ${rng.chance(0.5) ? any() : ''} ${ask()}`
-        : ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`,
+        : r < 0.7
+          ? ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`
+          : // A negation said from the comma before it: "a hotel in X, don't need Y".
+            ` ${any()} ${ask()}, ${rng.chance(0.5) ? any() : ''}${rng.pick([',', ''])} ${voiding} ${any()}`,
     );
   }
   // And a purpose beside something the catalog names as another thing (a negative context: "a

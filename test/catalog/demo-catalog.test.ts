@@ -366,6 +366,12 @@ describe('the demo catalog on the native core', () => {
     expect(read('en', 'cheap flights from seoul this weekend').signalEntityIds).toEqual(['place.seoul']);
   });
 
+  // Relevance slice 27: a negation is said from the comma before it.
+  it('keeps what comes before the comma ahead of a negation', () => {
+    expect(served('en', 'need a hotel near shinjuku for two nights, I dont need flights')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(served('en', 'need a hotel near shinjuku and I dont need flights')).toBeNull();
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

@@ -390,13 +390,19 @@ export class ReferenceMatcher {
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
     for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak' || h.kind === 'negationBefore') && !inside(st.code, s)) clauseEnds.push(s.start);
-    // A negation or after-sales cue is said up to the next comma (reading.rs).
+    // A negation or after-sales cue is said up to the next comma, a negation only from the
+    // comma before it (reading.rs).
     const commaEnds: number[] = [];
     for (const s of spans) {
       if (!s.hits.some((h) => h.kind === 'negation' || h.kind === 'afterSales') || inside(st.code, s)) continue;
       const nextEnd = Math.min(chars.length, ...clauseEnds.filter((e) => e > s.end));
       const comma = chars.slice(s.end, nextEnd).indexOf(',');
       if (comma >= 0) commaEnds.push(s.end + comma + 1);
+      if (s.hits.some((h) => h.kind === 'negation')) {
+        const from = Math.max(0, ...clauseEnds.filter((e) => e <= s.start));
+        const before = chars.slice(from, s.start).lastIndexOf(',');
+        if (before >= 0) commaEnds.push(from + before + 1);
+      }
     }
     clauseEnds.push(...commaEnds);
     const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;

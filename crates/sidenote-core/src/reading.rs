@@ -244,14 +244,22 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     }
     clause_ends.sort_unstable();
     // A negation or after-sales cue is said up to the next comma: "Not looking for flights,
-    // just a hotel", "노트북은 필요 없고, 태블릿 추천".
+    // just a hotel", "노트북은 필요 없고, 태블릿 추천"; a negation only from the comma before it:
+    // "a hotel in tokyo for 3 nights, don't need flights".
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if (targets.contains(&TextHit::Negation) || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
+        let negation = targets.contains(&TextHit::Negation);
+        if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
             if let Some(comma) = text[span.end..next_end].find(',') {
                 comma_ends.push(span.end + comma + 1);
+            }
+            if negation {
+                let from = clause_ends[..clause_ends.partition_point(|&e| e <= span.start)].last().copied().unwrap_or(0);
+                if let Some(comma) = text[from..span.start].rfind(',') {
+                    comma_ends.push(from + comma + 1);
+                }
             }
         }
     }
@@ -454,6 +462,9 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
         // Without a comma, the whole clause.
         assert!(read_text("we already have a laptop and a hotel").topics.is_empty());
+        // A negation is said from the comma before it: the hotel stays.
+        let r = read_text("a hotel in tokyo, already have a flight, and a laptop");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 0), (Topic::Entity(0), 0), (Topic::Category(0), 2)]);
     }
 
     #[test]
