@@ -372,6 +372,13 @@ describe('the demo catalog on the native core', () => {
     expect(served('en', 'need a hotel near shinjuku and I dont need flights')).toBeNull();
   });
 
+  // Relevance slice 28: an offer is about its advertiser's own brand.
+  it("serves an advertiser's offer when the turn names the advertiser", () => {
+    expect(served('en', 'is codeforge worth it for a small team')).toBe('off.codeforge-en');
+    expect(served('en', 'is taskloom any good? we are moving off notion')).toBe('off.taskloom-teams-en');
+    expect(served('ko', '태스크룸 써볼까 하는데 괜찮아?')).toBe('off.taskloom-teams-ko');
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

@@ -688,7 +688,8 @@ export class ReferenceMatcher {
       const kind = this.entityKinds[e];
       return (
         entities.some((n) => this.entityKinds[n] === kind && sharesCategory(e, n)) &&
-        !o.entities.some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
+        // An offer is about its advertiser's own brand too.
+        ![...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
       );
     });
   }
@@ -700,7 +701,8 @@ export class ReferenceMatcher {
     const broad = (e: number) =>
       this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
     return (
-      o.entities.some((e) => !broad(e) && entities.includes(e)) ||
+      // Naming the advertiser's own brand asks about its offers.
+      [...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some((e) => !broad(e) && entities.includes(e)) ||
       o.categories.some((c) => asked.some((s) => this.ancestors[s].length > 0 && this.related(c, s)))
     );
   }

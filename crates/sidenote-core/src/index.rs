@@ -907,10 +907,15 @@ impl OfferIndex {
         if o.entities.iter().any(|&e| self.entity_product[e as usize] && entities.binary_search(&e).is_ok()) {
             return false;
         }
-        // Cheapest tests first: this runs for every posting entry a turn reads.
+        // Cheapest tests first: this runs for every posting entry a turn reads. An offer is
+        // always about its advertiser's own brand too: Taskloom's offer aimed at Notion users is
+        // no other thing when the turn names Taskloom.
         o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
-            !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
+            !o.entities
+                .iter()
+                .chain(o.advertiser_entity.as_ref())
+                .any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
                 && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
         })
     }
@@ -920,9 +925,10 @@ impl OfferIndex {
     /// product, or a brand of a narrower category). An offer met only through a place, a broad
     /// brand, a top-level category ("trip", "electronics") or a category a named entity implies
     /// answers a question nobody asked: "an eSIM for Tokyo", "a Samsung fridge", "a trip planner
-    /// app". A host's digest naming ids is its own typed claim, and is trusted.
+    /// app". A host's digest naming ids is its own typed claim, and is trusted. Naming the
+    /// advertiser's own brand (not a broad one) asks about its offers: "is Codeforge any good".
     fn asked_for(&self, o: &Offer, ev: &Evidence) -> bool {
-        o.entities.iter().any(|&e| !self.entity_broad[e as usize] && ev.entities.binary_search(&e).is_ok())
+        o.entities.iter().chain(o.advertiser_entity.as_ref()).any(|&e| !self.entity_broad[e as usize] && ev.entities.binary_search(&e).is_ok())
             || o.categories.iter().any(|&c| ev.asked.iter().any(|&s| !self.ancestors[s as usize].is_empty() && self.related(c, s)))
     }
 
