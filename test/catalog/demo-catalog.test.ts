@@ -379,6 +379,14 @@ describe('the demo catalog on the native core', () => {
     expect(served('ko', '태스크룸 써볼까 하는데 괜찮아?')).toBe('off.taskloom-teams-ko');
   });
 
+  // Relevance slice 29: the head of a request outranks what is named beside it.
+  it('ranks the category a cue is said of above the others the request names', () => {
+    expect(served('ko', '출장 가면 호텔 와이파이가 찜찜해서 VPN 하나 결제해둘까 해')).toBe('off.byteshield-vpn-ko');
+    expect(served('ko', '도쿄 가는데 숙소부터 잡으려구. 항공권은 나중에 볼게')).toBe('off.haneul-tokyo-shinjuku-ko');
+    expect(served('en', 'looking for a hotel in tokyo near where the airport flights come in')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(served('en', 'looking for flights to tokyo, a hotel can wait')).toBe('off.bluewave-icn-tokyo-en');
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

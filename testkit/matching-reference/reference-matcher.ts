@@ -11,6 +11,8 @@ export const MAX_IMPLIED_SCAN = 16;
 export const COMMERCIAL_VETO_LOGIT = -3.0;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
 const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
+/** A category asked beside the head of the request (index.rs POINTS_BESIDE_*). */
+const BESIDE_POINTS = { category: 45n, offerBroader: 30n, offerNarrower: 22n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 /** First syllables after which a Hangul alias still ends its word (text_match.rs). */
 const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
@@ -29,7 +31,7 @@ interface Span {
   /** Found one typo away, not as written. */
   typo?: boolean;
 }
-type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean; start: number; end: number };
+type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean; start: number; end: number; head: boolean };
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
  *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
@@ -457,6 +459,7 @@ export class ReferenceMatcher {
             purpose: false,
             start: s.start,
             end: s.end,
+            head: false,
           });
           topicSpans.push(s);
         }
@@ -497,6 +500,17 @@ export class ReferenceMatcher {
     const asksAgain = asking.length > 0 ? Math.max(...asking) : -1;
     const revived = (c: number) => !negatedClauses.has(c) && c < asksAgain;
     reading.topics = reading.topics.filter((t, i) => !negated.has(i) && (!voided.has(t.clause) || revived(t.clause)) && !isNegative(t));
+    // The head each counting cue is said of (reading.rs): the nearest category of its clause
+    // before a Korean cue, after an English one, else on the other side; not a purpose.
+    for (const [clause, at] of [...purchase, ...compare]) {
+      if (voided.has(clause)) continue;
+      const korean = isHangulSyllable(chars[at]);
+      const candidates = reading.topics.filter((t) => t.clause === clause && !t.purpose && t.kind === 'category');
+      const before = candidates.filter((t) => t.start < at).reduce<Topic | null>((b, t) => (b === null || t.start >= b.start ? t : b), null);
+      const after = candidates.filter((t) => t.start > at).reduce<Topic | null>((b, t) => (b === null || t.start < b.start ? t : b), null);
+      const head = korean ? (before ?? after) : (after ?? before);
+      if (head !== null) head.head = true;
+    }
     reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
     reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
     return reading;
@@ -628,10 +642,20 @@ export class ReferenceMatcher {
       for (const n of named) if (n > cues[0] && !cues.includes(n)) set.add(n);
       if (set.size > 0) asking = set;
     }
+    // The heads of the request (index.rs): when the message asks for one, the other categories
+    // it asks for rank lower, beside it; never the digest's.
+    const digestAsked = [...asked];
+    const requestHeads: number[] = [];
+    let beside: number[] = [];
     for (const t of counted) {
       if (t.kind === 'entity') entities.push(t.index);
-      else if (asking === null || asking.has(t.clause)) asked.push(t.index);
+      else if (asking === null || asking.has(t.clause)) {
+        asked.push(t.index);
+        const head = reading.topics.some((o) => o.head && o.kind === 'category' && o.index === t.index && o.clause === t.clause);
+        (head ? requestHeads : beside).push(t.index);
+      }
     }
+    beside = requestHeads.length === 0 ? [] : [...new Set(beside.filter((c) => !requestHeads.includes(c) && !digestAsked.includes(c)))].sort((a, b) => a - b);
     entities = [...new Set(entities)].sort((a, b) => a - b);
     asked = [...new Set(asked)].sort((a, b) => a - b);
     const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);
@@ -651,7 +675,7 @@ export class ReferenceMatcher {
     const digestIntent = q.intentType ?? 'unknown';
     const effective =
       messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
-    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, implied, excluded, effective, pacing);
+    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, beside, implied, excluded, effective, pacing);
     return {
       sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
       modelSensitive,
@@ -667,12 +691,12 @@ export class ReferenceMatcher {
 
   /** Points of the offer's best category against the categories asked for and, weakly, those
    *  implied by named entities. */
-  private categoryPoints(o: Offer, asked: number[], implied: number[]): bigint {
+  private categoryPoints(o: Offer, asked: number[], beside: number[], implied: number[]): bigint {
     let best = 0n;
     const score = (c: number, s: number, p: { category: bigint; offerBroader: bigint; offerNarrower: bigint }) =>
       c === s ? p.category : this.ancestors[s].includes(c) ? p.offerBroader : this.ancestors[c].includes(s) ? p.offerNarrower : 0n;
     for (const c of o.categories) {
-      for (const s of asked) best = [best, score(c, s, POINTS)].reduce((a, b) => (a > b ? a : b));
+      for (const s of asked) best = [best, score(c, s, beside.includes(s) ? BESIDE_POINTS : POINTS)].reduce((a, b) => (a > b ? a : b));
       for (const s of implied) best = [best, score(c, s, IMPLIED_POINTS)].reduce((a, b) => (a > b ? a : b));
     }
     return best;
@@ -689,7 +713,9 @@ export class ReferenceMatcher {
       return (
         entities.some((n) => this.entityKinds[n] === kind && sharesCategory(e, n)) &&
         // An offer is about its advertiser's own brand too.
-        ![...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
+        ![...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some(
+          (mine) => this.entityKinds[mine] === kind && entities.includes(mine),
+        )
       );
     });
   }
@@ -716,6 +742,7 @@ export class ReferenceMatcher {
     q: MatchQuery,
     entities: number[],
     asked: number[],
+    beside: number[],
     implied: number[],
     excluded: number[],
     intent: string,
@@ -754,7 +781,7 @@ export class ReferenceMatcher {
     const scored = [...reached].map((oi) => {
       const o = this.offers[oi];
       const entityMatched = o.entities.some((e) => entities.includes(e));
-      const points = (entityMatched ? POINTS.entity : 0n) + this.categoryPoints(o, asked, implied);
+      const points = (entityMatched ? POINTS.entity : 0n) + this.categoryPoints(o, asked, beside, implied);
       const pace = BigInt(Math.min(1000, pacing(o.doc.campaign_id)));
       return { oi, score: (points * o.staticScore * intentBoost(intent, entityMatched) * pace) / 1000n };
     });

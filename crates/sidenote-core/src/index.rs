@@ -95,6 +95,11 @@ pub const POINTS_ENTITY: u64 = 100;
 pub const POINTS_CATEGORY: u64 = 60;
 pub const POINTS_OFFER_BROADER: u64 = 40;
 pub const POINTS_OFFER_NARROWER: u64 = 30;
+/// A category asked beside the head of the request ("호텔 와이파이 찜찜해서 VPN 하나 결제해둘까":
+/// the hotel, beside the VPN), and offers above or below it.
+pub const POINTS_BESIDE_CATEGORY: u64 = 45;
+pub const POINTS_BESIDE_BROADER: u64 = 30;
+pub const POINTS_BESIDE_NARROWER: u64 = 22;
 pub const POINTS_IMPLIED_CATEGORY: u64 = 20;
 pub const POINTS_IMPLIED_BROADER: u64 = 14;
 pub const POINTS_IMPLIED_NARROWER: u64 = 10;
@@ -801,12 +806,33 @@ impl OfferIndex {
             .map(|&(_, c)| c)
             .collect();
         let asking = asking_clauses(&names_thing, &reading.purchase_clauses, &reading.compare_clauses);
+        // The heads of the request: categories a counting cue is said of (`TopicHit::head`).
+        // When the message asks for one, the other categories it asks for rank lower, beside
+        // it: "호텔 와이파이 찜찜해서 VPN 하나 결제해둘까" asks for the VPN first. The digest's
+        // categories are the host's typed claim and are never beside.
+        let digest_asked = asked.len();
+        let mut request_heads: Vec<u32> = Vec::new();
+        let mut beside: Vec<u32> = Vec::new();
         for &(topic, clause) in &counted {
             match topic {
-                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => asked.push(c),
+                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => {
+                    asked.push(c);
+                    if reading.topics.iter().any(|t| t.head && t.topic == topic && t.clause == clause) {
+                        request_heads.push(c);
+                    } else {
+                        beside.push(c);
+                    }
+                }
                 Topic::Category(_) => {}
                 Topic::Entity(e) => entities.push(e),
             }
+        }
+        if request_heads.is_empty() {
+            beside.clear();
+        } else {
+            beside.retain(|c| !request_heads.contains(c) && !asked[..digest_asked].contains(c));
+            beside.sort_unstable();
+            beside.dedup();
         }
         entities.sort_unstable();
         entities.dedup();
@@ -840,7 +866,7 @@ impl OfferIndex {
         };
         let effective_intent = effective_intent(message_intent, q.intent_type);
 
-        let evidence = Evidence { entities: &entities, asked: &asked, implied: &implied, excluded: &excluded };
+        let evidence = Evidence { entities: &entities, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
         let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
 
         let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
@@ -868,12 +894,17 @@ impl OfferIndex {
         let mut best = 0;
         for &c in o.categories.iter() {
             for &s in ev.asked {
+                let (exact, broader, narrower) = if ev.beside.binary_search(&s).is_ok() {
+                    (POINTS_BESIDE_CATEGORY, POINTS_BESIDE_BROADER, POINTS_BESIDE_NARROWER)
+                } else {
+                    (POINTS_CATEGORY, POINTS_OFFER_BROADER, POINTS_OFFER_NARROWER)
+                };
                 best = best.max(if c == s {
-                    POINTS_CATEGORY
+                    exact
                 } else if self.ancestors[s as usize].contains(&c) {
-                    POINTS_OFFER_BROADER
+                    broader
                 } else if self.ancestors[c as usize].contains(&s) {
-                    POINTS_OFFER_NARROWER
+                    narrower
                 } else {
                     0
                 });
@@ -1101,6 +1132,8 @@ fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Ve
 struct Evidence<'a> {
     entities: &'a [u32],
     asked: &'a [u32],
+    /// Asked categories beside the head of the request (sorted): they rank lower.
+    beside: &'a [u32],
     implied: &'a [u32],
     excluded: &'a [u32],
 }

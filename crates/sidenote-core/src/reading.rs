@@ -45,6 +45,12 @@ pub struct TopicHit {
     /// when a clause names two (`is_origin`).
     pub start: usize,
     pub end: usize,
+    /// The head of a request: the category a purchase or compare cue of its clause is said of,
+    /// the nearest one before a Korean cue ("호텔 와이파이 찜찜해서 VPN 하나 결제해둘까": the
+    /// VPN) and the nearest one after an English cue ("looking for a hotel near the train
+    /// station": the hotel), else the nearest on the other side. The index ranks the other
+    /// categories asked beside a head lower.
+    pub head: bool,
 }
 
 #[derive(Debug, Default)]
@@ -332,7 +338,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end });
+                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false });
                     starts.push((span.start, span.end));
                 }
             }
@@ -375,6 +381,19 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         i += 1;
         !negated[i - 1] && (!voided_clauses.contains(&t.clause) || revived(t.clause)) && !negative.contains(&(t.topic, t.clause))
     });
+    // The head each counting cue is said of, in its clause (a category not in a purpose phrase).
+    for &(clause, at) in purchase.iter().chain(&compare) {
+        if voided_clauses.contains(&clause) {
+            continue;
+        }
+        let korean = text[at..].chars().next().is_some_and(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && !t.purpose && matches!(t.topic, Topic::Category(_)));
+        let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        if let Some(i) = if korean { before.or(after) } else { after.or(before) } {
+            topics[i].head = true;
+        }
+    }
     reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
     reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
@@ -575,6 +594,20 @@ mod tests {
         assert_eq!(origin("wherefrom seoul"), vec![(seoul, false)]);
         assert_eq!(origin("seoul to celebrate"), vec![(seoul, false)]);
         assert_eq!(origin("도쿄에서 쓸 노트북"), vec![(tokyo, false), (Topic::Category(0), false)]);
+    }
+
+    #[test]
+    fn a_cue_is_said_of_the_nearest_category_before_it_in_korean_and_after_it_in_english() {
+        let heads = |text: &str| read_text(text).topics.iter().filter(|t| t.head).map(|t| t.topic).collect::<Vec<_>>();
+        assert_eq!(heads("숙소 말고 노트북 vpn 필요"), vec![Topic::Category(4)]);
+        assert_eq!(heads("looking for a hotel near a flight"), vec![Topic::Category(1)]);
+        // Else the nearest on the other side; none for a cue without a category in its clause.
+        assert_eq!(heads("추천 노트북 vpn"), vec![Topic::Category(0)]);
+        assert_eq!(heads("a laptop and a hotel, buy"), vec![Topic::Category(1)]);
+        assert!(heads("tokyo. buy").is_empty());
+        // Not a purpose, nor in a voided clause.
+        assert_eq!(heads("비행기에서 쓸 노트북 추천"), vec![Topic::Category(0)]);
+        assert!(heads("already have a laptop, buy").is_empty());
     }
 
     #[test]
