@@ -596,16 +596,18 @@ export class ReferenceMatcher {
     // Where a trip starts, by the words around it (reading.rs `is_origin`): after "from", "out
     // of", "leaving", "departing"; before " to " or "에서" and another kept topic; before "출발".
     const isOrigin = (t: Topic) => {
-      const before = chars.slice(0, t.start).join('');
-      const b = before.endsWith(' ') ? before.slice(0, -1) : '';
+      // A window of the text around the topic is enough: the longest word before is
+      // "departing" and a space, the longest words after are " to " and "에서 출발".
+      const window = chars.slice(Math.max(0, t.start - 16), t.start).join('');
+      const b = window.endsWith(' ') ? window.slice(0, -1) : '';
       const afterWord = ['from', 'out of', 'leaving', 'departing'].some((w) => b.endsWith(w) && !isWordChar(Array.from(b.slice(0, -w.length)).at(-1)));
-      const after = chars.slice(t.end).join('');
-      const at = (rest: string) => reading.topics.some((o) => o.start === chars.length - Array.from(rest).length);
+      const after = chars.slice(t.end, t.end + 8).join('');
+      const at = (i: number) => reading.topics.some((o) => o.start === i);
       const rest = after.startsWith('에서') ? after.slice(2) : null;
       return (
         afterWord ||
-        (after.startsWith(' to ') && at(after.slice(4))) ||
-        (rest !== null && (at(rest) || (rest.startsWith(' ') && at(rest.slice(1))) || rest.replace(/^ +/, '').startsWith('출발'))) ||
+        (after.startsWith(' to ') && at(t.end + 4)) ||
+        (rest !== null && (at(t.end + 2) || (rest.startsWith(' ') && at(t.end + 3)) || rest.replace(/^ +/, '').startsWith('출발'))) ||
         after.replace(/^ +/, '').startsWith('출발')
       );
     };
