@@ -253,6 +253,22 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     const any = () => rng.pick([...rng.pick(t.entities).aliases.ko, ...rng.pick(t.categories).aliases.ko]);
     pieces.push(` ${any()} ${rng.pick(t.intent_cues.purchase.ko)} ${any()}${rng.pick(t.intent_cues.purpose_before.ko)} ${any()}`);
   }
+  // Now and then a trip's origin and where it goes: "from X to Y", "X to Y", "X에서 Y 가는",
+  // "X 출발" (reading.rs is_origin), with places or any other entity.
+  if (rng.chance(0.12)) {
+    const places = t.entities.filter((e) => e.kind === 'place');
+    const entity = () => (rng.chance(0.8) && places.length > 0 ? rng.pick(places) : rng.pick(t.entities));
+    const en = () => rng.pick(entity().aliases.en);
+    const ko = () => rng.pick(entity().aliases.ko);
+    pieces.push(
+      rng.pick([
+        ` ${rng.pick(['from', 'out of', 'leaving', 'departing', 'wherefrom'])} ${en()} ${rng.pick(['to ', 'and ', ''])}${en()}`,
+        ` ${en()} to ${rng.chance(0.8) ? en() : 'see'}`,
+        ` ${ko()}에서${rng.pick([' ', ''])}${rng.chance(0.8) ? ko() : '쓸'} 가는`,
+        ` ${ko()}${rng.pick(['', '에서', ' '])}${rng.pick(['출발', ' 출발'])} ${ko()}`,
+      ]),
+    );
+  }
   // A negation or after-sales cue, a comma, and more ("already have X, just Y"); an after-sales
   // clause and a later ask that names nothing ("X broke. what's good?").
   if (rng.chance(0.15)) {
@@ -266,10 +282,14 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       'refund',
     ]);
     const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko]);
+    const r = rng.next();
     pieces.push(
-      rng.chance(0.5)
+      r < 0.4
         ? ` ${voiding} ${any()}, ${rng.chance(0.5) ? any() : ''} ${ask()}`
-        : ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`,
+        : r < 0.7
+          ? ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`
+          : // A negation said from the comma before it: "a hotel in X, don't need Y".
+            ` ${any()} ${ask()}, ${rng.chance(0.5) ? any() : ''}${rng.pick([',', ''])} ${voiding} ${any()}`,
     );
   }
   // And a purpose beside something the catalog names as another thing (a negative context: "a

@@ -116,6 +116,22 @@ export const BATCH_STARTS = {
     'se-ko': 111,
     'se-en': 108,
   },
+  'session-9': {
+    'ci-ko': 143,
+    'ci-en': 140,
+    'tn-ko': 113,
+    'tn-en': 114,
+    'cx-ko': 119,
+    'cx-en': 121,
+    'am-ko': 112,
+    'am-en': 110,
+    'rk-ko': 95,
+    'rk-en': 98,
+    'km-ko': 119,
+    'km-en': 82,
+    'se-ko': 145,
+    'se-en': 141,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];

@@ -342,6 +342,51 @@ describe('the demo catalog on the native core', () => {
     expect(read('en', 'Need to book travel. Flights from Seoul to Tokyo on the 20th').signalCategoryIds).toContain('travel.flights');
   });
 
+  // Relevance slice 25: a request worded as "is it better to buy now", "ordering one tonight",
+  // "I want one", "any good"; "X은 됐고" says X is settled, like "X 말고".
+  it('reads more ways of asking, and "X은 됐고" as said of X', () => {
+    expect(read('ko', '에어팟 프로 지금 사는 게 나을까 아니면 기다릴까').messageIntent).toBe('purchase');
+    expect(read('en', "i'm ordering a laptop tonight, is 8gb of ram enough").messageIntent).toBe('purchase');
+    expect(read('en', 'honestly i kind of want one too, is the galaxy tab good for drawing').messageIntent).toBe('purchase');
+    expect(read('en', 'is the sony xm5 any good on planes').messageIntent).toBe('compare');
+    // Not the Jeju hotel: a Jeju flight (none is on sale in November), so nothing.
+    expect(served('ko', '제주도 호텔은 됐고 항공권만 찾는 중')).toBeNull();
+    expect(served('ko', '도쿄 숙소는 됐고 항공권 예약하려고')).toBe('off.bluewave-icn-tokyo-ko');
+  });
+
+  // Relevance slice 26: where a trip starts is not where it goes.
+  it('reads a place a trip leaves from as its origin, not as where it goes', () => {
+    // No Jeju or Bangkok fare is on sale; the Seoul-Tokyo fare answers neither.
+    expect(served('en', 'jeju flights from seoul this weekend?')).toBeNull();
+    expect(served('en', 'cheap flights from tokyo to bangkok in march')).toBeNull();
+    expect(read('en', 'cheap flights from tokyo to bangkok in march').signalEntityIds).toEqual(['place.bangkok']);
+    expect(served('ko', '서울에서 도쿄 가는 항공권 예약하려고')).toBe('off.bluewave-icn-tokyo-ko');
+    expect(served('en', 'KTX from Seoul to Busan, where do I book tickets')).toBe('off.railroam-ktx-busan-en');
+    // One place alone stays, origin or not: any Seoul fare.
+    expect(read('en', 'cheap flights from seoul this weekend').signalEntityIds).toEqual(['place.seoul']);
+  });
+
+  // Relevance slice 27: a negation is said from the comma before it.
+  it('keeps what comes before the comma ahead of a negation', () => {
+    expect(served('en', 'need a hotel near shinjuku for two nights, I dont need flights')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(served('en', 'need a hotel near shinjuku and I dont need flights')).toBeNull();
+  });
+
+  // Relevance slice 28: an offer is about its advertiser's own brand.
+  it("serves an advertiser's offer when the turn names the advertiser", () => {
+    expect(served('en', 'is codeforge worth it for a small team')).toBe('off.codeforge-en');
+    expect(served('en', 'is taskloom any good? we are moving off notion')).toBe('off.taskloom-teams-en');
+    expect(served('ko', '태스크룸 써볼까 하는데 괜찮아?')).toBe('off.taskloom-teams-ko');
+  });
+
+  // Relevance slice 29: the head of a request outranks what is named beside it.
+  it('ranks the category a cue is said of above the others the request names', () => {
+    expect(served('ko', '출장 가면 호텔 와이파이가 찜찜해서 VPN 하나 결제해둘까 해')).toBe('off.byteshield-vpn-ko');
+    expect(served('ko', '도쿄 가는데 숙소부터 잡으려구. 항공권은 나중에 볼게')).toBe('off.haneul-tokyo-shinjuku-ko');
+    expect(served('en', 'looking for a hotel in tokyo near where the airport flights come in')).toBe('off.haneul-tokyo-shinjuku-en');
+    expect(served('en', 'looking for flights to tokyo, a hotel can wait')).toBe('off.bluewave-icn-tokyo-en');
+  });
+
   it('lets the commercial head overrule a price word in a question about how things work', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');

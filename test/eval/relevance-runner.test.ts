@@ -154,6 +154,8 @@ describe('the batches', () => {
     expect([count('dev', 'session-5'), count('held-out', 'session-5')]).toEqual([167, 113]);
     expect([count('dev', 'session-6'), count('held-out', 'session-6')]).toEqual([222, 154]);
     expect([count('dev', 'session-7'), count('held-out', 'session-7')]).toEqual([153, 93]);
+    expect(batchOf('se-en-141')).toBe('session-9');
+    expect([count('dev', 'session-9'), count('held-out', 'session-9')]).toEqual([137, 84]);
   });
 });
 

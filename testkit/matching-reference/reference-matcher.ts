@@ -11,6 +11,8 @@ export const MAX_IMPLIED_SCAN = 16;
 export const COMMERCIAL_VETO_LOGIT = -3.0;
 const POINTS = { entity: 100n, category: 60n, offerBroader: 40n, offerNarrower: 30n } as const;
 const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } as const;
+/** A category asked beside the head of the request (index.rs POINTS_BESIDE_*). */
+const BESIDE_POINTS = { category: 45n, offerBroader: 30n, offerNarrower: 22n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 /** First syllables after which a Hangul alias still ends its word (text_match.rs). */
 const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
@@ -29,7 +31,7 @@ interface Span {
   /** Found one typo away, not as written. */
   typo?: boolean;
 }
-type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean };
+type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean; start: number; end: number; head: boolean };
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
  *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
@@ -390,13 +392,19 @@ export class ReferenceMatcher {
     const inside = (ranges: [number, number][], s: Span) => ranges.some(([a, b]) => s.start >= a && s.end <= b);
     const clauseEnds = [...st.clauseEnds];
     for (const s of spans) if (s.hits.some((h) => h.kind === 'clauseBreak' || h.kind === 'negationBefore') && !inside(st.code, s)) clauseEnds.push(s.start);
-    // A negation or after-sales cue is said up to the next comma (reading.rs).
+    // A negation or after-sales cue is said up to the next comma, a negation only from the
+    // comma before it (reading.rs).
     const commaEnds: number[] = [];
     for (const s of spans) {
       if (!s.hits.some((h) => h.kind === 'negation' || h.kind === 'afterSales') || inside(st.code, s)) continue;
       const nextEnd = Math.min(chars.length, ...clauseEnds.filter((e) => e > s.end));
       const comma = chars.slice(s.end, nextEnd).indexOf(',');
       if (comma >= 0) commaEnds.push(s.end + comma + 1);
+      if (s.hits.some((h) => h.kind === 'negation')) {
+        const from = Math.max(0, ...clauseEnds.filter((e) => e <= s.start));
+        const before = chars.slice(from, s.start).lastIndexOf(',');
+        if (before >= 0) commaEnds.push(from + before + 1);
+      }
     }
     clauseEnds.push(...commaEnds);
     const clauseOf = (pos: number) => clauseEnds.filter((e) => e <= pos).length;
@@ -443,7 +451,16 @@ export class ReferenceMatcher {
         } else if (identifier) continue;
         else if (h.kind === 'category' || h.kind === 'weakCategory' || h.kind === 'entity' || h.kind === 'weakEntity') {
           const kind = h.kind === 'category' || h.kind === 'weakCategory' ? 'category' : 'entity';
-          reading.topics.push({ kind, index: h.index, weak: h.kind === 'weakCategory' || h.kind === 'weakEntity', clause, purpose: false });
+          reading.topics.push({
+            kind,
+            index: h.index,
+            weak: h.kind === 'weakCategory' || h.kind === 'weakEntity',
+            clause,
+            purpose: false,
+            start: s.start,
+            end: s.end,
+            head: false,
+          });
           topicSpans.push(s);
         }
       }
@@ -483,6 +500,17 @@ export class ReferenceMatcher {
     const asksAgain = asking.length > 0 ? Math.max(...asking) : -1;
     const revived = (c: number) => !negatedClauses.has(c) && c < asksAgain;
     reading.topics = reading.topics.filter((t, i) => !negated.has(i) && (!voided.has(t.clause) || revived(t.clause)) && !isNegative(t));
+    // The head each counting cue is said of (reading.rs): the nearest category of its clause
+    // before a Korean cue, after an English one, else on the other side; not a purpose.
+    for (const [clause, at] of [...purchase, ...compare]) {
+      if (voided.has(clause)) continue;
+      const korean = isHangulSyllable(chars[at]);
+      const candidates = reading.topics.filter((t) => t.clause === clause && !t.purpose && t.kind === 'category');
+      const before = candidates.filter((t) => t.start < at).reduce<Topic | null>((b, t) => (b === null || t.start >= b.start ? t : b), null);
+      const after = candidates.filter((t) => t.start > at).reduce<Topic | null>((b, t) => (b === null || t.start < b.start ? t : b), null);
+      const head = korean ? (before ?? after) : (after ?? before);
+      if (head !== null) head.head = true;
+    }
     reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
     reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
     return reading;
@@ -561,7 +589,31 @@ export class ReferenceMatcher {
     // A topic in a purpose phrase ("a VPN for hotel wifi") is dropped when its clause names,
     // outside the phrase, something under another top-level category.
     const root = (c: number) => this.ancestors[c].at(-1) ?? c;
-    const candidatesCounted = reading.topics.filter((t) => !t.weak || confirmed(t));
+    // Where a trip starts is not where it goes (index.rs): an origin place does not count when
+    // its clause names another place.
+    const place = (t: Topic) => t.kind === 'entity' && this.entityKinds[t.index] === 'place';
+    const chars = normalized === null ? [] : Array.from(normalized);
+    // Where a trip starts, by the words around it (reading.rs `is_origin`): after "from", "out
+    // of", "leaving", "departing"; before " to " or "에서" and another kept topic; before "출발".
+    const isOrigin = (t: Topic) => {
+      // A window of the text around the topic is enough: the longest word before is
+      // "departing" and a space, the longest words after are " to " and "에서 출발".
+      const window = chars.slice(Math.max(0, t.start - 16), t.start).join('');
+      const b = window.endsWith(' ') ? window.slice(0, -1) : '';
+      const afterWord = ['from', 'out of', 'leaving', 'departing'].some((w) => b.endsWith(w) && !isWordChar(Array.from(b.slice(0, -w.length)).at(-1)));
+      const after = chars.slice(t.end, t.end + 8).join('');
+      const at = (i: number) => reading.topics.some((o) => o.start === i);
+      const rest = after.startsWith('에서') ? after.slice(2) : null;
+      return (
+        afterWord ||
+        (after.startsWith(' to ') && at(t.end + 4)) ||
+        (rest !== null && (at(t.end + 2) || (rest.startsWith(' ') && at(t.end + 3)) || rest.replace(/^ +/, '').startsWith('출발'))) ||
+        after.replace(/^ +/, '').startsWith('출발')
+      );
+    };
+    const elsewhere = (t: Topic, o: Topic) => o.clause === t.clause && (o.kind !== t.kind || o.index !== t.index) && place(o);
+    const leftBehind = (t: Topic) => place(t) && isOrigin(t) && reading.topics.some((o) => elsewhere(t, o) && !isOrigin(o));
+    const candidatesCounted = reading.topics.filter((t) => (!t.weak || confirmed(t)) && !leftBehind(t));
     // A negative context names something else, of no kind of the catalog's ("a laptop bag for
     // my MacBook" asks for the bag).
     const heads = [
@@ -592,10 +644,20 @@ export class ReferenceMatcher {
       for (const n of named) if (n > cues[0] && !cues.includes(n)) set.add(n);
       if (set.size > 0) asking = set;
     }
+    // The heads of the request (index.rs): when the message asks for one, the other categories
+    // it asks for rank lower, beside it; never the digest's.
+    const digestAsked = [...asked];
+    const requestHeads: number[] = [];
+    let beside: number[] = [];
     for (const t of counted) {
       if (t.kind === 'entity') entities.push(t.index);
-      else if (asking === null || asking.has(t.clause)) asked.push(t.index);
+      else if (asking === null || asking.has(t.clause)) {
+        asked.push(t.index);
+        const head = reading.topics.some((o) => o.head && o.kind === 'category' && o.index === t.index && o.clause === t.clause);
+        (head ? requestHeads : beside).push(t.index);
+      }
     }
+    beside = requestHeads.length === 0 ? [] : [...new Set(beside.filter((c) => !requestHeads.includes(c) && !digestAsked.includes(c)))].sort((a, b) => a - b);
     entities = [...new Set(entities)].sort((a, b) => a - b);
     asked = [...new Set(asked)].sort((a, b) => a - b);
     const implied = [...new Set(entities.flatMap((e) => this.entityCategories[e]).filter((c) => !asked.includes(c)))].sort((a, b) => a - b);
@@ -615,7 +677,7 @@ export class ReferenceMatcher {
     const digestIntent = q.intentType ?? 'unknown';
     const effective =
       messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
-    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, implied, excluded, effective, pacing);
+    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, beside, implied, excluded, effective, pacing);
     return {
       sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
       modelSensitive,
@@ -631,12 +693,12 @@ export class ReferenceMatcher {
 
   /** Points of the offer's best category against the categories asked for and, weakly, those
    *  implied by named entities. */
-  private categoryPoints(o: Offer, asked: number[], implied: number[]): bigint {
+  private categoryPoints(o: Offer, asked: number[], beside: number[], implied: number[]): bigint {
     let best = 0n;
     const score = (c: number, s: number, p: { category: bigint; offerBroader: bigint; offerNarrower: bigint }) =>
       c === s ? p.category : this.ancestors[s].includes(c) ? p.offerBroader : this.ancestors[c].includes(s) ? p.offerNarrower : 0n;
     for (const c of o.categories) {
-      for (const s of asked) best = [best, score(c, s, POINTS)].reduce((a, b) => (a > b ? a : b));
+      for (const s of asked) best = [best, score(c, s, beside.includes(s) ? BESIDE_POINTS : POINTS)].reduce((a, b) => (a > b ? a : b));
       for (const s of implied) best = [best, score(c, s, IMPLIED_POINTS)].reduce((a, b) => (a > b ? a : b));
     }
     return best;
@@ -652,7 +714,10 @@ export class ReferenceMatcher {
       const kind = this.entityKinds[e];
       return (
         entities.some((n) => this.entityKinds[n] === kind && sharesCategory(e, n)) &&
-        !o.entities.some((mine) => this.entityKinds[mine] === kind && entities.includes(mine))
+        // An offer is about its advertiser's own brand too.
+        ![...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some(
+          (mine) => this.entityKinds[mine] === kind && entities.includes(mine),
+        )
       );
     });
   }
@@ -664,7 +729,8 @@ export class ReferenceMatcher {
     const broad = (e: number) =>
       this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
     return (
-      o.entities.some((e) => !broad(e) && entities.includes(e)) ||
+      // Naming the advertiser's own brand asks about its offers.
+      [...o.entities, ...(o.advertiserEntity === null ? [] : [o.advertiserEntity])].some((e) => !broad(e) && entities.includes(e)) ||
       o.categories.some((c) => asked.some((s) => this.ancestors[s].length > 0 && this.related(c, s)))
     );
   }
@@ -678,6 +744,7 @@ export class ReferenceMatcher {
     q: MatchQuery,
     entities: number[],
     asked: number[],
+    beside: number[],
     implied: number[],
     excluded: number[],
     intent: string,
@@ -716,7 +783,7 @@ export class ReferenceMatcher {
     const scored = [...reached].map((oi) => {
       const o = this.offers[oi];
       const entityMatched = o.entities.some((e) => entities.includes(e));
-      const points = (entityMatched ? POINTS.entity : 0n) + this.categoryPoints(o, asked, implied);
+      const points = (entityMatched ? POINTS.entity : 0n) + this.categoryPoints(o, asked, beside, implied);
       const pace = BigInt(Math.min(1000, pacing(o.doc.campaign_id)));
       return { oi, score: (points * o.staticScore * intentBoost(intent, entityMatched) * pace) / 1000n };
     });

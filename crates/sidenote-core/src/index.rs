@@ -3,7 +3,7 @@
 use crate::classifier::TurnClassifier;
 use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
-use crate::reading::{self, Topic};
+use crate::reading::{self, Topic, TopicHit};
 use crate::text_match::{TextHit, TextMatcher};
 use crate::IndexError;
 use std::cmp::Ordering;
@@ -95,6 +95,11 @@ pub const POINTS_ENTITY: u64 = 100;
 pub const POINTS_CATEGORY: u64 = 60;
 pub const POINTS_OFFER_BROADER: u64 = 40;
 pub const POINTS_OFFER_NARROWER: u64 = 30;
+/// A category asked beside the head of the request ("호텔 와이파이 찜찜해서 VPN 하나 결제해둘까":
+/// the hotel, beside the VPN), and offers above or below it.
+pub const POINTS_BESIDE_CATEGORY: u64 = 45;
+pub const POINTS_BESIDE_BROADER: u64 = 30;
+pub const POINTS_BESIDE_NARROWER: u64 = 22;
 pub const POINTS_IMPLIED_CATEGORY: u64 = 20;
 pub const POINTS_IMPLIED_BROADER: u64 = 14;
 pub const POINTS_IMPLIED_NARROWER: u64 = 10;
@@ -304,6 +309,8 @@ pub struct OfferIndex {
     entity_broad: Vec<bool>,
     /// Per entity: of kind `product`.
     entity_product: Vec<bool>,
+    /// Per entity: of kind `place`.
+    entity_place: Vec<bool>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -450,6 +457,7 @@ impl OfferIndex {
         let mut entity_kinds = Vec::with_capacity(t.entities.len());
         let mut entity_broad = Vec::with_capacity(t.entities.len());
         let mut entity_product = Vec::with_capacity(t.entities.len());
+        let mut entity_place = Vec::with_capacity(t.entities.len());
         for (i, e) in t.entities.iter().enumerate() {
             let kind = e.kind.as_deref().unwrap_or("");
             let k = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
@@ -473,6 +481,7 @@ impl OfferIndex {
             // says where or whose, not what.
             entity_broad.push(kind == "place" || (!cats.is_empty() && cats.iter().all(|&c| ancestors[c as usize].is_empty())));
             entity_product.push(kind == "product");
+            entity_place.push(kind == "place");
             entity_categories.push(cats.into_boxed_slice());
         }
         let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
@@ -517,6 +526,7 @@ impl OfferIndex {
             entity_kinds,
             entity_broad,
             entity_product,
+            entity_place,
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -751,8 +761,20 @@ impl OfferIndex {
                 strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
             })
         };
+        // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
+        // 항공권". A place read as an origin does not count when its clause names another place.
+        // The words around a place are read only when its clause names another one.
+        let place = |t: Topic| matches!(t, Topic::Entity(e) if self.entity_place[e as usize]);
+        let elsewhere = |t: &TopicHit, o: &TopicHit| o.clause == t.clause && o.topic != t.topic && place(o.topic);
+        let left_behind = |t: &TopicHit| {
+            let text = normalized.as_deref().unwrap_or("");
+            place(t.topic)
+                && reading.topics.iter().any(|o| elsewhere(t, o))
+                && reading::is_origin(text, t, &reading.topics)
+                && reading.topics.iter().any(|o| elsewhere(t, o) && !reading::is_origin(text, o, &reading.topics))
+        };
         let mut counted: Vec<(Topic, u32, bool)> =
-            reading.topics.iter().filter(|t| !t.weak || confirmed(t.topic)).map(|t| (t.topic, t.clause, t.purpose)).collect();
+            reading.topics.iter().filter(|t| (!t.weak || confirmed(t.topic)) && !left_behind(t)).map(|t| (t.topic, t.clause, t.purpose)).collect();
         // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for
@@ -784,12 +806,33 @@ impl OfferIndex {
             .map(|&(_, c)| c)
             .collect();
         let asking = asking_clauses(&names_thing, &reading.purchase_clauses, &reading.compare_clauses);
+        // The heads of the request: categories a counting cue is said of (`TopicHit::head`).
+        // When the message asks for one, the other categories it asks for rank lower, beside
+        // it: "호텔 와이파이 찜찜해서 VPN 하나 결제해둘까" asks for the VPN first. The digest's
+        // categories are the host's typed claim and are never beside.
+        let digest_asked = asked.len();
+        let mut request_heads: Vec<u32> = Vec::new();
+        let mut beside: Vec<u32> = Vec::new();
         for &(topic, clause) in &counted {
             match topic {
-                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => asked.push(c),
+                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => {
+                    asked.push(c);
+                    if reading.topics.iter().any(|t| t.head && t.topic == topic && t.clause == clause) {
+                        request_heads.push(c);
+                    } else {
+                        beside.push(c);
+                    }
+                }
                 Topic::Category(_) => {}
                 Topic::Entity(e) => entities.push(e),
             }
+        }
+        if request_heads.is_empty() {
+            beside.clear();
+        } else {
+            beside.retain(|c| !request_heads.contains(c) && !asked[..digest_asked].contains(c));
+            beside.sort_unstable();
+            beside.dedup();
         }
         entities.sort_unstable();
         entities.dedup();
@@ -823,7 +866,7 @@ impl OfferIndex {
         };
         let effective_intent = effective_intent(message_intent, q.intent_type);
 
-        let evidence = Evidence { entities: &entities, asked: &asked, implied: &implied, excluded: &excluded };
+        let evidence = Evidence { entities: &entities, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
         let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
 
         let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
@@ -851,12 +894,17 @@ impl OfferIndex {
         let mut best = 0;
         for &c in o.categories.iter() {
             for &s in ev.asked {
+                let (exact, broader, narrower) = if ev.beside.binary_search(&s).is_ok() {
+                    (POINTS_BESIDE_CATEGORY, POINTS_BESIDE_BROADER, POINTS_BESIDE_NARROWER)
+                } else {
+                    (POINTS_CATEGORY, POINTS_OFFER_BROADER, POINTS_OFFER_NARROWER)
+                };
                 best = best.max(if c == s {
-                    POINTS_CATEGORY
+                    exact
                 } else if self.ancestors[s as usize].contains(&c) {
-                    POINTS_OFFER_BROADER
+                    broader
                 } else if self.ancestors[c as usize].contains(&s) {
-                    POINTS_OFFER_NARROWER
+                    narrower
                 } else {
                     0
                 });
@@ -890,10 +938,15 @@ impl OfferIndex {
         if o.entities.iter().any(|&e| self.entity_product[e as usize] && entities.binary_search(&e).is_ok()) {
             return false;
         }
-        // Cheapest tests first: this runs for every posting entry a turn reads.
+        // Cheapest tests first: this runs for every posting entry a turn reads. An offer is
+        // always about its advertiser's own brand too: Taskloom's offer aimed at Notion users is
+        // no other thing when the turn names Taskloom.
         o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
-            !o.entities.iter().any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
+            !o.entities
+                .iter()
+                .chain(o.advertiser_entity.as_ref())
+                .any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
                 && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
         })
     }
@@ -903,9 +956,10 @@ impl OfferIndex {
     /// product, or a brand of a narrower category). An offer met only through a place, a broad
     /// brand, a top-level category ("trip", "electronics") or a category a named entity implies
     /// answers a question nobody asked: "an eSIM for Tokyo", "a Samsung fridge", "a trip planner
-    /// app". A host's digest naming ids is its own typed claim, and is trusted.
+    /// app". A host's digest naming ids is its own typed claim, and is trusted. Naming the
+    /// advertiser's own brand (not a broad one) asks about its offers: "is Codeforge any good".
     fn asked_for(&self, o: &Offer, ev: &Evidence) -> bool {
-        o.entities.iter().any(|&e| !self.entity_broad[e as usize] && ev.entities.binary_search(&e).is_ok())
+        o.entities.iter().chain(o.advertiser_entity.as_ref()).any(|&e| !self.entity_broad[e as usize] && ev.entities.binary_search(&e).is_ok())
             || o.categories.iter().any(|&c| ev.asked.iter().any(|&s| !self.ancestors[s as usize].is_empty() && self.related(c, s)))
     }
 
@@ -1078,6 +1132,8 @@ fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Ve
 struct Evidence<'a> {
     entities: &'a [u32],
     asked: &'a [u32],
+    /// Asked categories beside the head of the request (sorted): they rank lower.
+    beside: &'a [u32],
     implied: &'a [u32],
     excluded: &'a [u32],
 }

@@ -41,6 +41,16 @@ pub struct TopicHit {
     pub clause: u32,
     /// In a purpose phrase: what the thing asked about is for, not the thing.
     pub purpose: bool,
+    /// Its byte span in the normalised turn: the index reads the words around a place only
+    /// when a clause names two (`is_origin`).
+    pub start: usize,
+    pub end: usize,
+    /// The head of a request: the category a purchase or compare cue of its clause is said of,
+    /// the nearest one before a Korean cue ("호텔 와이파이 찜찜해서 VPN 하나 결제해둘까": the
+    /// VPN) and the nearest one after an English cue ("looking for a hotel near the train
+    /// station": the hotel), else the nearest on the other side. The index ranks the other
+    /// categories asked beside a head lower.
+    pub head: bool,
 }
 
 #[derive(Debug, Default)]
@@ -196,6 +206,29 @@ fn in_identifier(text: &str, span: &Span) -> bool {
         || (a1 == Some('.') && a2.is_some_and(is_word))
 }
 
+/// Words that say the place after them is where a trip starts.
+const ORIGIN_BEFORE: [&str; 4] = ["from", "out of", "leaving", "departing"];
+
+/// Whether topic `t` of the normalised `text` is where a trip starts: after "from" ("jeju
+/// flights from seoul"), before "to" and another topic ("seoul to tokyo"), before "에서" and
+/// another topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
+/// `topics` are the topics the reading kept. Whether it is a place is the index's to say; it
+/// asks only when a clause names two places, so a turn pays for this only then.
+pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
+    let (start, end) = (t.start, t.end);
+    let before = text[..start].strip_suffix(' ').unwrap_or("");
+    let after_word = ORIGIN_BEFORE.iter().any(|w| before.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word)));
+    let after = &text[end..];
+    let topic_at = |rest: &str| {
+        let at = text.len() - rest.len();
+        topics.iter().any(|o| o.start == at)
+    };
+    after_word
+        || after.strip_prefix(" to ").is_some_and(topic_at)
+        || after.strip_prefix("에서").is_some_and(|r| topic_at(r) || r.strip_prefix(' ').is_some_and(topic_at) || r.trim_start_matches(' ').starts_with("출발"))
+        || after.trim_start_matches(' ').starts_with("출발")
+}
+
 pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
@@ -217,14 +250,22 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     }
     clause_ends.sort_unstable();
     // A negation or after-sales cue is said up to the next comma: "Not looking for flights,
-    // just a hotel", "노트북은 필요 없고, 태블릿 추천".
+    // just a hotel", "노트북은 필요 없고, 태블릿 추천"; a negation only from the comma before it:
+    // "a hotel in tokyo for 3 nights, don't need flights".
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if (targets.contains(&TextHit::Negation) || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
+        let negation = targets.contains(&TextHit::Negation);
+        if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
             if let Some(comma) = text[span.end..next_end].find(',') {
                 comma_ends.push(span.end + comma + 1);
+            }
+            if negation {
+                let from = clause_ends[..clause_ends.partition_point(|&e| e <= span.start)].last().copied().unwrap_or(0);
+                if let Some(comma) = text[from..span.start].rfind(',') {
+                    comma_ends.push(from + comma + 1);
+                }
             }
         }
     }
@@ -297,7 +338,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    topics.push(TopicHit { topic, weak, clause, purpose: false });
+                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false });
                     starts.push((span.start, span.end));
                 }
             }
@@ -340,6 +381,19 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         i += 1;
         !negated[i - 1] && (!voided_clauses.contains(&t.clause) || revived(t.clause)) && !negative.contains(&(t.topic, t.clause))
     });
+    // The head each counting cue is said of, in its clause (a category not in a purpose phrase).
+    for &(clause, at) in purchase.iter().chain(&compare) {
+        if voided_clauses.contains(&clause) {
+            continue;
+        }
+        let korean = text[at..].chars().next().is_some_and(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && !t.purpose && matches!(t.topic, Topic::Category(_)));
+        let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        if let Some(i) = if korean { before.or(after) } else { after.or(before) } {
+            topics[i].head = true;
+        }
+    }
     reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
     reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
@@ -360,6 +414,8 @@ mod tests {
             ("train", TextHit::WeakCategory(3)),
             ("model train", TextHit::NotCategory(3)),
             ("tokyo", TextHit::Entity(0)),
+            ("seoul", TextHit::Entity(3)),
+            ("서울", TextHit::Entity(3)),
             ("buy", TextHit::PurchaseCue),
             ("looking for", TextHit::PurchaseCue),
             ("vs", TextHit::CompareCue),
@@ -425,6 +481,9 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
         // Without a comma, the whole clause.
         assert!(read_text("we already have a laptop and a hotel").topics.is_empty());
+        // A negation is said from the comma before it: the hotel stays.
+        let r = read_text("a hotel in tokyo, already have a flight, and a laptop");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 0), (Topic::Entity(0), 0), (Topic::Category(0), 2)]);
     }
 
     #[test]
@@ -514,6 +573,41 @@ mod tests {
         assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
         let plain = normalize("a laptop in tokyo");
         assert!(matches!(corrected(&m, &plain, &read(&m, &plain).typos), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_trip_origin_is_read_from_the_words_around_it() {
+        let origin = |text: &str| {
+            let text = normalize(text);
+            let r = read(&matcher(), &text);
+            r.topics.iter().map(|t| (t.topic, is_origin(&text, t, &r.topics))).collect::<Vec<_>>()
+        };
+        let (tokyo, seoul) = (Topic::Entity(0), Topic::Entity(3));
+        assert_eq!(origin("flight from seoul to tokyo"), vec![(Topic::Category(2), false), (seoul, true), (tokyo, false)]);
+        assert_eq!(origin("seoul to tokyo"), vec![(seoul, true), (tokyo, false)]);
+        assert_eq!(origin("tokyo flights out of seoul"), vec![(tokyo, false), (Topic::Category(2), false), (seoul, true)]);
+        assert_eq!(origin("서울에서 도쿄 가는 비행기"), vec![(seoul, true), (tokyo, false), (Topic::Category(2), false)]);
+        assert_eq!(origin("서울 출발 도쿄"), vec![(seoul, true), (tokyo, false)]);
+        assert_eq!(origin("서울에서 출발하는 비행기"), vec![(seoul, true), (Topic::Category(2), false)]);
+        // Not a word that only ends in "from", nor "to" before a word that is no topic, nor a
+        // place something is done in.
+        assert_eq!(origin("wherefrom seoul"), vec![(seoul, false)]);
+        assert_eq!(origin("seoul to celebrate"), vec![(seoul, false)]);
+        assert_eq!(origin("도쿄에서 쓸 노트북"), vec![(tokyo, false), (Topic::Category(0), false)]);
+    }
+
+    #[test]
+    fn a_cue_is_said_of_the_nearest_category_before_it_in_korean_and_after_it_in_english() {
+        let heads = |text: &str| read_text(text).topics.iter().filter(|t| t.head).map(|t| t.topic).collect::<Vec<_>>();
+        assert_eq!(heads("숙소 말고 노트북 vpn 필요"), vec![Topic::Category(4)]);
+        assert_eq!(heads("looking for a hotel near a flight"), vec![Topic::Category(1)]);
+        // Else the nearest on the other side; none for a cue without a category in its clause.
+        assert_eq!(heads("추천 노트북 vpn"), vec![Topic::Category(0)]);
+        assert_eq!(heads("a laptop and a hotel, buy"), vec![Topic::Category(1)]);
+        assert!(heads("tokyo. buy").is_empty());
+        // Not a purpose, nor in a voided clause.
+        assert_eq!(heads("비행기에서 쓸 노트북 추천"), vec![Topic::Category(0)]);
+        assert!(heads("already have a laptop, buy").is_empty());
     }
 
     #[test]
