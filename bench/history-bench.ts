@@ -27,6 +27,7 @@ import { CatalogRepository } from '../src/catalog/catalog-repository.js';
 import { demoCatalogWithLargeBudgets } from './catalogs.js';
 import { newDecisionId, newId, sha256 } from '../src/util/ids.js';
 import { createScratchDatabase } from './support.js';
+import { decisionAt } from '../testkit/decision-records.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -197,33 +198,8 @@ try {
   // writer keeps inserting batches of 20 of today's decisions, one after another, as the decision
   // writer does under load. The writer's batch latency before and during the run says whether the
   // drop blocked writes.
-  const rowsTemplate: DecisionRecord = {
-    id: '',
-    appId,
-    requestId: '',
-    kind: 'offer',
-    test: false,
-    createdAt: new Date(),
-    serve: false,
-    reasonCodes: ['LOW_INTENT'],
-    offerSnapshotId: null,
-    campaignId: null,
-    expiresAt: null,
-    locale: 'ko-KR',
-    country: 'KR',
-    intentType: null,
-    messageIntent: null,
-    matchedCategoryIds: [],
-    matchedEntityIds: [],
-    impliedCategoryIds: [],
-    droppedDigestIds: 0,
-    latencyUs: 100,
-    spendMicros: 0,
-  };
-  const writerRow = (): DecisionRecord => {
-    const at = Date.now();
-    return { ...rowsTemplate, id: newDecisionId(at), requestId: crypto.randomUUID(), createdAt: new Date(at) };
-  };
+  // A no-fill of now; ids carry their millisecond, request ids are unique per row.
+  const writerRow = (): DecisionRecord => decisionAt(appId, Date.now(), undefined, { requestId: crypto.randomUUID() });
   const writeFor = async (until: () => boolean) => {
     const latencies: number[] = [];
     while (!until()) {

@@ -25,7 +25,7 @@ import {
   type TestDatabase,
 } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
-import { decisionAt, noActivity } from '../helpers/decision-records.js';
+import { decisionAt, noActivity } from '../../testkit/decision-records.js';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;

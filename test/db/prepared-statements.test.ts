@@ -10,7 +10,7 @@ import { HistoryMaintenance } from '../../src/db/history-partitions.js';
 import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { ReportRepository } from '../../src/reporting/report-repository.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
-import { decisionAt, noActivity } from '../helpers/decision-records.js';
+import { decisionAt, noActivity } from '../../testkit/decision-records.js';
 
 describe.runIf(usingRealPostgres)('prepared statements (Postgres)', () => {
   let t: TestDatabase;

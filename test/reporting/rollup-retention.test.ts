@@ -7,7 +7,7 @@ import { HISTORY_TABLES, HistoryMaintenance, type HistoryTable } from '../../src
 import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { MINUTE_ROLLUP_RETENTION_DAYS, ReportRepository } from '../../src/reporting/report-repository.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
-import { decisionAt, noActivity } from '../helpers/decision-records.js';
+import { decisionAt, noActivity } from '../../testkit/decision-records.js';
 
 const DAY = 86_400_000;
 const NOW = Math.floor(Date.now() / DAY) * DAY + 12 * 3_600_000;

@@ -22,7 +22,7 @@ import { HistoryMaintenance, HISTORY_TABLES, type HistoryTable } from '../../src
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
 import type { Database } from '../../src/db/database.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
-import { noActivity } from '../helpers/decision-records.js';
+import { noActivity } from '../../testkit/decision-records.js';
 import { seededRandom } from '../../testkit/seeded-random.js';
 
 const engine = usingRealPostgres ? 'Postgres' : 'PGlite';

@@ -1,7 +1,7 @@
-// Decision records as the decide writes them, for tests that write history straight through
-// the decision repository (partitions, retention, report rollups).
-import type { DecisionRecord } from '../../src/decisions/decision-repository.js';
-import { newDecisionId } from '../../src/util/ids.js';
+// Decision records as the decide writes them, for tests and benchmarks that write history
+// straight through the decision repository (partitions, retention, report rollups).
+import type { DecisionRecord } from '../src/decisions/decision-repository.js';
+import { newDecisionId } from '../src/util/ids.js';
 
 /** A decision made at `atMs`, its id carrying that time; served when `served` is given. */
 export function decisionAt(
