@@ -15,22 +15,14 @@ import { stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
-import { setPriority } from 'node:os';
 import { CatalogChecker, CatalogValidationError } from './catalog-validation.js';
 import { readCatalogDocument, NotJson } from './catalog-document-reader.js';
 import { CatalogHasher, OfferPreparer, type ImportPlan, type PreparedOffer } from './catalog-import-plan.js';
 import type { Offer } from './catalog-schema.js';
 import type { ToImporter, ToWorker, WorkerInput } from './catalog-import-messages.js';
+import { yieldToServing } from './worker-priority.js';
 
-// On Linux a thread has its own nice value (setpriority with pid 0 means this thread): the import
-// yields the CPU to the serving thread and Postgres when they want it, and takes the rest.
-if (process.platform === 'linux') {
-  try {
-    setPriority(10);
-  } catch {
-    // Not permitted here: run at normal priority.
-  }
-}
+yieldToServing();
 
 const input = workerData as WorkerInput;
 const port = parentPort!;

@@ -4,20 +4,12 @@
 // snapshots, builds the offer index and the serving view's offer table (ServingCatalogBuild),
 // and sends them to the serving thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { setPriority } from 'node:os';
 import { ServingCatalogBuild } from './catalog-load.js';
 import type { LoadWorkerInput, ToLoader, ToLoadWorker } from './catalog-load-messages.js';
 import { IndexBuildError } from '../native/offer-index.js';
+import { yieldToServing } from './worker-priority.js';
 
-// On Linux a thread has its own nice value: the load yields the CPU to the serving thread and
-// Postgres when they want it, and takes the rest.
-if (process.platform === 'linux') {
-  try {
-    setPriority(10);
-  } catch {
-    // Not permitted here: run at normal priority.
-  }
-}
+yieldToServing();
 
 const input = workerData as LoadWorkerInput;
 const port = parentPort!;
