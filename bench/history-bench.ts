@@ -28,6 +28,7 @@ import { demoCatalogWithLargeBudgets } from './catalogs.js';
 import { newDecisionId, newId, sha256 } from '../src/util/ids.js';
 import { createScratchDatabase } from './support.js';
 import { decisionAt } from '../testkit/decision-records.js';
+import { KEEP_HISTORY, makeHistoryPartitions } from '../testkit/history-partitions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -62,10 +63,8 @@ try {
   await migrate(db);
   const now = Date.now();
   const today = Math.floor(now / DAY) * DAY;
-  const keepAll = { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 };
   // Partitions for every day of the load, as the service made them on those days.
-  for (let d = DAYS - 1; d >= 0; d -= 7)
-    await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 7 }, { now: () => today - d * DAY }).run({ wait: true });
+  await makeHistoryPartitions(db, today - (DAYS - 1) * DAY, today);
   const catalog = new CatalogRepository(db);
   await catalog.import(demoCatalogWithLargeBudgets());
   const snapshots = (await catalog.loadServingCatalog()).offers.map((o) => ({ snapshotId: o.snapshot_id, campaignId: o.campaign_id }));
@@ -213,7 +212,7 @@ try {
   };
   const baselineUntil = performance.now() + 2000;
   const writerBefore = await writeFor(() => performance.now() >= baselineUntil);
-  const retainAllButOldest = Object.fromEntries(Object.keys(keepAll).map((t) => [t, DAYS - 2])) as typeof keepAll;
+  const retainAllButOldest = Object.fromEntries(Object.keys(KEEP_HISTORY).map((t) => [t, DAYS - 2])) as typeof KEEP_HISTORY;
   let maintenanceDone = false;
   const writing = writeFor(() => maintenanceDone);
   const dropStarted = performance.now();

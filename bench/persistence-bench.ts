@@ -21,8 +21,8 @@ import { ClickRepository } from '../src/links/click-repository.js';
 import { ConversionRepository } from '../src/conversions/conversion-repository.js';
 import { AffiliateImpressionRepository } from '../src/affiliate/affiliate-impression-repository.js';
 import { newDecisionId, newId } from '../src/util/ids.js';
-import { HistoryMaintenance } from '../src/db/history-partitions.js';
 import { cpuUsOfAll, createScratchDatabase } from './support.js';
+import { makeHistoryPartitions } from '../testkit/history-partitions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -116,10 +116,7 @@ const { db, drop, label, name } = await createDatabase();
 try {
   await migrate(db);
   // Today's history partitions, as the service makes them at start.
-  await new HistoryMaintenance(db, {
-    retentionDays: { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 },
-    daysAhead: 1,
-  }).run({ wait: true });
+  await makeHistoryPartitions(db, Date.now());
   const appId = (await new AppRepository(db).createApp('bench')).app_id;
   const decisions = new DecisionRepository(db, {
     events: new EventRepository(db),

@@ -25,9 +25,9 @@ import { DecisionRepository, type DecisionRecord } from '../src/decisions/decisi
 import { EventRepository, type ImpressionRow } from '../src/events/event-repository.js';
 import { ClickRepository, type ClickRow } from '../src/links/click-repository.js';
 import { newDecisionId, newId } from '../src/util/ids.js';
-import { HistoryMaintenance } from '../src/db/history-partitions.js';
 import { createScratchDatabase } from './support.js';
 import { seededRandom } from '../testkit/seeded-random.js';
+import { makeHistoryPartitions } from '../testkit/history-partitions.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -276,9 +276,7 @@ async function main() {
     await migrate(db);
     const until = Date.now();
     // The day partitions of the week being seeded, as the service made them on those days.
-    const keepAll = { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 };
-    for (let d = DAYS + 1; d >= 0; d -= 7)
-      await new HistoryMaintenance(db, { retentionDays: keepAll, daysAhead: 8 }, { now: () => until - d * 86_400_000 }).run({ wait: true });
+    await makeHistoryPartitions(db, until - DAYS * 86_400_000, until);
     console.log(`seeding ${DECISIONS.toLocaleString('en')} decisions over ${DAYS} days into ${new URL(scratch.url).pathname.slice(1)} …`);
     const seeded = await seed(db, other, until);
     console.log(

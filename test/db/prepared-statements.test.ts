@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { AppRepository } from '../../src/apps/app-repository.js';
-import { HistoryMaintenance } from '../../src/db/history-partitions.js';
 import { DecisionRepository } from '../../src/decisions/decision-repository.js';
 import { ReportRepository } from '../../src/reporting/report-repository.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
 import { decisionAt, noActivity } from '../../testkit/decision-records.js';
+import { makeHistoryPartitions } from '../../testkit/history-partitions.js';
 
 describe.runIf(usingRealPostgres)('prepared statements (Postgres)', () => {
   let t: TestDatabase;
@@ -19,8 +19,7 @@ describe.runIf(usingRealPostgres)('prepared statements (Postgres)', () => {
     t = await createTestDatabase();
     // One connection, so every statement below and the probe run on the same session.
     one = await openDatabase({ databaseUrl: t.url, dataDir: 'memory', poolSize: 1 });
-    const keepAll = { decisions: 0, events: 0, clicks: 0, conversions: 0, affiliate_impressions: 0, click_intents: 0 };
-    await new HistoryMaintenance(one, { retentionDays: keepAll, daysAhead: 1 }).run({ wait: true });
+    await makeHistoryPartitions(one, Date.now());
   });
   afterAll(async () => {
     await one?.close();
