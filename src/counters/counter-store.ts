@@ -73,6 +73,20 @@ export interface WindowHit {
   by: number;
 }
 
+/** An entry set only if absent, with a TTL (as `putIfAbsent`). */
+export interface Mark {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
+/** What `marksAndHits` answers: for each mark in order, the value already there (null when this
+ *  call set it); for each hit, its window's count and the ms until it resets. */
+export interface MarksAndHitsOutcome {
+  existing: (string | null)[];
+  hits: { count: number; resetInMs: number }[];
+}
+
 export interface CounterStore {
   readonly kind: 'redis' | 'memory';
   /** Fixed-window hits for rate limiting, many windows in one round trip: each key grows by `by`
@@ -99,6 +113,10 @@ export interface CounterStore {
   readSpend(campaignId: string): Promise<CachedSpend | null>;
   /** Set if absent with a TTL; returns null when it was set, else the existing value. */
   putIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
+  /** `putIfAbsent` for each mark and `hits` for the windows, for one caller (a click's dedup marks
+   *  and its address' rate windows). The Redis store sends every call made in one event-loop turn
+   *  in one script call: one command for a turn's clicks, not three a click. */
+  marksAndHits(marks: readonly Mark[], hits: readonly WindowHit[]): Promise<MarksAndHitsOutcome>;
   get(key: string): Promise<string | null>;
   delete(key: string): Promise<void>;
   /** Liveness for /readyz. Throws when unreachable. */
@@ -185,6 +203,12 @@ export function checkHit(h: WindowHit): void {
 
 export function checkTtl(ttlMs: number): void {
   positiveInt(ttlMs, 'ttlMs');
+}
+
+export function checkMark(m: Mark): void {
+  keyArg(m.key);
+  if (typeof m.value !== 'string') throw new RangeError('value must be a string');
+  positiveInt(m.ttlMs, 'ttlMs');
 }
 
 const UTC_DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -21,6 +21,7 @@ import {
   checkReceipt,
   checkTtl,
   checkHit,
+  checkMark,
   newGeneration,
   receiptOf,
   type CachedSpend,
@@ -28,6 +29,8 @@ import {
   type ClaimOutcome,
   type ClaimReceipt,
   type LedgerSpend,
+  type Mark,
+  type MarksAndHitsOutcome,
   type StartableCounterStore,
   type WindowHit,
 } from './counter-store.js';
@@ -298,6 +301,17 @@ export class MemoryCounterStore implements StartableCounterStore {
   async putIfAbsent(key: string, value: string, ttlMs: number) {
     checkKey(key);
     checkTtl(ttlMs);
+    return this.mark({ key, value, ttlMs });
+  }
+
+  async marksAndHits(marks: readonly Mark[], hits: readonly WindowHit[]): Promise<MarksAndHitsOutcome> {
+    // All checked before anything is set or counted, as in `hits`.
+    for (const m of marks) checkMark(m);
+    for (const h of hits) checkHit(h);
+    return { existing: marks.map((m) => this.mark(m)), hits: hits.map((h) => this.addToWindow(h)) };
+  }
+
+  private mark({ key, value, ttlMs }: Mark): string | null {
     const now = this.now();
     const k = this.prefix + key;
     const e = this.entries.live(k, now);

@@ -29,6 +29,7 @@ import {
   checkReceipt,
   checkTtl,
   checkHit,
+  checkMark,
   CounterStoreUnavailable,
   newGeneration,
   receiptOf,
@@ -39,6 +40,8 @@ import {
   type ClaimReceipt,
   type CounterStoreLogger,
   type LedgerSpend,
+  type Mark,
+  type MarksAndHitsOutcome,
   type StartableCounterStore,
   type WindowHit,
 } from './counter-store.js';
@@ -250,8 +253,91 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return nil
 `;
 
-/** Decides per claim script call at most. */
-const MAX_CLAIMS_PER_CALL = 256;
+// Marks set if absent, and window hits, for many callers in one script (a turn's clicks: each
+// click's dedup marks and its address' rate windows). KEYS: for each caller, its marks' keys,
+// then its windows' keys. ARGV[1]: number of callers; then for each: nMarks, nHits, (value,
+// ttlMs) per mark, (windowMs, by) per hit. Returns, for each caller, per mark: 1 and the value
+// already there, or 0 and '' when it was set now; per hit: count and ms to the window's reset
+// (as HITS_LUA). No nil in the reply: Lua would end the array there.
+const MARKS_AND_HITS_LUA = `
+local out = {}
+local a = 2
+local k = 1
+for r = 1, tonumber(ARGV[1]) do
+  local nm = tonumber(ARGV[a])
+  local nh = tonumber(ARGV[a + 1])
+  a = a + 2
+  for i = 1, nm do
+    local existing = redis.call('GET', KEYS[k])
+    if existing then
+      out[#out + 1] = 1
+      out[#out + 1] = existing
+    else
+      redis.call('SET', KEYS[k], ARGV[a], 'PX', ARGV[a + 1])
+      out[#out + 1] = 0
+      out[#out + 1] = ''
+    end
+    a = a + 2
+    k = k + 1
+  end
+  for i = 1, nh do
+    local window = tonumber(ARGV[a])
+    local by = tonumber(ARGV[a + 1])
+    local count = redis.call('INCRBY', KEYS[k], by)
+    local ttl = -1
+    if count ~= by then ttl = redis.call('PTTL', KEYS[k]) end
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[k], window)
+      ttl = window
+    end
+    out[#out + 1] = count
+    out[#out + 1] = ttl
+    a = a + 2
+    k = k + 1
+  end
+end
+return out
+`;
+
+/** Callers per batched script call at most, so no one script holds the server for long. */
+const MAX_PER_CALL = 256;
+
+interface MarksAndHitsRequest {
+  marks: readonly Mark[];
+  hits: readonly WindowHit[];
+}
+
+/** Calls made in one event-loop turn, sent together in one `send`: the first schedules the send
+ *  for the end of the turn, a full batch goes at once. Each caller hears its own answer; a failed
+ *  send fails every caller in it. */
+class TurnBatch<In, Out> {
+  private pending: { input: In; resolve: (o: Out) => void; reject: (e: unknown) => void }[] = [];
+
+  constructor(
+    private readonly max: number,
+    private readonly send: (inputs: In[]) => Promise<Out[]>,
+  ) {}
+
+  add(input: In): Promise<Out> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ input, resolve, reject });
+      if (this.pending.length >= this.max) this.flush();
+      else if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush() {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.send(batch.map((b) => b.input)).then(
+      (outs) => batch.forEach((b, i) => b.resolve(outs[i])),
+      (err) => {
+        for (const b of batch) b.reject(err);
+      },
+    );
+  }
+}
 
 type ScriptedRedis = Redis & {
   sidenoteClaimBatch(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
@@ -260,6 +346,7 @@ type ScriptedRedis = Redis & {
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
+  sidenoteMarksAndHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
 };
 
 export interface RedisCounterStoreOptions {
@@ -287,8 +374,8 @@ export class RedisCounterStore implements StartableCounterStore {
   private lastLoggedAt = 0;
   private suppressed = 0;
   private closed = false;
-  /** Claims made in this event-loop turn, sent together (sendClaims). */
-  private pendingClaims: { candidates: ClaimCandidate[]; resolve: (o: ClaimOutcome) => void; reject: (e: unknown) => void }[] = [];
+  private readonly claims = new TurnBatch(MAX_PER_CALL, (batch: ClaimCandidate[][]) => this.sendClaims(batch));
+  private readonly marks = new TurnBatch(MAX_PER_CALL, (batch: MarksAndHitsRequest[]) => this.sendMarksAndHits(batch));
 
   constructor(opts: RedisCounterStoreOptions) {
     this.log = opts.logger;
@@ -319,6 +406,7 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
     this.redis.defineCommand('sidenoteHits', { lua: HITS_LUA });
     this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
+    this.redis.defineCommand('sidenoteMarksAndHits', { lua: MARKS_AND_HITS_LUA });
   }
 
   /** Connects if not yet connected and waits up to timeoutMs for it. Never throws; reconnection
@@ -355,22 +443,14 @@ export class RedisCounterStore implements StartableCounterStore {
       return Promise.reject(err);
     }
     if (candidates.length === 0) return Promise.resolve({ claimedIndex: -1, receipt: null, skipped: [] });
-    return new Promise((resolve, reject) => {
-      this.pendingClaims.push({ candidates, resolve, reject });
-      // A full batch goes at once, so no one script holds the server for long.
-      if (this.pendingClaims.length >= MAX_CLAIMS_PER_CALL) this.sendClaims();
-      else if (this.pendingClaims.length === 1) setImmediate(() => this.sendClaims());
-    });
+    return this.claims.add(candidates);
   }
 
-  /** Sends the claims of this event-loop turn in one script call; each decide hears its own. */
-  private sendClaims() {
-    if (this.pendingClaims.length === 0) return;
-    const batch = this.pendingClaims;
-    this.pendingClaims = [];
+  /** The claims of one event-loop turn in one script call; each decide hears its own. */
+  private async sendClaims(batch: ClaimCandidate[][]): Promise<ClaimOutcome[]> {
     const keys: string[] = [];
     const args: (string | number)[] = [batch.length];
-    for (const { candidates } of batch) {
+    for (const candidates of batch) {
       const header = args.length;
       args.push(candidates.length, 0);
       for (const c of candidates) {
@@ -386,26 +466,64 @@ export class RedisCounterStore implements StartableCounterStore {
       }
       args[header + 1] = args.length - header - 2;
     }
-    this.run('claimFirst', () => this.redis.sidenoteClaimBatch(keys.length, ...keys, ...args)).then(
-      (out) => {
-        let o = 0;
-        for (const { candidates, resolve } of batch) {
-          const claimedIndex = Number(out[o]);
-          const generation = String(out[o + 1]);
-          const nSkipped = Number(out[o + 2]);
-          o += 3;
-          const skipped: ClaimOutcome['skipped'] = [];
-          for (let i = 0; i < nSkipped; i++, o += 3) {
-            const retry = Number(out[o + 2]);
-            skipped.push({ index: Number(out[o]), reason: SKIP_REASONS[Number(out[o + 1])], retryAfterMs: retry >= 0 ? retry : null });
-          }
-          resolve({ claimedIndex, receipt: claimedIndex >= 0 ? receiptOf(candidates[claimedIndex], generation) : null, skipped });
-        }
-      },
-      (err) => {
-        for (const { reject } of batch) reject(err);
-      },
-    );
+    const out = await this.run('claimFirst', () => this.redis.sidenoteClaimBatch(keys.length, ...keys, ...args));
+    let o = 0;
+    return batch.map((candidates) => {
+      const claimedIndex = Number(out[o]);
+      const generation = String(out[o + 1]);
+      const nSkipped = Number(out[o + 2]);
+      o += 3;
+      const skipped: ClaimOutcome['skipped'] = [];
+      for (let i = 0; i < nSkipped; i++, o += 3) {
+        const retry = Number(out[o + 2]);
+        skipped.push({ index: Number(out[o]), reason: SKIP_REASONS[Number(out[o + 1])], retryAfterMs: retry >= 0 ? retry : null });
+      }
+      return { claimedIndex, receipt: claimedIndex >= 0 ? receiptOf(candidates[claimedIndex], generation) : null, skipped };
+    });
+  }
+
+  marksAndHits(marks: readonly Mark[], hits: readonly WindowHit[]): Promise<MarksAndHitsOutcome> {
+    try {
+      for (const m of marks) checkMark(m);
+      for (const h of hits) checkHit(h);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (marks.length === 0 && hits.length === 0) return Promise.resolve({ existing: [], hits: [] });
+    return this.marks.add({ marks, hits });
+  }
+
+  /** The marks and hits of one event-loop turn in one script call. */
+  private async sendMarksAndHits(batch: MarksAndHitsRequest[]): Promise<MarksAndHitsOutcome[]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const { marks, hits } of batch) {
+      args.push(marks.length, hits.length);
+      for (const m of marks) {
+        keys.push(m.key);
+        args.push(m.value, m.ttlMs);
+      }
+      for (const h of hits) {
+        keys.push(h.key);
+        args.push(h.windowMs, h.by);
+      }
+    }
+    const out = await this.run('marksAndHits', () => this.redis.sidenoteMarksAndHits(keys.length, ...keys, ...args));
+    let o = 0;
+    return batch.map(({ marks, hits }) => {
+      const existing = marks.map(() => {
+        const had = Number(out[o]) === 1;
+        const value = String(out[o + 1]);
+        o += 2;
+        return had ? value : null;
+      });
+      const counts = hits.map(() => {
+        const hit = { count: Number(out[o]), resetInMs: Math.max(0, Number(out[o + 1])) };
+        o += 2;
+        return hit;
+      });
+      return { existing, hits: counts };
+    });
   }
 
   refund(receipt: ClaimReceipt): Promise<void> {

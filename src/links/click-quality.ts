@@ -34,16 +34,20 @@ export async function judgeClick(facts: ClickFacts, counters: CounterStore): Pro
   // The counter store down means these checks cannot run: the click counts, and the database
   // keeps every click (with its address hash) for dedup after the fact.
   try {
-    // Every counter in one go: issued in the same tick they share one round trip (ioredis
-    // auto-pipelining), the rate windows as one script. So a duplicate click still counts
-    // towards its address' rate limits: it is a click from that address all the same.
+    // Every counter in one call, which the Redis store sends with the other clicks of this
+    // event-loop turn as one script: the dedup marks (by decision, by visitor) and the address'
+    // rate windows. So a duplicate click still counts towards its address' rate limits: it is a
+    // click from that address all the same.
     const visitor = keyHash(`${facts.ipHash}\u0000${facts.userAgent}\u0000${claims.snapshotId}`);
-    const [byDecision, byVisitor, hits] = await Promise.all([
-      counters.putIfAbsent(counterKeys.clickDedup(claims.decisionId), '1', COUNTER_TTLS.clickDedupMs),
-      counters.putIfAbsent(counterKeys.clickDedup(`v.${visitor}`), '1', COUNTER_TTLS.clickDedupMs),
-      counters.hits(CLICK_RATE_LIMITS.map((l) => ({ key: counterKeys.clickRate(facts.ipHash, l.window), windowMs: l.ms, by: 1 }))),
-    ]);
-    if (byDecision !== null || byVisitor !== null) return 'duplicate';
+    const ttlMs = COUNTER_TTLS.clickDedupMs;
+    const { existing, hits } = await counters.marksAndHits(
+      [
+        { key: counterKeys.clickDedup(claims.decisionId), value: '1', ttlMs },
+        { key: counterKeys.clickDedup(`v.${visitor}`), value: '1', ttlMs },
+      ],
+      CLICK_RATE_LIMITS.map((l) => ({ key: counterKeys.clickRate(facts.ipHash, l.window), windowMs: l.ms, by: 1 })),
+    );
+    if (existing.some((v) => v !== null)) return 'duplicate';
     if (hits.some((h, i) => h.count > CLICK_RATE_LIMITS[i].max)) return 'rate_limited';
   } catch {
     return null;

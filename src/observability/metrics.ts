@@ -159,7 +159,7 @@ export class Metrics {
 /** Counts counter-store failures without changing what callers see. */
 export function instrumentCounterStore<T extends CounterStore>(store: T, metrics: Metrics): T {
   const wrapped = Object.create(store) as T;
-  for (const op of ['hits', 'claimFirst', 'refund', 'loadSpend', 'raiseSpend', 'readSpend', 'putIfAbsent', 'get', 'delete', 'ping'] as const) {
+  for (const op of ['hits', 'claimFirst', 'refund', 'loadSpend', 'raiseSpend', 'readSpend', 'putIfAbsent', 'marksAndHits', 'get', 'delete', 'ping'] as const) {
     // Looked up at call time, so a store whose method is replaced later (tests) stays wrapped.
     (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) =>
       (store[op] as (...a: unknown[]) => Promise<unknown>).apply(store, args).catch((err: unknown) => {

@@ -1,7 +1,7 @@
 // One suite, every configured counter store: always the in-process store, and Redis as well when
 // REDIS_URL is set (CI). Windows are short (200 ms) real-time windows, so both stores are tested
 // the same way; memory-only details (sweep, bounds) use an injected clock.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import rateLimit from '@fastify/rate-limit';
@@ -364,6 +364,82 @@ describe.each(storesUnderTest)('$kind counter store', ({ kind, open }) => {
     });
   });
 
+  describe('marksAndHits (a click: dedup marks and rate windows in one call)', () => {
+    it('sets each mark only if absent and counts each hit, answering in the order asked', async () => {
+      const first = await store.marksAndHits(
+        [
+          { key: 'mh:a', value: 'x', ttlMs: 10_000 },
+          { key: 'mh:b', value: 'y', ttlMs: 10_000 },
+        ],
+        [
+          { key: 'mh:w1', windowMs: 10_000, by: 1 },
+          { key: 'mh:w2', windowMs: 300, by: 2 },
+        ],
+      );
+      expect(first.existing).toEqual([null, null]);
+      expect(first.hits.map((h) => h.count)).toEqual([1, 2]);
+      expect(first.hits[1].resetInMs).toBeLessThanOrEqual(300);
+      // A mark another instance made is seen; one made now is not; windows keep counting.
+      const second = await other.marksAndHits(
+        [
+          { key: 'mh:b', value: 'z', ttlMs: 10_000 },
+          { key: 'mh:c', value: 'z', ttlMs: 10_000 },
+        ],
+        [{ key: 'mh:w1', windowMs: 10_000, by: 1 }],
+      );
+      expect(second.existing).toEqual(['y', null]);
+      expect(second.hits.map((h) => h.count)).toEqual([2]);
+      expect(await store.get('mh:c')).toBe('z');
+      expect(await other.marksAndHits([], [])).toEqual({ existing: [], hits: [] });
+    });
+
+    it('answers each of 100 concurrent callers with its own outcome; exactly one sets a shared mark', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 ? other : store).marksAndHits(
+            [
+              { key: 'mh:shared', value: `v${i}`, ttlMs: 10_000 },
+              { key: `mh:own:${i}`, value: 'own', ttlMs: 10_000 },
+            ],
+            [{ key: 'mh:rate', windowMs: 10_000, by: 1 }],
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.existing[0] === null)).toHaveLength(1);
+      for (const r of results) expect(r.existing[1]).toBeNull();
+      expect(results.map((r) => r.hits[0].count).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    });
+
+    it('rejects a malformed mark or hit before touching anything', async () => {
+      await expect(store.marksAndHits([{ key: 'mh:bad', value: 'x', ttlMs: 0 }], [{ key: 'mh:badw', windowMs: 1000, by: 1 }])).rejects.toBeInstanceOf(
+        RangeError,
+      );
+      await expect(store.marksAndHits([{ key: 'mh:bad', value: 'x', ttlMs: 1000 }], [{ key: 'mh:badw', windowMs: 1000, by: 0 }])).rejects.toBeInstanceOf(
+        RangeError,
+      );
+      expect(await store.get('mh:bad')).toBeNull();
+      expect((await hit(store, 'mh:badw', 1000)).count).toBe(1);
+    });
+
+    if (kind === 'redis') {
+      it('sends the calls of one event-loop turn as one script call', async () => {
+        // Every command ioredis writes goes through sendCommand (auto-pipelining included).
+        const { redis } = store as unknown as { redis: { sendCommand: (command: { name: string }) => unknown } };
+        const send = vi.spyOn(redis, 'sendCommand');
+        try {
+          await Promise.all(
+            Array.from({ length: 40 }, (_, i) =>
+              store.marksAndHits([{ key: `mh:turn:${i}`, value: '1', ttlMs: 10_000 }], [{ key: 'mh:turnrate', windowMs: 10_000, by: 1 }]),
+            ),
+          );
+          // EVAL the first time this connection runs the script, EVALSHA after.
+          expect(send.mock.calls.map(([command]) => command.name.replace('evalsha', 'eval'))).toEqual(['eval']);
+        } finally {
+          send.mockRestore();
+        }
+      });
+    }
+  });
   it('answers ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
