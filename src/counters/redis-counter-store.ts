@@ -221,28 +221,6 @@ end
 return 1
 `;
 
-// Fixed-window hits, many in one script: KEYS are the windows' counters, ARGV holds (windowMs,
-// by) per key. The first hit starts a window. A counter found without an expiry (which only an
-// outside write could cause) gets one, so it can never count forever. Returns count, msToReset
-// for each key in turn.
-const HITS_LUA = `
-local out = {}
-for i, key in ipairs(KEYS) do
-  local window = tonumber(ARGV[2 * i - 1])
-  local by = tonumber(ARGV[2 * i])
-  local count = redis.call('INCRBY', key, by)
-  local ttl = -1
-  if count ~= by then ttl = redis.call('PTTL', key) end
-  if ttl < 0 then
-    redis.call('PEXPIRE', key, window)
-    ttl = window
-  end
-  out[2 * i - 1] = count
-  out[2 * i] = ttl
-end
-return out
-`;
-
 // Set if absent, atomically in one round trip. KEYS[1]: the key; ARGV[1]: value; ARGV[2]: TTL ms.
 // Returns nil when this call set it, else the value already there. (Not SET NX GET, which needs
 // Redis 7; and not SET NX then GET, which could see the key expire in between.)
@@ -253,12 +231,14 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return nil
 `;
 
-// Marks set if absent, and window hits, for many callers in one script (a turn's clicks: each
-// click's dedup marks and its address' rate windows). KEYS: for each caller, its marks' keys,
+// Marks set if absent, and fixed-window hits, for many callers in one script (a turn's clicks:
+// each click's dedup marks and its address' rate windows; `hits` is one caller without marks).
+// The first hit starts a window. A counter found without an expiry (which only an outside write
+// could cause) gets one, so it can never count forever. KEYS: for each caller, its marks' keys,
 // then its windows' keys. ARGV[1]: number of callers; then for each: nMarks, nHits, (value,
 // ttlMs) per mark, (windowMs, by) per hit. Returns, for each caller, per mark: 1 and the value
-// already there, or 0 and '' when it was set now; per hit: count and ms to the window's reset
-// (as HITS_LUA). No nil in the reply: Lua would end the array there.
+// already there, or 0 and '' when it was set now; per hit: count and ms to the window's reset.
+// No nil in the reply: Lua would end the array there.
 const MARKS_AND_HITS_LUA = `
 local out = {}
 local a = 2
@@ -344,7 +324,6 @@ type ScriptedRedis = Redis & {
   sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  sidenoteHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
   sidenoteMarksAndHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
 };
@@ -404,7 +383,6 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
-    this.redis.defineCommand('sidenoteHits', { lua: HITS_LUA });
     this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
     this.redis.defineCommand('sidenoteMarksAndHits', { lua: MARKS_AND_HITS_LUA });
   }
@@ -431,7 +409,9 @@ export class RedisCounterStore implements StartableCounterStore {
     return this.run('hits', async () => {
       for (const h of batch) checkHit(h);
       if (batch.length === 0) return [];
-      const out = await this.redis.sidenoteHits(batch.length, ...batch.map((h) => h.key), ...batch.flatMap((h) => [h.windowMs, h.by]));
+      // The marks-and-hits script with one caller and no marks.
+      const keys = batch.map((h) => h.key);
+      const out = await this.redis.sidenoteMarksAndHits(keys.length, ...keys, 1, 0, batch.length, ...batch.flatMap((h) => [h.windowMs, h.by]));
       return batch.map((_, i) => ({ count: Number(out[2 * i]), resetInMs: Math.max(0, Number(out[2 * i + 1])) }));
     });
   }
