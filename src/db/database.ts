@@ -80,10 +80,13 @@ export interface OpenDatabaseOptions {
   /** PGlite data directory, or `memory` for an in-memory database. */
   dataDir: string;
   poolSize?: number;
+  /** How long a statement may run before it fails as an outage (default 5 s). Benchmarks that
+   *  load millions of rows on a shared machine give their seeding connections longer. */
+  queryTimeoutMs?: number;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.queryTimeoutMs ?? 5000) : openPglite(opts.dataDir);
 }
 
 // int8 (bigint) and numeric counts come back as numbers, as PGlite returns them; every
@@ -126,7 +129,7 @@ function preparedNames(limit = 500): (sql: string) => string | undefined {
   };
 }
 
-function openPostgres(connectionString: string, max: number): Database {
+function openPostgres(connectionString: string, max: number, queryTimeoutMs: number): Database {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -134,7 +137,7 @@ function openPostgres(connectionString: string, max: number): Database {
     connectionTimeoutMillis: 2000,
     idleTimeoutMillis: 30_000,
     // A statement that hangs (locked table, stopped server) must not hold a request forever.
-    query_timeout: 5000,
+    query_timeout: queryTimeoutMs,
     application_name: 'sidenote',
   });
   // An idle client losing its connection emits here; without a listener the process would crash.
