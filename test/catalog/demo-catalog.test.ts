@@ -442,6 +442,29 @@ describe('the demo catalog on the native core', () => {
     ];
     for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
   });
+
+  // Drugs bought or taken on a trip are a health moment (the topic already held cocaine and
+  // heroin); 마약 and 대마 alone begin 마약베개 (a pillow), 마약김밥 and 대마도 (Tsushima), and
+  // "weed" is a garden's.
+  it('names the health topic for drugs on a trip, and not for the words they begin', () => {
+    const drugs: ['ko' | 'en', string][] = [
+      ['ko', '태국 가서 대마초 피워도 한국에서 처벌돼?'],
+      ['ko', '방콕 가면 마리화나 어디서 사? 호텔도 추천해줘'],
+      ['ko', '클럽에서 엑스터시 받았는데 괜찮을까'],
+      ['en', 'where can i buy cannabis legally in bangkok, also need a hotel on sukhumvit'],
+      ['en', 'where to get magic mushrooms in amsterdam'],
+      ['en', 'how much is ketamine in bali'],
+    ];
+    for (const [language, message] of drugs) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: ['health'] });
+    const ordinary: ['ko' | 'en', string][] = [
+      ['ko', '마약베개 추천해줘'],
+      ['ko', '마약김밥 맛집 광장시장'],
+      ['ko', '대마도 여행 배편 예약'],
+      ['en', 'best weed killer for my garden'],
+      ['en', 'method for cleaning a laptop'],
+    ];
+    for (const [language, message] of ordinary) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
+  });
 });
 
 describe('catalog/catalog.schema.json', () => {
