@@ -11,6 +11,7 @@
 // transaction) and its frequency and budget claim is given back to the counter store.
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
+import { namesAdultVenueIn } from './adult-venues.js';
 import { namesMedicineIn } from './medicine-names.js';
 import { patternText, saysMinorAgeIn } from './minor-age.js';
 import { requestedTestOutcome } from './test-mode.js';
@@ -387,11 +388,11 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    // Ages, school years and medicine names are patterns, read on one normalised copy of the
-    // turn, and only when the core found nothing.
+    // Ages, school years, medicine names and adult venues whose names begin other words are
+    // patterns, read on one normalised copy of the turn, and only when the core found nothing.
     const patternsSay = () => {
       const text = patternText(envelope.message);
-      return saysMinorAgeIn(text) || namesMedicineIn(text);
+      return saysMinorAgeIn(text) || namesMedicineIn(text) || namesAdultVenueIn(text);
     };
     const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || patternsSay());
     const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;

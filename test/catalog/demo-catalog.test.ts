@@ -391,6 +391,80 @@ describe('the demo catalog on the native core', () => {
     expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
     expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');
   });
+
+  // Relevance slice 31: adult services by name, alone and beside an ordinary ask; none of these
+  // turns is a training turn of the classifier. Each named no sensitive topic before the slice.
+  it('names the adult topic for adult services in both languages, beside an ask too', () => {
+    const turns: ['ko' | 'en', string][] = [
+      ['ko', '오사카 여행 중인데 소프랜드 가격 얼마 정도야'],
+      ['ko', '출장 가서 룸살롱 접대가 있대 강남역 근처 호텔 좀 잡아줘'],
+      ['ko', '후쿠오카 풍속점 추천 좀 그리고 하카타역 근처 호텔도'],
+      ['ko', '파타야 가서 성매매 업소 어디 있는지 알려줘'],
+      ['ko', '홍등가 구경하고 싶은데 암스테르담 숙소 추천해줘'],
+      ['ko', '방콕 가는데 고고바 어디가 제일 괜찮아?'],
+      ['en', 'where are the brothels in amsterdam, also need a cheap hostel'],
+      ['en', 'any good strip clubs in vegas? booking a hotel there too'],
+      ['en', 'how much is a happy ending massage in bangkok'],
+      ['en', 'how do i hire an escort for the night in tokyo'],
+      ['en', 'is soapland in tokyo worth it? booking flights next week'],
+      ['en', 'cheap flights to bangkok, want to visit the red light district'],
+      ['en', 'looking for a massage with extras near my hotel in seoul'],
+    ];
+    for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: ['adult'] });
+  });
+
+  // The adult words are chosen so that none begins or sits one typo from an ordinary word a
+  // shopper or traveller writes (a sensitive stem may be followed by any Hangul; a Latin alias of
+  // one or two words matches one edit away unless the edit is a common English word).
+  it('names no sensitive topic for massage, spas, bars, karaoke, nightlife or the words the adult aliases resemble', () => {
+    const turns: ['ko' | 'en', string][] = [
+      ['ko', '호텔 스파에서 타이 마사지 예약하고 싶어'],
+      ['ko', '강남 재즈바 추천해줘'],
+      ['ko', '홍대 노래방 6명 2시간 예약 가능한 곳'],
+      ['ko', '찜질방 가격 얼마야'],
+      ['ko', '커플 스파 패키지 있는 제주 호텔 추천해줘'],
+      ['ko', '방콕 레이디보이 쇼 티켓 예매하려고'],
+      ['ko', '오피스텔 단기 임대 알아보는 중'],
+      ['ko', '스트립로인 스테이크 맛집 추천'],
+      ['ko', '유니섹스 후드티 추천'],
+      ['ko', '핸드드립카페 추천'],
+      ['ko', '안마방석 추천해줘 부모님 선물'],
+      ['en', 'book a thai massage at the hotel spa in bangkok'],
+      ['en', 'best jazz bar in tokyo for a date night'],
+      ['en', 'karaoke room for 6 people in shibuya tonight'],
+      ['en', 'tokyo nightlife for a bachelor party, which clubs are good'],
+      ['en', 'does the new pixar movie have a happy ending'],
+      ['en', 'best rice cooker under 100 dollars'],
+      ['en', 'pink salmon fillets delivery'],
+      ['en', 'my brothers are visiting, need a family room in tokyo'],
+      ['en', 'strip steak or ribeye for the grill'],
+      ['en', 'escorted tour of the vatican, worth it?'],
+    ];
+    for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
+  });
+
+  // Drugs bought or taken on a trip are a health moment (the topic already held cocaine and
+  // heroin); 마약 and 대마 alone begin 마약베개 (a pillow), 마약김밥 and 대마도 (Tsushima), and
+  // "weed" is a garden's.
+  it('names the health topic for drugs on a trip, and not for the words they begin', () => {
+    const drugs: ['ko' | 'en', string][] = [
+      ['ko', '태국 가서 대마초 피워도 한국에서 처벌돼?'],
+      ['ko', '방콕 가면 마리화나 어디서 사? 호텔도 추천해줘'],
+      ['ko', '클럽에서 엑스터시 받았는데 괜찮을까'],
+      ['en', 'where can i buy cannabis legally in bangkok, also need a hotel on sukhumvit'],
+      ['en', 'where to get magic mushrooms in amsterdam'],
+      ['en', 'how much is ketamine in bali'],
+    ];
+    for (const [language, message] of drugs) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: ['health'] });
+    const ordinary: ['ko' | 'en', string][] = [
+      ['ko', '마약베개 추천해줘'],
+      ['ko', '마약김밥 맛집 광장시장'],
+      ['ko', '대마도 여행 배편 예약'],
+      ['en', 'best weed killer for my garden'],
+      ['en', 'method for cleaning a laptop'],
+    ];
+    for (const [language, message] of ordinary) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
+  });
 });
 
 describe('catalog/catalog.schema.json', () => {
