@@ -145,6 +145,7 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
         clause_break: { ko: ['하지만', '는데'], en: ['however'] },
         purpose: { ko: [], en: ['for', 'during'] },
         purpose_before: { ko: ['에서 쓸', '가서 쓸'], en: [] },
+        alternative: { ko: ['에서 갈아타', '대안'], en: ['outgrown', 'alternatives to', 'switch from'] },
       },
     },
     offers: docOffers(),
@@ -266,6 +267,29 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
         ` ${en()} to ${rng.chance(0.8) ? en() : 'see'}`,
         ` ${ko()}에서${rng.pick([' ', ''])}${rng.chance(0.8) ? ko() : '쓸'} 가는`,
         ` ${ko()}${rng.pick(['', '에서', ' '])}${rng.pick(['출발', ' 출발'])} ${ko()}`,
+      ]),
+    );
+  }
+  // Now and then moving away from a thing: an alternative cue beside an entity, sometimes with
+  // another thing, an ask, a sentence end or a quotation around it (reading.rs `left`).
+  const alternative = t.intent_cues.alternative;
+  if (alternative && rng.chance(0.15)) {
+    const en = () => rng.pick(rng.pick(t.entities).aliases.en);
+    const ko = () => rng.pick(rng.pick(t.entities).aliases.ko);
+    const other = () => rng.pick(['', '', ` ${en()}`, ` ${rng.pick(rng.pick(t.categories).aliases.en)}`, ` ${rng.pick(rng.pick(t.categories).aliases.ko)}`]);
+    const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko, ...t.intent_cues.compare.en]);
+    pieces.push(
+      rng.pick([
+        ` ${rng.pick(alternative.en)} ${en()}${other()} ${ask()}`,
+        ` ${en()} ${rng.pick(alternative.en)}${other()}${rng.pick(['. ', ' ', ', '])}${ask()}`,
+        ` ${ko()}${rng.pick(alternative.ko)}${rng.pick(['려고', '는데 ', ' '])}${other()} ${ask()}`,
+        ` "${rng.pick(alternative.en)} ${en()}"${other()} ${ask()}`,
+        ` ${rng.pick(alternative.ko)} ${ko()}${other()}`,
+        // The same thing left and then named again as what is asked about.
+        (() => {
+          const e = rng.pick(rng.pick(t.entities).aliases.en);
+          return ` ${rng.pick(alternative.en)} ${e}${rng.pick(['. ', ', ', ' '])}${ask()} ${e}`;
+        })(),
       ]),
     );
   }

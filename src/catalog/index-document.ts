@@ -18,6 +18,7 @@ const NO_CUES = {
   clause_break: NO_ALIASES,
   purpose: NO_ALIASES,
   purpose_before: NO_ALIASES,
+  alternative: NO_ALIASES,
 };
 
 export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {

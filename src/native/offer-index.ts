@@ -84,6 +84,7 @@ export interface IndexTaxonomy {
     clause_break?: IndexAliases;
     purpose?: IndexAliases;
     purpose_before?: IndexAliases;
+    alternative?: IndexAliases;
   };
 }
 

@@ -84,6 +84,10 @@ pub struct IntentCues {
     /// 쓸 헤드폰").
     #[serde(default)]
     pub purpose_before: Aliases,
+    /// "outgrown", "alternatives to", "에서 갈아타": the thing it is said of is what the user
+    /// moves away from; another thing of its kind is asked for ("we've outgrown Trello").
+    #[serde(default)]
+    pub alternative: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -58,6 +58,8 @@ pub enum TextHit {
     NegationBefore,
     AfterSales,
     NotCommercial,
+    /// The thing it is said of is what the user moves away from ("outgrown", "에서 갈아타").
+    Alternative,
     ClauseBreak,
     /// What follows in its clause is what the thing is for ("for", "during").
     Purpose,
