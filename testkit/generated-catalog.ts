@@ -132,8 +132,9 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
       categories,
       entities: ents,
       sensitive_topics: [
-        { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] } },
-        { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] } },
+        // A negative context: the word said of a thing, which hides the alias inside it.
+        { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] }, negative_contexts: { ko: ['경제 우울증'], en: ['great depression'] } },
+        { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] }, negative_contexts: { ko: [], en: ['casino royale'] } },
       ],
       intent_cues: {
         purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] },
@@ -231,7 +232,8 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     } else if (r < 0.75) {
       alias = rng.pick(STRUCTURE);
     } else if (r < 0.78) {
-      alias = rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
+      const said = t.sensitive_topics.flatMap((s) => [...(s.negative_contexts?.ko ?? []), ...(s.negative_contexts?.en ?? [])]);
+      alias = said.length > 0 && rng.chance(0.3) ? rng.pick(said) : rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
     } else if (r < 0.8) {
       alias = rng.pick(COMMON_TYPOS);
     } else {

@@ -63,6 +63,9 @@ export const Entity = z.strictObject({
 export const SensitiveTopic = z.strictObject({
   id: CatalogId.describe('Topic id, e.g. `health.mental`.'),
   aliases: Aliases,
+  negative_contexts: Aliases.default({ ko: [], en: [] }).describe(
+    'Phrases in which one of its aliases is said of a thing, not of the person ("와이파이가 불안"): a phrase hides the alias inside it (overlapping hits resolve leftmost-longest); any other alias of the turn still counts.',
+  ),
 });
 
 export const Taxonomy = z

@@ -18,7 +18,7 @@ const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
 
 type Hit =
-  | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
+  | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive' | 'notSensitive'; index: number }
   | {
       kind:
         | 'purchase'
@@ -134,7 +134,9 @@ function intentStrength(intent: string): number {
  *  (category, entity, sensitive aliases) take one, ending in a Latin letter, or in a digit when
  *  their last word holds a letter ("xm5s"; "iphone 16s" is another phone). */
 function pluralLength(alias: string, targets: Hit[], chars: string[], at: number): number {
-  const noun = targets.every((h) => ['category', 'entity', 'weakCategory', 'weakEntity', 'notCategory', 'notEntity', 'sensitive'].includes(h.kind));
+  const noun = targets.every((h) =>
+    ['category', 'entity', 'weakCategory', 'weakEntity', 'notCategory', 'notEntity', 'sensitive', 'notSensitive'].includes(h.kind),
+  );
   const last = alias.slice(alias.lastIndexOf(' ') + 1);
   const end = last[last.length - 1] ?? '';
   const letter = /[a-z]/.test(end);
@@ -215,7 +217,10 @@ export class ReferenceMatcher {
       all(e.weak_aliases).forEach((a) => add(a, { kind: 'weakEntity', index: i }));
       all(e.negative_contexts).forEach((a) => add(a, { kind: 'notEntity', index: i }));
     });
-    t.sensitive_topics.forEach((s, i) => all(s.aliases).forEach((a) => add(a, { kind: 'sensitive', index: i })));
+    t.sensitive_topics.forEach((s, i) => {
+      all(s.aliases).forEach((a) => add(a, { kind: 'sensitive', index: i }));
+      all(s.negative_contexts).forEach((a) => add(a, { kind: 'notSensitive', index: i }));
+    });
     const cues = t.intent_cues;
     all(cues.purchase).forEach((a) => add(a, { kind: 'purchase' }));
     all(cues.compare).forEach((a) => add(a, { kind: 'compare' }));
@@ -457,6 +462,8 @@ export class ReferenceMatcher {
       const quoted = inside(st.quotes, s);
       for (const h of s.hits) {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
+        else if (h.kind === 'notSensitive')
+          continue; // said of a thing: it only hides the alias inside it
         else if (inCode || h.kind === 'clauseBreak') continue;
         else if (h.kind === 'negation' || h.kind === 'afterSales') {
           voided.add(clause);

@@ -53,6 +53,10 @@ pub struct SensitiveTopicDoc {
     pub id: String,
     #[serde(default)]
     pub aliases: Aliases,
+    /// Phrases in which one of its aliases is said of a thing, not of the user ("와이파이가
+    /// 불안"): overlapping hits resolve leftmost-longest, so the phrase hides the alias inside it.
+    #[serde(default)]
+    pub negative_contexts: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

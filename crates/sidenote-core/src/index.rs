@@ -501,6 +501,7 @@ impl OfferIndex {
         }
         for (i, s) in t.sensitive_topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
+            aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));
         }
         aliases.extend(t.intent_cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
         aliases.extend(t.intent_cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));

@@ -25,7 +25,9 @@
 //!   of its clause, found as a head is: the thing the user moves away from (`TopicHit::left`).
 //! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
 //!   not a shopping turn.
-//! - Sensitive topics count everywhere, in code and quotations too: recall first.
+//! - Sensitive topics count everywhere, in code and quotations too: recall first. A sensitive
+//!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
+//!   it, and counts for nothing else.
 use crate::text_match::{Span, TextHit, TextMatcher};
 
 /// A category or entity the turn names.
@@ -308,6 +310,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         for &hit in matcher.targets(span.pattern) {
             match hit {
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
+                // Said of a thing: it only hides the sensitive alias inside it.
+                TextHit::NotSensitive(_) => {}
                 _ if in_code => {}
                 TextHit::Negation => {
                     voided_clauses.push(clause);
@@ -463,6 +467,8 @@ mod tests {
             ("추천", TextHit::CompareCue),
             ("사려는데", TextHit::PurchaseCue),
             ("outgrown", TextHit::Alternative),
+            ("불안하", TextHit::Sensitive(1)),
+            ("와이파이가 불안", TextHit::NotSensitive(1)),
             ("에서 갈아타", TextHit::Alternative),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
@@ -660,5 +666,16 @@ mod tests {
         assert!(left(&read_text("tokyo. outgrown")).is_empty());
         assert!(left(&read_text("'outgrown' tokyo")).is_empty());
         assert!(left(&read_text("already have tokyo outgrown")).is_empty());
+    }
+
+    #[test]
+    fn a_sensitive_word_said_of_a_thing_counts_for_nothing() {
+        assert_eq!(read_text("요즘 너무 불안하다").sensitive, vec![1]);
+        // The negative context hides the alias inside it, with or without the space.
+        assert!(read_text("호텔 와이파이가 불안하다던데 vpn 살까").sensitive.is_empty());
+        assert!(read_text("와이파이가불안하대서").sensitive.is_empty());
+        // Every other hit of the turn still counts.
+        assert_eq!(read_text("와이파이가 불안하고 나도 불안하다").sensitive, vec![1]);
+        assert_eq!(read_text("와이파이가 불안해서 suicide").sensitive, vec![0]);
     }
 }

@@ -51,6 +51,9 @@ pub enum TextHit {
     NotCategory(u32),
     NotEntity(u32),
     Sensitive(u32),
+    /// A phrase in which a sensitive alias is said of a thing ("와이파이가 불안"): it counts for
+    /// nothing, and hides the alias inside it.
+    NotSensitive(u32),
     PurchaseCue,
     CompareCue,
     Negation,
@@ -124,6 +127,7 @@ fn plural_of(text: &str, hits: &[TextHit]) -> Plural {
                 | TextHit::NotCategory(_)
                 | TextHit::NotEntity(_)
                 | TextHit::Sensitive(_)
+                | TextHit::NotSensitive(_)
         )
     });
     let last = text.rsplit(' ').next().unwrap_or("");
