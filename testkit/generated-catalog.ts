@@ -132,8 +132,9 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
       categories,
       entities: ents,
       sensitive_topics: [
-        { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] } },
-        { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] } },
+        // A negative context: the word said of a thing, which hides the alias inside it.
+        { id: 'health', aliases: { ko: ['우울증'], en: ['depression'] }, negative_contexts: { ko: ['경제 우울증'], en: ['great depression'] } },
+        { id: 'gambling', aliases: { ko: ['도박'], en: ['casino', 'bet'] }, negative_contexts: { ko: [], en: ['casino royale'] } },
       ],
       intent_cues: {
         purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] },
@@ -145,6 +146,7 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
         clause_break: { ko: ['하지만', '는데'], en: ['however'] },
         purpose: { ko: [], en: ['for', 'during'] },
         purpose_before: { ko: ['에서 쓸', '가서 쓸'], en: [] },
+        alternative: { ko: ['에서 갈아타', '대안'], en: ['outgrown', 'alternatives to', 'switch from'] },
       },
     },
     offers: docOffers(),
@@ -230,7 +232,8 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
     } else if (r < 0.75) {
       alias = rng.pick(STRUCTURE);
     } else if (r < 0.78) {
-      alias = rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
+      const said = t.sensitive_topics.flatMap((s) => [...(s.negative_contexts?.ko ?? []), ...(s.negative_contexts?.en ?? [])]);
+      alias = said.length > 0 && rng.chance(0.3) ? rng.pick(said) : rng.pick(['우울증', 'casino', 'bet', 'betting', 'alphabet']);
     } else if (r < 0.8) {
       alias = rng.pick(COMMON_TYPOS);
     } else {
@@ -266,6 +269,29 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
         ` ${en()} to ${rng.chance(0.8) ? en() : 'see'}`,
         ` ${ko()}에서${rng.pick([' ', ''])}${rng.chance(0.8) ? ko() : '쓸'} 가는`,
         ` ${ko()}${rng.pick(['', '에서', ' '])}${rng.pick(['출발', ' 출발'])} ${ko()}`,
+      ]),
+    );
+  }
+  // Now and then moving away from a thing: an alternative cue beside an entity, sometimes with
+  // another thing, an ask, a sentence end or a quotation around it (reading.rs `left`).
+  const alternative = t.intent_cues.alternative;
+  if (alternative && rng.chance(0.15)) {
+    const en = () => rng.pick(rng.pick(t.entities).aliases.en);
+    const ko = () => rng.pick(rng.pick(t.entities).aliases.ko);
+    const other = () => rng.pick(['', '', ` ${en()}`, ` ${rng.pick(rng.pick(t.categories).aliases.en)}`, ` ${rng.pick(rng.pick(t.categories).aliases.ko)}`]);
+    const ask = () => rng.pick([...t.intent_cues.purchase.en, ...t.intent_cues.compare.ko, ...t.intent_cues.compare.en]);
+    pieces.push(
+      rng.pick([
+        ` ${rng.pick(alternative.en)} ${en()}${other()} ${ask()}`,
+        ` ${en()} ${rng.pick(alternative.en)}${other()}${rng.pick(['. ', ' ', ', '])}${ask()}`,
+        ` ${ko()}${rng.pick(alternative.ko)}${rng.pick(['려고', '는데 ', ' '])}${other()} ${ask()}`,
+        ` "${rng.pick(alternative.en)} ${en()}"${other()} ${ask()}`,
+        ` ${rng.pick(alternative.ko)} ${ko()}${other()}`,
+        // The same thing left and then named again as what is asked about.
+        (() => {
+          const e = rng.pick(rng.pick(t.entities).aliases.en);
+          return ` ${rng.pick(alternative.en)} ${e}${rng.pick(['. ', ', ', ' '])}${ask()} ${e}`;
+        })(),
       ]),
     );
   }

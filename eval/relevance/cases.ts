@@ -132,6 +132,22 @@ export const BATCH_STARTS = {
     'se-ko': 145,
     'se-en': 141,
   },
+  'session-10': {
+    'ci-ko': 160,
+    'ci-en': 158,
+    'tn-ko': 127,
+    'tn-en': 128,
+    'cx-ko': 134,
+    'cx-en': 136,
+    'am-ko': 123,
+    'am-en': 121,
+    'rk-ko': 108,
+    'rk-en': 111,
+    'km-ko': 134,
+    'km-en': 95,
+    'se-ko': 172,
+    'se-en': 166,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];

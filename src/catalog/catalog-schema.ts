@@ -63,6 +63,9 @@ export const Entity = z.strictObject({
 export const SensitiveTopic = z.strictObject({
   id: CatalogId.describe('Topic id, e.g. `health.mental`.'),
   aliases: Aliases,
+  negative_contexts: Aliases.default({ ko: [], en: [] }).describe(
+    'Phrases in which one of its aliases is said of a thing, not of the person ("와이파이가 불안"): a phrase hides the alias inside it (overlapping hits resolve leftmost-longest); any other alias of the turn still counts.',
+  ),
 });
 
 export const Taxonomy = z
@@ -92,6 +95,9 @@ export const Taxonomy = z
         purpose_before: Aliases.default({ ko: [], en: [] }).describe(
           'What comes before in the clause is what the thing is for: 에서 쓸, 가서 쓸 … ("비행기에서 쓸 헤드폰": the flight is dropped when the clause names something of another top-level category).',
         ),
+        alternative: Aliases.default({ ko: [], en: [] }).describe(
+          'Moving away from a thing: outgrown, alternatives to, 에서 갈아타, 대안 … (said of the nearest brand or product of its clause, after an English cue and before a Korean one: another thing of its kind is asked for, "we\'ve outgrown Trello").',
+        ),
       })
       .default({
         purchase: { ko: [], en: [] },
@@ -103,6 +109,7 @@ export const Taxonomy = z
         clause_break: { ko: [], en: [] },
         purpose: { ko: [], en: [] },
         purpose_before: { ko: [], en: [] },
+        alternative: { ko: [], en: [] },
       })
       .describe(
         'How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).',

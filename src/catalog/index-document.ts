@@ -18,6 +18,7 @@ const NO_CUES = {
   clause_break: NO_ALIASES,
   purpose: NO_ALIASES,
   purpose_before: NO_ALIASES,
+  alternative: NO_ALIASES,
 };
 
 export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
@@ -37,7 +38,7 @@ export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
       weak_aliases: e.weak_aliases ?? NO_ALIASES,
       negative_contexts: e.negative_contexts ?? NO_ALIASES,
     })),
-    sensitive_topics: t?.sensitive_topics ?? [],
+    sensitive_topics: (t?.sensitive_topics ?? []).map((s) => ({ id: s.id, aliases: s.aliases, negative_contexts: s.negative_contexts ?? NO_ALIASES })),
     intent_cues: { ...NO_CUES, ...t?.intent_cues },
   };
 }

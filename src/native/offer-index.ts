@@ -73,7 +73,7 @@ export interface IndexDocument {
 export interface IndexTaxonomy {
   categories: { id: string; parent_id: string | null; aliases: IndexAliases; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
   entities: { id: string; kind: string; aliases: IndexAliases; category_ids: string[]; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
-  sensitive_topics: { id: string; aliases: IndexAliases }[];
+  sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases }[];
   intent_cues: {
     purchase: IndexAliases;
     compare: IndexAliases;
@@ -84,6 +84,7 @@ export interface IndexTaxonomy {
     clause_break?: IndexAliases;
     purpose?: IndexAliases;
     purpose_before?: IndexAliases;
+    alternative?: IndexAliases;
   };
 }
 

@@ -156,6 +156,9 @@ describe('the batches', () => {
     expect([count('dev', 'session-7'), count('held-out', 'session-7')]).toEqual([153, 93]);
     expect(batchOf('se-en-141')).toBe('session-9');
     expect([count('dev', 'session-9'), count('held-out', 'session-9')]).toEqual([137, 84]);
+    expect(batchOf('ci-ko-160')).toBe('session-10');
+    expect(batchOf('se-en-165')).toBe('session-9');
+    expect([count('dev', 'session-10'), count('held-out', 'session-10')]).toEqual([120, 90]);
   });
 });
 

@@ -18,8 +18,20 @@ const BUCKETS = ['unknown', 'low', 'mid', 'high'];
 const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
 
 type Hit =
-  | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive'; index: number }
-  | { kind: 'purchase' | 'compare' | 'negation' | 'negationBefore' | 'afterSales' | 'notCommercial' | 'clauseBreak' | 'purpose' | 'purposeBefore' };
+  | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive' | 'notSensitive'; index: number }
+  | {
+      kind:
+        | 'purchase'
+        | 'compare'
+        | 'negation'
+        | 'negationBefore'
+        | 'afterSales'
+        | 'notCommercial'
+        | 'clauseBreak'
+        | 'purpose'
+        | 'purposeBefore'
+        | 'alternative';
+    };
 type CharClass = 'hangul' | 'word' | 'other';
 /** A boundary-valid hit: character positions in the normalised message. */
 interface Span {
@@ -31,7 +43,18 @@ interface Span {
   /** Found one typo away, not as written. */
   typo?: boolean;
 }
-type Topic = { kind: 'category' | 'entity'; index: number; weak: boolean; clause: number; purpose: boolean; start: number; end: number; head: boolean };
+type Topic = {
+  kind: 'category' | 'entity';
+  index: number;
+  weak: boolean;
+  clause: number;
+  purpose: boolean;
+  start: number;
+  end: number;
+  head: boolean;
+  /** An entity an alternative cue is said of: what the user moves away from (reading.rs). */
+  left: boolean;
+};
 
 /** Default-ignorable code points removed, NFKC, per-character lower-casing, White_Space runs
  *  collapsed to one space (a line feed if the run breaks a line), trimmed (as
@@ -111,7 +134,9 @@ function intentStrength(intent: string): number {
  *  (category, entity, sensitive aliases) take one, ending in a Latin letter, or in a digit when
  *  their last word holds a letter ("xm5s"; "iphone 16s" is another phone). */
 function pluralLength(alias: string, targets: Hit[], chars: string[], at: number): number {
-  const noun = targets.every((h) => ['category', 'entity', 'weakCategory', 'weakEntity', 'notCategory', 'notEntity', 'sensitive'].includes(h.kind));
+  const noun = targets.every((h) =>
+    ['category', 'entity', 'weakCategory', 'weakEntity', 'notCategory', 'notEntity', 'sensitive', 'notSensitive'].includes(h.kind),
+  );
   const last = alias.slice(alias.lastIndexOf(' ') + 1);
   const end = last[last.length - 1] ?? '';
   const letter = /[a-z]/.test(end);
@@ -192,7 +217,10 @@ export class ReferenceMatcher {
       all(e.weak_aliases).forEach((a) => add(a, { kind: 'weakEntity', index: i }));
       all(e.negative_contexts).forEach((a) => add(a, { kind: 'notEntity', index: i }));
     });
-    t.sensitive_topics.forEach((s, i) => all(s.aliases).forEach((a) => add(a, { kind: 'sensitive', index: i })));
+    t.sensitive_topics.forEach((s, i) => {
+      all(s.aliases).forEach((a) => add(a, { kind: 'sensitive', index: i }));
+      all(s.negative_contexts).forEach((a) => add(a, { kind: 'notSensitive', index: i }));
+    });
     const cues = t.intent_cues;
     all(cues.purchase).forEach((a) => add(a, { kind: 'purchase' }));
     all(cues.compare).forEach((a) => add(a, { kind: 'compare' }));
@@ -203,6 +231,7 @@ export class ReferenceMatcher {
     all(cues.clause_break).forEach((a) => add(a, { kind: 'clauseBreak' }));
     all(cues.purpose).forEach((a) => add(a, { kind: 'purpose' }));
     all(cues.purpose_before).forEach((a) => add(a, { kind: 'purposeBefore' }));
+    all(cues.alternative).forEach((a) => add(a, { kind: 'alternative' }));
     this.entityKinds = t.entities.map((e) => e.kind ?? '');
     this.patterns = [...this.aliases.keys()];
     this.patternOf = new Map(this.patterns.map((p, i) => [p, i]));
@@ -422,6 +451,8 @@ export class ReferenceMatcher {
     let lastCue: [number, number] | null = null;
     // Negation-before cues: [the clause they end, where they start].
     const negatedBefore: [number, number][] = [];
+    // Alternative cues: [clause, where they start].
+    const alternatives: [number, number][] = [];
     const topicSpans: Span[] = [];
     reading.notCommercial = st.fencedCode;
     for (const s of spans) {
@@ -431,6 +462,8 @@ export class ReferenceMatcher {
       const quoted = inside(st.quotes, s);
       for (const h of s.hits) {
         if (h.kind === 'sensitive') reading.sensitive.push(h.index);
+        else if (h.kind === 'notSensitive')
+          continue; // said of a thing: it only hides the alias inside it
         else if (inCode || h.kind === 'clauseBreak') continue;
         else if (h.kind === 'negation' || h.kind === 'afterSales') {
           voided.add(clause);
@@ -445,6 +478,7 @@ export class ReferenceMatcher {
           }
         } else if (h.kind === 'purpose') quoted || purposeFrom.has(clause) || purposeFrom.set(clause, s.end);
         else if (h.kind === 'purposeBefore') quoted || purposeWindows.push([clause, lastCue !== null && lastCue[0] === clause ? lastCue[1] : 0, s.start]);
+        else if (h.kind === 'alternative') quoted || alternatives.push([clause, s.start]);
         else if (h.kind === 'notCategory' || h.kind === 'notEntity') {
           negative.push(`${h.kind === 'notCategory' ? 'category' : 'entity'}:${h.index}:${clause}`);
           reading.otherHeads.push(clause);
@@ -460,6 +494,7 @@ export class ReferenceMatcher {
             start: s.start,
             end: s.end,
             head: false,
+            left: false,
           });
           topicSpans.push(s);
         }
@@ -510,6 +545,17 @@ export class ReferenceMatcher {
       const after = candidates.filter((t) => t.start > at).reduce<Topic | null>((b, t) => (b === null || t.start < b.start ? t : b), null);
       const head = korean ? (before ?? after) : (after ?? before);
       if (head !== null) head.head = true;
+    }
+    // What each alternative cue is said of (reading.rs): the nearest entity of its clause, on the
+    // side a head is looked for first.
+    for (const [clause, at] of alternatives) {
+      if (voided.has(clause)) continue;
+      const korean = isHangulSyllable(chars[at]);
+      const candidates = reading.topics.filter((t) => t.clause === clause && t.kind === 'entity');
+      const before = candidates.filter((t) => t.start < at).reduce<Topic | null>((b, t) => (b === null || t.start >= b.start ? t : b), null);
+      const after = candidates.filter((t) => t.start > at).reduce<Topic | null>((b, t) => (b === null || t.start < b.start ? t : b), null);
+      const left = korean ? (before ?? after) : (after ?? before);
+      if (left !== null) left.left = true;
     }
     reading.purchase = purchase.map(([c]) => c).filter((c) => !voided.has(c));
     reading.compare = compare.map(([c]) => c).filter((c) => !voided.has(c));
@@ -613,7 +659,23 @@ export class ReferenceMatcher {
     };
     const elsewhere = (t: Topic, o: Topic) => o.clause === t.clause && (o.kind !== t.kind || o.index !== t.index) && place(o);
     const leftBehind = (t: Topic) => place(t) && isOrigin(t) && reading.topics.some((o) => elsewhere(t, o) && !isOrigin(o));
-    const candidatesCounted = reading.topics.filter((t) => (!t.weak || confirmed(t)) && !leftBehind(t));
+    const broad = (e: number) =>
+      this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
+    const kept = reading.topics.filter((t) => (!t.weak || confirmed(t)) && !leftBehind(t));
+    // A thing the user moves away from (index.rs): offers for others of its kind are not
+    // "another thing", and it asks for its kind, in its clause, when its clause names no other
+    // thing; it still counts as named. Not a place or a broad brand.
+    const thing = (t: Topic) => t.kind === 'category' || !broad(t.index);
+    const leaving = (t: Topic) => t.left && thing(t);
+    const candidatesCounted = [
+      ...kept,
+      ...kept
+        .filter((t) => leaving(t) && !kept.some((o) => o.clause === t.clause && thing(o) && !leaving(o)))
+        .flatMap((t) => this.entityCategories[t.index].map((c): Topic => ({ ...t, kind: 'category', index: c, weak: false, head: false, left: false }))),
+    ];
+    const leavingEntities = new Set(kept.filter(leaving).map((t) => t.index));
+    for (const t of kept) if (t.kind === 'entity' && !leaving(t)) leavingEntities.delete(t.index);
+
     // A negative context names something else, of no kind of the catalog's ("a laptop bag for
     // my MacBook" asks for the bag).
     const heads = [
@@ -627,8 +689,6 @@ export class ReferenceMatcher {
     // The clauses whose categories are asked for, when a cue counts (index.rs asking_clauses):
     // a cue's clause when it names a category or a thing that is not broad, else the nearest
     // clause before it that does, and every later clause without a cue.
-    const broad = (e: number) =>
-      this.entityKinds[e] === 'place' || (this.entityCategories[e].length > 0 && this.entityCategories[e].every((c) => this.ancestors[c].length === 0));
     const named = [...new Set(counted.filter((t) => t.kind === 'category' || !broad(t.index)).map((t) => t.clause))].sort((a, b) => a - b);
     const cues = [...new Set([...reading.purchase, ...reading.compare])].sort((a, b) => a - b);
     let asking: Set<number> | null = null;
@@ -677,7 +737,8 @@ export class ReferenceMatcher {
     const digestIntent = q.intentType ?? 'unknown';
     const effective =
       messageIntent === 'low' || digestIntent === 'low' ? 'low' : intentStrength(messageIntent) > intentStrength(digestIntent) ? messageIntent : digestIntent;
-    const candidates = q.topK === 0 ? [] : this.rank(q, entities, asked, beside, implied, excluded, effective, pacing);
+    const notLeft = entities.filter((e) => !leavingEntities.has(e));
+    const candidates = q.topK === 0 ? [] : this.rank(q, entities, notLeft, asked, beside, implied, excluded, effective, pacing);
     return {
       sensitiveTopicIds: [...new Set(reading.sensitive)].map((s) => this.sensitiveIds[s]).sort(cmp),
       modelSensitive,
@@ -743,6 +804,7 @@ export class ReferenceMatcher {
   private rank(
     q: MatchQuery,
     entities: number[],
+    named: number[],
     asked: number[],
     beside: number[],
     implied: number[],
@@ -764,7 +826,7 @@ export class ReferenceMatcher {
       (o.doc.budget_buckets.length === 0 || bucket === null || o.doc.budget_buckets.includes(bucket)) &&
       !o.entities.some((e) => excluded.includes(e)) &&
       !(o.advertiserEntity !== null && excluded.includes(o.advertiserEntity)) &&
-      !this.namesAnother(o, entities) &&
+      !this.namesAnother(o, named) &&
       !this.outsideAsked(o, asked) &&
       (hostNamed || this.askedFor(o, entities, asked));
     // Every offer in the first MAX_POSTING_SCAN entries of a list the turn's evidence reaches,

@@ -53,6 +53,10 @@ pub struct SensitiveTopicDoc {
     pub id: String,
     #[serde(default)]
     pub aliases: Aliases,
+    /// Phrases in which one of its aliases is said of a thing, not of the user ("와이파이가
+    /// 불안"): overlapping hits resolve leftmost-longest, so the phrase hides the alias inside it.
+    #[serde(default)]
+    pub negative_contexts: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -84,6 +88,10 @@ pub struct IntentCues {
     /// 쓸 헤드폰").
     #[serde(default)]
     pub purpose_before: Aliases,
+    /// "outgrown", "alternatives to", "에서 갈아타": the thing it is said of is what the user
+    /// moves away from; another thing of its kind is asked for ("we've outgrown Trello").
+    #[serde(default)]
+    pub alternative: Aliases,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

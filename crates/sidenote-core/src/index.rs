@@ -501,6 +501,7 @@ impl OfferIndex {
         }
         for (i, s) in t.sensitive_topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
+            aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));
         }
         aliases.extend(t.intent_cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
         aliases.extend(t.intent_cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
@@ -512,6 +513,7 @@ impl OfferIndex {
         aliases.extend(cues.clause_break.iter().map(|a| (a.as_str(), TextHit::ClauseBreak)));
         aliases.extend(cues.purpose.iter().map(|a| (a.as_str(), TextHit::Purpose)));
         aliases.extend(cues.purpose_before.iter().map(|a| (a.as_str(), TextHit::PurposeBefore)));
+        aliases.extend(cues.alternative.iter().map(|a| (a.as_str(), TextHit::Alternative)));
         let alias_count = aliases.len();
         let matcher = TextMatcher::build(aliases.into_iter())?;
 
@@ -773,8 +775,33 @@ impl OfferIndex {
                 && reading::is_origin(text, t, &reading.topics)
                 && reading.topics.iter().any(|o| elsewhere(t, o) && !reading::is_origin(text, o, &reading.topics))
         };
-        let mut counted: Vec<(Topic, u32, bool)> =
-            reading.topics.iter().filter(|t| (!t.weak || confirmed(t.topic)) && !left_behind(t)).map(|t| (t.topic, t.clause, t.purpose)).collect();
+        let kept = |t: &&TopicHit| (!t.weak || confirmed(t.topic)) && !left_behind(t);
+        let mut counted: Vec<(Topic, u32, bool)> = reading.topics.iter().filter(kept).map(|t| (t.topic, t.clause, t.purpose)).collect();
+        // A thing the user moves away from ("we've outgrown Trello, what should we switch to"):
+        // offers for others of its kind are what is asked, not "another thing" (`names_another`),
+        // and its kind is asked for (its categories, in its clause) when its clause names no
+        // other thing. It still counts as named: an offer aimed at it is aimed at its users.
+        // Only a thing counts (a product, a brand of a narrow category), not a place.
+        let mut leaving_entities: Vec<u32> = Vec::new();
+        if reading.topics.iter().any(|t| t.left) {
+            let thing = |t: &TopicHit| match t.topic {
+                Topic::Category(_) => true,
+                Topic::Entity(e) => !self.entity_broad[e as usize],
+            };
+            let leaving = |t: &TopicHit| t.left && thing(t);
+            for t in reading.topics.iter().filter(kept) {
+                if let Topic::Entity(e) = t.topic {
+                    if leaving(t) {
+                        leaving_entities.push(e);
+                        if !reading.topics.iter().filter(kept).any(|o| o.clause == t.clause && thing(o) && !leaving(o)) {
+                            counted.extend(self.entity_categories[e as usize].iter().map(|&c| (Topic::Category(c), t.clause, t.purpose)));
+                        }
+                    }
+                }
+            }
+            // Named again, not left, it is the thing asked about.
+            leaving_entities.retain(|&e| !reading.topics.iter().filter(kept).any(|o| o.topic == Topic::Entity(e) && !leaving(o)));
+        }
         // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
         // something under another top-level category; beside one of its own kind ("a hotel for
@@ -866,7 +893,13 @@ impl OfferIndex {
         };
         let effective_intent = effective_intent(message_intent, q.intent_type);
 
-        let evidence = Evidence { entities: &entities, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
+        // The things named that the turn does not move away from.
+        let named: std::borrow::Cow<[u32]> = if leaving_entities.is_empty() {
+            std::borrow::Cow::Borrowed(&entities)
+        } else {
+            std::borrow::Cow::Owned(entities.iter().copied().filter(|e| !leaving_entities.contains(e)).collect())
+        };
+        let evidence = Evidence { entities: &entities, named: &named, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
         let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
 
         let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
@@ -987,7 +1020,7 @@ impl OfferIndex {
                 && (o.buckets == 0 || bucket_bit.is_none_or(|b| o.buckets & b != 0))
                 && !o.entities.iter().any(|e| excluded.contains(e))
                 && !o.advertiser_entity.is_some_and(|e| excluded.contains(&e))
-                && !self.names_another(o, ev.entities)
+                && !self.names_another(o, ev.named)
                 && !self.outside_asked(o, ev.asked)
                 && (host_named || self.asked_for(o, ev))
         };
@@ -1131,6 +1164,9 @@ fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Ve
 /// implied by a named entity, and entities the digest excludes.
 struct Evidence<'a> {
     entities: &'a [u32],
+    /// The entities named that the turn does not move away from (sorted): an offer for another
+    /// thing of their kind is not what was asked.
+    named: &'a [u32],
     asked: &'a [u32],
     /// Asked categories beside the head of the request (sorted): they rank lower.
     beside: &'a [u32],

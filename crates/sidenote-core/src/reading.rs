@@ -21,9 +21,13 @@
 //!   헤드폰") but after the clause's last purchase or compare cue before it ("VPN 필요함 노트북에
 //!   깔 거": the laptop is the purpose, not the VPN). The index drops them when the clause names
 //!   something of another kind.
+//! - An alternative cue ("outgrown", "alternatives to", "에서 갈아타") is said of the nearest entity
+//!   of its clause, found as a head is: the thing the user moves away from (`TopicHit::left`).
 //! - A not-commercial cue ("translate", "write a poem", "stack trace") anywhere makes the turn
 //!   not a shopping turn.
-//! - Sensitive topics count everywhere, in code and quotations too: recall first.
+//! - Sensitive topics count everywhere, in code and quotations too: recall first. A sensitive
+//!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
+//!   it, and counts for nothing else.
 use crate::text_match::{Span, TextHit, TextMatcher};
 
 /// A category or entity the turn names.
@@ -51,6 +55,11 @@ pub struct TopicHit {
     /// station": the hotel), else the nearest on the other side. The index ranks the other
     /// categories asked beside a head lower.
     pub head: bool,
+    /// An entity the user moves away from: the one an alternative cue of its clause is said of,
+    /// found as a head is (nearest before a Korean cue, after an English one, else the other
+    /// side): "we've outgrown **Trello**", "**트렐로**에서 갈아타려는데". The index reads it as
+    /// asking for another thing of its kind.
+    pub left: bool,
 }
 
 #[derive(Debug, Default)]
@@ -290,6 +299,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let mut last_cue_end: Option<(u32, usize)> = None;
     // Negation-before cues: (the clause they end, where they start).
     let mut negated_before: Vec<(u32, usize)> = Vec::new();
+    // Alternative cues: (clause, where they start).
+    let mut alternatives: Vec<(u32, usize)> = Vec::new();
     let mut starts: Vec<(usize, usize)> = Vec::new(); // per topic hit: its byte span
     reading.not_commercial = st.fenced_code;
     for span in &spans {
@@ -299,6 +310,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         for &hit in matcher.targets(span.pattern) {
             match hit {
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
+                // Said of a thing: it only hides the sensitive alias inside it.
+                TextHit::NotSensitive(_) => {}
                 _ if in_code => {}
                 TextHit::Negation => {
                     voided_clauses.push(clause);
@@ -309,7 +322,8 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
                 TextHit::NotCommercial => reading.not_commercial = true,
                 TextHit::ClauseBreak => {}
-                TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore if inside(&st.quotes, span) => {}
+                TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore | TextHit::Alternative if inside(&st.quotes, span) => {}
+                TextHit::Alternative => alternatives.push((clause, span.start)),
                 TextHit::Purpose => {
                     if !purpose_from.iter().any(|&(c, _)| c == clause) {
                         purpose_from.push((clause, span.end));
@@ -338,7 +352,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false });
+                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false });
                     starts.push((span.start, span.end));
                 }
             }
@@ -394,6 +408,20 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
             topics[i].head = true;
         }
     }
+    // What each alternative cue is said of: the nearest entity of its clause, on the side a head
+    // is looked for first.
+    for &(clause, at) in &alternatives {
+        if voided_clauses.contains(&clause) {
+            continue;
+        }
+        let korean = text[at..].chars().next().is_some_and(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && matches!(t.topic, Topic::Entity(_)));
+        let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
+        if let Some(i) = if korean { before.or(after) } else { after.or(before) } {
+            topics[i].left = true;
+        }
+    }
     reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
     reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
@@ -438,6 +466,10 @@ mod tests {
             ("필요", TextHit::PurchaseCue),
             ("추천", TextHit::CompareCue),
             ("사려는데", TextHit::PurchaseCue),
+            ("outgrown", TextHit::Alternative),
+            ("불안하", TextHit::Sensitive(1)),
+            ("와이파이가 불안", TextHit::NotSensitive(1)),
+            ("에서 갈아타", TextHit::Alternative),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -619,5 +651,31 @@ mod tests {
         assert_eq!(purpose("비행기에서 쓸 노트북"), vec![(Topic::Category(2), true), (Topic::Category(0), false)]);
         // A quoted "for" is not meant.
         assert_eq!(purpose("laptop 'for' hotel"), vec![(Topic::Category(0), false), (Topic::Category(1), false)]);
+    }
+
+    #[test]
+    fn an_alternative_cue_is_said_of_the_nearest_entity_on_the_side_of_its_language() {
+        let left = |r: &Reading| r.topics.iter().filter(|t| t.left).map(|t| t.topic).collect::<Vec<_>>();
+        // English: the entity after the cue, else the one before.
+        assert_eq!(left(&read_text("seoul, outgrown tokyo")), vec![Topic::Entity(0)]);
+        assert_eq!(left(&read_text("tokyo outgrown")), vec![Topic::Entity(0)]);
+        // Korean: the entity before the cue.
+        assert_eq!(left(&read_text("삼성에서 갈아타 애플")), vec![Topic::Entity(2)]);
+        // Never a category, never from another clause, a quotation or a voided clause.
+        assert!(left(&read_text("outgrown my laptop")).is_empty());
+        assert!(left(&read_text("tokyo. outgrown")).is_empty());
+        assert!(left(&read_text("'outgrown' tokyo")).is_empty());
+        assert!(left(&read_text("already have tokyo outgrown")).is_empty());
+    }
+
+    #[test]
+    fn a_sensitive_word_said_of_a_thing_counts_for_nothing() {
+        assert_eq!(read_text("요즘 너무 불안하다").sensitive, vec![1]);
+        // The negative context hides the alias inside it, with or without the space.
+        assert!(read_text("호텔 와이파이가 불안하다던데 vpn 살까").sensitive.is_empty());
+        assert!(read_text("와이파이가불안하대서").sensitive.is_empty());
+        // Every other hit of the turn still counts.
+        assert_eq!(read_text("와이파이가 불안하고 나도 불안하다").sensitive, vec![1]);
+        assert_eq!(read_text("와이파이가 불안해서 suicide").sensitive, vec![0]);
     }
 }

@@ -51,6 +51,9 @@ pub enum TextHit {
     NotCategory(u32),
     NotEntity(u32),
     Sensitive(u32),
+    /// A phrase in which a sensitive alias is said of a thing ("와이파이가 불안"): it counts for
+    /// nothing, and hides the alias inside it.
+    NotSensitive(u32),
     PurchaseCue,
     CompareCue,
     Negation,
@@ -58,6 +61,8 @@ pub enum TextHit {
     NegationBefore,
     AfterSales,
     NotCommercial,
+    /// The thing it is said of is what the user moves away from ("outgrown", "에서 갈아타").
+    Alternative,
     ClauseBreak,
     /// What follows in its clause is what the thing is for ("for", "during").
     Purpose,
@@ -122,6 +127,7 @@ fn plural_of(text: &str, hits: &[TextHit]) -> Plural {
                 | TextHit::NotCategory(_)
                 | TextHit::NotEntity(_)
                 | TextHit::Sensitive(_)
+                | TextHit::NotSensitive(_)
         )
     });
     let last = text.rsplit(' ').next().unwrap_or("");

@@ -307,3 +307,43 @@ fn a_product_named_is_that_product_wherever_else_it_goes() {
     // An Osaka hotel for a Tokyo hotel is still another place.
     assert!(ids(&index, &query("buy a hotel in tokyo")).is_empty());
 }
+
+#[test]
+fn a_thing_the_user_moves_away_from_asks_for_its_kind() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "software", "parent_id": null, "aliases": { "en": ["software"] } },
+                { "id": "software.productivity", "parent_id": "software", "aliases": { "en": ["task app"], "ko": ["협업툴"] } },
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } }
+            ],
+            "entities": [
+                { "id": "brand.notion", "kind": "brand", "aliases": { "en": ["notion"] }, "category_ids": ["software.productivity"] },
+                { "id": "brand.trello", "kind": "brand", "aliases": { "en": ["trello"], "ko": ["트렐로"] }, "category_ids": ["software.productivity"] },
+                { "id": "place.seoul", "kind": "place", "aliases": { "en": ["seoul"] }, "category_ids": ["travel"] },
+                { "id": "place.busan", "kind": "place", "aliases": { "en": ["busan"] }, "category_ids": ["travel"] }
+            ],
+            "intent_cues": {
+                "purchase": { "en": ["buy"], "ko": ["갈아타려고"] },
+                "compare": { "en": ["what should we switch to", "any good"], "ko": ["추천"] },
+                "alternative": { "en": ["outgrown", "switching from"], "ko": ["에서 갈아타려고"] }
+            }
+        },
+        "offers": [offer("a_tasks", &["software.productivity"], &["brand.notion"]), offer("b_busan", &["travel.hotels"], &["place.busan"])]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // Asked about Trello, an offer aimed at Notion users is another thing.
+    assert!(ids(&index, &query("is trello any good")).is_empty());
+    // Moving away from Trello asks for its kind: the offer for another task app is the answer.
+    let r = index.find(&query("we've outgrown trello, what should we switch to"), &|_| 1000);
+    assert_eq!(r.signal_category_ids, vec!["software.productivity"]);
+    assert_eq!(r.candidates.iter().map(|c| c.snapshot_id.as_str()).collect::<Vec<_>>(), vec!["a_tasks"]);
+    let ko = MatchQuery { language: "ko", ..query("트렐로에서 갈아타려고 하는데 협업툴 추천") };
+    let mut ko_doc = d.clone();
+    ko_doc.offers[0].locale = "ko".into();
+    let ko_index = OfferIndex::build(&ko_doc).expect("builds");
+    assert_eq!(ids(&ko_index, &ko), vec!["a_tasks"]);
+    // A place is not a thing one moves away from in this sense: "switching from seoul" is a trip.
+    assert!(ids(&index, &query("switching from seoul to busan, buy a hotel")).contains(&"b_busan".to_string()));
+}

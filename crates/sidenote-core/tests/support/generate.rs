@@ -83,7 +83,11 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
         taxonomy: TaxonomyDoc {
             categories,
             entities: ents,
-            sensitive_topics: vec![SensitiveTopicDoc { id: "health".into(), aliases: Aliases { ko: vec!["우울증".into()], en: vec!["depression".into()] } }],
+            sensitive_topics: vec![SensitiveTopicDoc {
+                id: "health".into(),
+                aliases: Aliases { ko: vec!["우울증".into()], en: vec!["depression".into()] },
+                negative_contexts: Aliases::default(),
+            }],
             intent_cues: IntentCues {
                 purchase: Aliases { ko: vec!["최저가".into(), "구매".into()], en: vec!["buy".into(), "cheapest".into()] },
                 compare: Aliases { ko: vec!["비교".into(), "추천".into()], en: vec!["vs".into(), "compare".into()] },
