@@ -10,11 +10,22 @@ import { patternText } from './minor-age.js';
 
 const KO_VENUE = /안마방(?!석|법)|키스방(?!법)|(?<![드슬])립카페/;
 
+// Veiled asks, which name no venue at all: the euphemisms people use for paid sex in both
+// languages ("그런 업소", a place where "아가씨" or "여자" come out, "풍속 쪽"; a woman "for the
+// night", paying a girl to come, bringing one back to the hotel). Each is a phrase whose ordinary
+// sense is the sensitive one; the words alone are not (업소용 냉장고, 그런 가게, a ladies' night,
+// women for the night shift). Added after a fresh held-out turn of this kind passed (relevance
+// slice 34): written for the kind, with the negatives beside it in the test.
+const KO_VEILED =
+  /그런\s*업소|아가씨\s*(?:있는|나오는|불러|부르|부를)|여자\s*(?:나오는|있는)\s*(?:술집|가게|곳|데|바|업소)|풍속\s*(?:쪽|업소|가게)|업소\s*(?:언니|아가씨|여자)/;
+const EN_VEILED =
+  /\b(?:woman|women|girl|girls|lady|ladies) for the night\b(?!\s*shift)|\bladies of the night\b|\bpay(?:ing)? (?:for )?(?:a |some )?(?:woman|women|girl|girls|lady|ladies) (?:for|to)\b|\bbring(?:ing)? (?:a |some )?(?:girl|girls|woman|women|lady) back to (?:my|the|our) (?:hotel|room)\b/;
+
 export function namesAdultVenue(message: string | undefined): boolean {
   return namesAdultVenueIn(patternText(message));
 }
 
 /** `namesAdultVenue` on a turn already read by `patternText` (minor-age.ts). */
 export function namesAdultVenueIn(text: string): boolean {
-  return KO_VENUE.test(text);
+  return KO_VENUE.test(text) || KO_VEILED.test(text) || EN_VEILED.test(text);
 }
