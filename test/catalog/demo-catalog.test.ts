@@ -290,6 +290,14 @@ describe('the demo catalog on the native core', () => {
     expect(categories('ko', '넷플릭스 보려면 VPN 필요해 회사 노트북에 깔 거야')).toEqual(['software.security']);
   });
 
+  // Relevance slice 35: the short names Korean buyers write (갤탭, 갤북, 아패) name the product.
+  it('reads the common Korean short names of the tablets and laptops it sells', () => {
+    const entities = (message: string) => read('ko', message).signalEntityIds;
+    expect(entities('갤탭 s9 fe랑 비교하면 어때 살까 고민')).toContain('product.galaxy-tab-s10');
+    expect(entities('갤북 프로 말고 그냥 갤북 사려고')).toContain('product.galaxy-book');
+    expect(entities('아패 에어 필기용으로 사려는데')).toContain('product.ipad-air');
+  });
+
   // Relevance slice 15: what the turn asks for, read clause by clause (docs/matching.md).
   const served = (language: 'ko' | 'en', message: string) => read(language, message).candidates[0]?.offerId ?? null;
   it('reads "X 말고" and "X are booked" as said of X, not of the whole clause', () => {
