@@ -221,18 +221,11 @@ end
 return 1
 `;
 
-// Set if absent, atomically in one round trip. KEYS[1]: the key; ARGV[1]: value; ARGV[2]: TTL ms.
-// Returns nil when this call set it, else the value already there. (Not SET NX GET, which needs
-// Redis 7; and not SET NX then GET, which could see the key expire in between.)
-const PUT_IF_ABSENT_LUA = `
-local existing = redis.call('GET', KEYS[1])
-if existing then return existing end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return nil
-`;
-
 // Marks set if absent, and fixed-window hits, for many callers in one script (a turn's clicks:
-// each click's dedup marks and its address' rate windows; `hits` is one caller without marks).
+// each click's dedup marks and its address' rate windows; `hits` is one caller without marks,
+// `putIfAbsent` one caller with one mark). A mark is GET, then SET with its TTL if there was
+// none: not SET NX GET, which needs Redis 7, and atomic where SET NX then GET could see the key
+// expire in between.
 // The first hit starts a window. A counter found without an expiry (which only an outside write
 // could cause) gets one, so it can never count forever. KEYS: for each caller, its marks' keys,
 // then its windows' keys. ARGV[1]: number of callers; then for each: nMarks, nHits, (value,
@@ -324,7 +317,6 @@ type ScriptedRedis = Redis & {
   sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  sidenotePutIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
   sidenoteMarksAndHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
 };
 
@@ -354,7 +346,7 @@ export class RedisCounterStore implements StartableCounterStore {
   private suppressed = 0;
   private closed = false;
   private readonly claims = new TurnBatch(MAX_PER_CALL, (batch: ClaimCandidate[][]) => this.sendClaims(batch));
-  private readonly marks = new TurnBatch(MAX_PER_CALL, (batch: MarksAndHitsRequest[]) => this.sendMarksAndHits(batch));
+  private readonly marks = new TurnBatch(MAX_PER_CALL, (batch: MarksAndHitsRequest[]) => this.runMarksAndHits('marksAndHits', batch));
 
   constructor(opts: RedisCounterStoreOptions) {
     this.log = opts.logger;
@@ -383,7 +375,6 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
-    this.redis.defineCommand('sidenotePutIfAbsent', { numberOfKeys: 1, lua: PUT_IF_ABSENT_LUA });
     this.redis.defineCommand('sidenoteMarksAndHits', { lua: MARKS_AND_HITS_LUA });
   }
 
@@ -405,15 +396,11 @@ export class RedisCounterStore implements StartableCounterStore {
     });
   }
 
-  hits(batch: readonly WindowHit[]) {
-    return this.run('hits', async () => {
-      for (const h of batch) checkHit(h);
-      if (batch.length === 0) return [];
-      // The marks-and-hits script with one caller and no marks.
-      const keys = batch.map((h) => h.key);
-      const out = await this.redis.sidenoteMarksAndHits(keys.length, ...keys, 1, 0, batch.length, ...batch.flatMap((h) => [h.windowMs, h.by]));
-      return batch.map((_, i) => ({ count: Number(out[2 * i]), resetInMs: Math.max(0, Number(out[2 * i + 1])) }));
-    });
+  async hits(batch: readonly WindowHit[]) {
+    for (const h of batch) checkHit(h);
+    if (batch.length === 0) return [];
+    const [outcome] = await this.runMarksAndHits('hits', [{ marks: [], hits: batch }]);
+    return outcome.hits;
   }
 
   claimFirst(candidates: ClaimCandidate[]): Promise<ClaimOutcome> {
@@ -473,8 +460,9 @@ export class RedisCounterStore implements StartableCounterStore {
     return this.marks.add({ marks, hits });
   }
 
-  /** The marks and hits of one event-loop turn in one script call. */
-  private async sendMarksAndHits(batch: MarksAndHitsRequest[]): Promise<MarksAndHitsOutcome[]> {
+  /** Callers' marks and hits in one script call (operation `op`, for the log): the marks and
+   *  hits of one event-loop turn, or one `hits` or `putIfAbsent` call. */
+  private async runMarksAndHits(op: string, batch: MarksAndHitsRequest[]): Promise<MarksAndHitsOutcome[]> {
     const keys: string[] = [];
     const args: (string | number)[] = [batch.length];
     for (const { marks, hits } of batch) {
@@ -488,7 +476,7 @@ export class RedisCounterStore implements StartableCounterStore {
         args.push(h.windowMs, h.by);
       }
     }
-    const out = await this.run('marksAndHits', () => this.redis.sidenoteMarksAndHits(keys.length, ...keys, ...args));
+    const out = await this.run(op, () => this.redis.sidenoteMarksAndHits(keys.length, ...keys, ...args));
     let o = 0;
     return batch.map(({ marks, hits }) => {
       const existing = marks.map(() => {
@@ -545,13 +533,11 @@ export class RedisCounterStore implements StartableCounterStore {
     });
   }
 
-  putIfAbsent(key: string, value: string, ttlMs: number) {
-    return this.run('putIfAbsent', async () => {
-      checkKey(key);
-      checkTtl(ttlMs);
-      const existing = await this.redis.sidenotePutIfAbsent(key, value, ttlMs);
-      return existing == null ? null : String(existing);
-    });
+  async putIfAbsent(key: string, value: string, ttlMs: number) {
+    checkKey(key);
+    checkTtl(ttlMs);
+    const [outcome] = await this.runMarksAndHits('putIfAbsent', [{ marks: [{ key, value, ttlMs }], hits: [] }]);
+    return outcome.existing[0];
   }
 
   get(key: string) {
