@@ -25,7 +25,7 @@ import { ConversionRepository } from '../src/conversions/conversion-repository.j
 import { AffiliateImpressionRepository } from '../src/affiliate/affiliate-impression-repository.js';
 import { CatalogRepository } from '../src/catalog/catalog-repository.js';
 import { demoCatalogWithLargeBudgets } from './catalogs.js';
-import { newDecisionId, newId, sha256 } from '../src/util/ids.js';
+import { newId, sha256 } from '../src/util/ids.js';
 import { createScratchDatabase } from './support.js';
 import { decisionAt } from '../testkit/decision-records.js';
 import { KEEP_HISTORY, makeHistoryPartitions } from '../testkit/history-partitions.js';
@@ -89,31 +89,18 @@ try {
     for (let i = 0; i < n; i++) {
       const at = today - Math.floor(((written + i) / DECISIONS) * DAYS) * DAY + Math.floor(Math.random() * (DAY - 60_000));
       const served = Math.random() < FILL ? snapshots[(written + i) % snapshots.length] : null;
-      const id = newDecisionId(at);
-      ids.push({ id, at });
-      rows.push({
-        id,
-        appId,
+      const row = decisionAt(appId, at, served ? { ...served, spend: 1000 } : undefined, {
         requestId: crypto.randomUUID(),
-        kind: 'offer',
-        test: false,
-        createdAt: new Date(at),
-        serve: Boolean(served),
-        reasonCodes: served ? ['MATCHED'] : ['LOW_INTENT'],
-        offerSnapshotId: served?.snapshotId ?? null,
-        campaignId: served?.campaignId ?? null,
         expiresAt: served ? new Date(at + 3_600_000) : null,
-        locale: 'ko-KR',
-        country: 'KR',
         intentType: 'purchase',
         messageIntent: 'purchase',
         matchedCategoryIds: ['travel', 'travel.hotels'],
         matchedEntityIds: ['place.jeju'],
-        impliedCategoryIds: [],
-        droppedDigestIds: 0,
         latencyUs: 800,
-        spendMicros: served ? 1000 : 0,
       });
+      const { id } = row;
+      ids.push({ id, at });
+      rows.push(row);
       if (!served) continue;
       const event = (type: ImpressionRow['type'], delay: number): ImpressionRow => ({
         id: newId('evt'),

@@ -249,6 +249,10 @@ describe('the demo catalog on the native core', () => {
   index.loadSync(JSON.stringify(demoIndexDocument()));
   const read = (language: 'ko' | 'en', message: string) =>
     index.match({ message, language, country: language === 'ko' ? 'KR' : 'US', kind: 'sponsored', nowMs: Date.parse('2026-11-23T03:00:00Z'), topK: 3 });
+  /** Each turn names exactly `topics` (the sensitive topics the core reads in it). */
+  const expectTopics = (turns: ['ko' | 'en', string][], topics: string[]) => {
+    for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics });
+  };
 
   // Each asks for something the catalog sells with a purchase cue, and each was served before
   // the sensitive lists covered grief, violence, legal trouble, job loss and illness: neither
@@ -418,7 +422,7 @@ describe('the demo catalog on the native core', () => {
       ['en', 'cheap flights to bangkok, want to visit the red light district'],
       ['en', 'looking for a massage with extras near my hotel in seoul'],
     ];
-    for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: ['adult'] });
+    expectTopics(turns, ['adult']);
   });
 
   // The adult words are chosen so that none begins or sits one typo from an ordinary word a
@@ -448,7 +452,7 @@ describe('the demo catalog on the native core', () => {
       ['en', 'strip steak or ribeye for the grill'],
       ['en', 'escorted tour of the vatican, worth it?'],
     ];
-    for (const [language, message] of turns) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
+    expectTopics(turns, []);
   });
 
   // Drugs bought or taken on a trip are a health moment (the topic already held cocaine and
@@ -463,7 +467,7 @@ describe('the demo catalog on the native core', () => {
       ['en', 'where to get magic mushrooms in amsterdam'],
       ['en', 'how much is ketamine in bali'],
     ];
-    for (const [language, message] of drugs) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: ['health'] });
+    expectTopics(drugs, ['health']);
     const ordinary: ['ko' | 'en', string][] = [
       ['ko', '마약베개 추천해줘'],
       ['ko', '마약김밥 맛집 광장시장'],
@@ -471,7 +475,7 @@ describe('the demo catalog on the native core', () => {
       ['en', 'best weed killer for my garden'],
       ['en', 'method for cleaning a laptop'],
     ];
-    for (const [language, message] of ordinary) expect({ message, topics: read(language, message).sensitiveTopicIds }).toEqual({ message, topics: [] });
+    expectTopics(ordinary, []);
   });
 });
 
