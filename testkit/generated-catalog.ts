@@ -196,6 +196,30 @@ function typo(word: string, rng: Rng): string {
   }
 }
 
+/** One jamo of one syllable changed: often a sound-alike one (ㅐ/ㅔ, ㅂ/ㅃ), else any, or a
+ *  final consonant added or dropped (hangul_typo.rs). */
+function hangulTypo(word: string, rng: Rng): string {
+  const chars = Array.from(word);
+  const i = rng.int(chars.length);
+  const x = chars[i].charCodeAt(0) - 0xac00;
+  let [initial, vowel, final] = [Math.floor(x / 588), Math.floor((x % 588) / 28), x % 28];
+  switch (rng.int(4)) {
+    case 0:
+      vowel = ({ 1: 5, 5: 1, 3: 7, 7: 3, 10: 15, 15: 11, 11: 10 } as Record<number, number>)[vowel] ?? 1;
+      break;
+    case 1:
+      initial = ({ 0: 1, 1: 0, 3: 4, 4: 3, 7: 8, 8: 7, 9: 10, 10: 9, 12: 13, 13: 12 } as Record<number, number>)[initial] ?? 8;
+      break;
+    case 2:
+      vowel = rng.int(21);
+      break;
+    default:
+      final = final === 0 ? 1 + rng.int(27) : 0;
+  }
+  chars[i] = String.fromCharCode(0xac00 + initial * 588 + vowel * 28 + final);
+  return chars.join('');
+}
+
 /** A message stitched from aliases (with case, width and particle variations) and noise. */
 export function generateMessage(doc: IndexDocument, rng: Rng): string {
   const t = doc.taxonomy;
@@ -240,6 +264,7 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
       alias = Array.from({ length: 1 + rng.int(4) }, () => rng.pick([...SYL, ...LAT])).join('');
     }
     if (/^[a-z ]{5,}$/.test(alias) && rng.chance(0.3)) alias = typo(alias, rng); // for the typo matcher
+    if (/^[\uac00-\ud7a3]{2,}$/.test(alias) && rng.chance(0.3)) alias = hangulTypo(alias, rng); // and the Hangul one
     if (/[a-z0-9]$/.test(alias) && rng.chance(0.15)) alias += rng.pick(['s', 'es']); // an English plural
     if (/^[a-z0-9]+ [a-z0-9]/.test(alias) && rng.chance(0.1)) alias = `${rng.int(10)}-${alias}`; // "3-day trip"
     if (/^[\uac00-\ud7a3]+( [\uac00-\ud7a3]+)+$/.test(alias)) alias = alias.replace(/ /g, () => (rng.chance(0.5) ? '' : ' ')); // loose spacing

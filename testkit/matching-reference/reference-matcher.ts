@@ -4,6 +4,7 @@
 // the benchmarks compare the Rust core against. The service never uses it to serve.
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../../src/native/offer-index.js';
 import { FuzzyMatcher } from './fuzzy-matcher.js';
+import { HangulTypoMatcher } from './hangul-typo-matcher.js';
 import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
@@ -164,6 +165,7 @@ export class ReferenceMatcher {
   private readonly patterns: string[];
   private readonly patternOf: Map<string, number>;
   private readonly fuzzy: FuzzyMatcher;
+  private readonly hangulTypos: HangulTypoMatcher;
   private readonly categoryPostings: number[][];
   private readonly entityPostings: number[][];
 
@@ -240,6 +242,7 @@ export class ReferenceMatcher {
     // An alias names a thing when all it stands for is a category or an entity.
     const namesThing = (p: string) => this.aliases.get(p)!.every((h) => ['category', 'entity', 'weakCategory', 'weakEntity'].includes(h.kind));
     this.fuzzy = new FuzzyMatcher(this.patterns.flatMap((p, i) => (typoSafe(p) ? [[p, i, namesThing(p)] as const] : [])));
+    this.hangulTypos = new HangulTypoMatcher(this.patterns.map((p, i) => [p, i, namesThing(p)] as const));
 
     this.offers = doc.offers.map((o) => ({
       doc: o,
@@ -340,8 +343,13 @@ export class ReferenceMatcher {
       chars.slice(0, window).join(''),
       spans.map((s) => [byteAt[s.start], byteAt[s.end]] as const),
     );
+    // Hangul words one jamo away, at word starts the exact pass left (hangul_typo.rs).
+    const exact = spans.map((s) => [s.start, s.end] as const);
     for (const [start, end, pattern] of typos) {
       spans.push({ start: charAt.get(start)!, end: charAt.get(end)!, pattern, hits: this.aliases.get(this.patterns[pattern])!, typo: true });
+    }
+    for (const [start, end, pattern] of this.hangulTypos.find(chars, window, exact, (i) => this.aliasStartsAt(chars, i))) {
+      spans.push({ start, end, pattern, hits: this.aliases.get(this.patterns[pattern])!, typo: true });
     }
     return spans.sort((a, b) => a.start - b.start || a.pattern - b.pattern);
   }

@@ -497,13 +497,13 @@ fn common_words() -> &'static CommonWords {
     })
 }
 
-type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
 
 /// The keys are already hashes: only mixed, so that both the high bits (the table's tags) and
 /// the low bits (its buckets) spread.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn write(&mut self, bytes: &[u8]) {

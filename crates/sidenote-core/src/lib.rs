@@ -10,6 +10,7 @@ mod classifier;
 mod document;
 mod error;
 mod fuzzy;
+mod hangul_typo;
 mod index;
 mod normalize;
 mod reading;
@@ -19,6 +20,7 @@ pub use classifier::{TurnClassifier, TurnScores};
 pub use document::{Aliases, CategoryDoc, EntityDoc, IndexDocument, IntentCues, OfferDoc, SensitiveTopicDoc, TaxonomyDoc};
 pub use error::IndexError;
 pub use fuzzy::FuzzyMatcher;
+pub use hangul_typo::HangulTypoMatcher;
 pub use index::{
     effective_intent, is_commercial, Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferIndexBuilder,
     OfferKind,

@@ -32,8 +32,10 @@
 //! Among boundary-valid hits, overlapping ones resolve leftmost-longest, so "new york times"
 //! wins over "new york" and a negative context ("파인애플") over the alias inside it ("애플").
 //! Then Latin words the exact pass left unmatched are tried one typo away ([`FuzzyMatcher`]:
-//! "labtop", "lap top", "iphnoe").
+//! "labtop", "lap top", "iphnoe"), and Hangul words one jamo away ([`HangulTypoMatcher`]:
+//! "노트븍", "겔럭시", "맥뿍").
 use crate::fuzzy::FuzzyMatcher;
+use crate::hangul_typo::HangulTypoMatcher;
 use crate::normalize::normalize;
 use crate::IndexError;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -102,6 +104,7 @@ pub struct TextMatcher {
     /// Per pattern: the English plural it may take.
     plural: Vec<Plural>,
     fuzzy: FuzzyMatcher,
+    hangul_typos: HangulTypoMatcher,
 }
 
 /// The English plural endings a pattern may be followed by.
@@ -298,8 +301,9 @@ impl TextMatcher {
         let fuzzy = FuzzyMatcher::with_things(
             patterns.iter().zip(&targets).enumerate().filter(|(_, (p, _))| typo_safe(p)).map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))),
         );
+        let hangul_typos = HangulTypoMatcher::new(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
         let patterns = patterns.into_iter().map(String::into_boxed_str).collect();
-        Ok(TextMatcher { automaton, patterns, targets, edges, suffix, plural, fuzzy })
+        Ok(TextMatcher { automaton, patterns, targets, edges, suffix, plural, fuzzy, hangul_typos })
     }
 
     /// Which automaton was built (for stats and benchmarks).
@@ -386,7 +390,9 @@ impl TextMatcher {
             spans.push(Span { start, end, pattern: pid as u32, typo: false });
         }
         let covered: Vec<(usize, usize)> = spans.iter().map(|s| (s.start, s.end)).collect();
-        let typos = self.fuzzy.find(typo_window(normalized), &covered);
+        let window = typo_window(normalized);
+        let mut typos = self.fuzzy.find(window, &covered);
+        typos.extend(self.hangul_typos.find(window, &covered, &starts));
         if !typos.is_empty() {
             spans.extend(typos.into_iter().map(|(start, end, pattern)| Span { start, end, pattern, typo: true }));
             spans.sort_unstable_by_key(|s| (s.start, s.pattern));
