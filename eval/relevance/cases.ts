@@ -148,6 +148,22 @@ export const BATCH_STARTS = {
     'se-ko': 172,
     'se-en': 166,
   },
+  'session-11': {
+    'ci-ko': 176,
+    'ci-en': 174,
+    'tn-ko': 140,
+    'tn-en': 141,
+    'cx-ko': 148,
+    'cx-en': 149,
+    'am-ko': 134,
+    'am-en': 132,
+    'rk-ko': 120,
+    'rk-en': 122,
+    'km-ko': 151,
+    'km-en': 105,
+    'se-ko': 199,
+    'se-en': 192,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
