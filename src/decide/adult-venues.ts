@@ -21,11 +21,17 @@ const KO_VEILED =
 const EN_VEILED =
   /\b(?:woman|women|girl|girls|lady|ladies) for the night\b(?!\s*shift)|\bladies of the night\b|\bpay(?:ing)? (?:for )?(?:a |some )?(?:woman|women|girl|girls|lady|ladies) (?:for|to)\b|\bbring(?:ing)? (?:a |some )?(?:girl|girls|woman|women|lady) back to (?:my|the|our) (?:hotel|room)\b/;
 
+// "Happy ending" is a story's end until a place that sells massages is beside it ("'happy ending'
+// spots", "a spa with happy endings", 해피엔딩 마사지). Written for a fresh dev turn of the kind
+// (`se-en-199`, relevance slice 37), negatives (books, films, a spa booking) beside it in the test.
+const HAPPY_ENDING =
+  /\bhappy\W{0,3}endings?\W{0,3}(?:spots?|places?|parlou?rs?|shops?|joints?|salons?|massages?|spas?)\b|\b(?:massages?|spas?|parlou?rs?|salons?)\b[^.?!]{0,30}\bhappy\W{0,3}endings?\b|해피\s*엔딩\s*(?:마사지|스파|업소|가게|있는|해주는|되는)|(?:마사지|스파|업소|안마)[^.?!]{0,15}해피\s*엔딩/;
+
 export function namesAdultVenue(message: string | undefined): boolean {
   return namesAdultVenueIn(patternText(message));
 }
 
 /** `namesAdultVenue` on a turn already read by `patternText` (minor-age.ts). */
 export function namesAdultVenueIn(text: string): boolean {
-  return KO_VENUE.test(text) || KO_VEILED.test(text) || EN_VEILED.test(text);
+  return KO_VENUE.test(text) || KO_VEILED.test(text) || EN_VEILED.test(text) || HAPPY_ENDING.test(text);
 }

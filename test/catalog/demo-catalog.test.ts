@@ -425,6 +425,22 @@ describe('the demo catalog on the native core', () => {
     expectTopics(turns, ['adult']);
   });
 
+  // Relevance slice 37: more ways of asking and of saying no, places to sleep, and "security"
+  // in the sense of a camera or an airport line.
+  it('reads more asks, a Korean "won\'t use", a place to sleep, and security that is no software', () => {
+    expect(read('ko', '서울 숙소랑 KTX 둘 다 알아봐야 되는데 기차표부터').messageIntent).toBe('purchase');
+    expect(read('ko', '에어팟 프로 지금 사도 됨?').messageIntent).toBe('purchase');
+    expect(read('en', 'torn between the galaxy tab and the ipad for lecture notes').messageIntent).toBe('compare');
+    expect(read('en', "need a project management tool for 12 people, we'd pay").messageIntent).toBe('purchase');
+    expect(served('ko', 'VPN은 안 쓸 거야. 공용 와이파이가 얼마나 위험한지만 알려줘')).toBeNull();
+    expect(served('ko', '도쿄 출장인데 신주쿠 근처로 잘 곳만 구하면 돼')).toBe('off.haneul-tokyo-shinjuku-ko');
+    expect(read('en', 'best security camera for the porch, no subscription').signalCategoryIds).not.toContain('software.security');
+    // A negative context voids its category in its own clause only.
+    expect(read('en', 'airport security took forever. best vpn for the airport wifi?').signalCategoryIds).toContain('software.security');
+    // Moving off a tool the catalog does not sell asks for its kind.
+    expect(served('en', 'we dumped asana last year, what else is out there for a 12-person team? we would pay')).not.toBeNull();
+  });
+
   // The adult words are chosen so that none begins or sits one typo from an ordinary word a
   // shopper or traveller writes (a sensitive stem may be followed by any Hangul; a Latin alias of
   // one or two words matches one edit away unless the edit is a common English word).

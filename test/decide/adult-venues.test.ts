@@ -21,6 +21,12 @@ describe('namesAdultVenue', () => {
     'how much does it cost to pay a woman to come to the hotel in pattaya',
     'can i bring a girl back to my hotel in bangkok, which hotels allow it',
     'where are the ladies of the night in amsterdam',
+    // "Happy ending" beside a massage place (relevance slice 37).
+    "know any 'happy ending' places near our hotel in pattaya?",
+    'spa in manila with happy endings, need the address',
+    'happy-ending massage parlours in bangkok, which area',
+    '방콕 해피엔딩 마사지 잘하는 곳',
+    '마사지 받으러 가는데 해피 엔딩 되는 곳 있어?',
   ])('names an adult venue: %s', (message) => expect(namesAdultVenue(message)).toBe(true));
 
   it.each([
@@ -39,6 +45,10 @@ describe('namesAdultVenue', () => {
     'ladies night at the hotel bar, any good spots in seoul',
     'can i bring my girlfriend to the hotel breakfast',
     'we need to pay the girl who walks our dog',
+    'recommend a book with a happy ending for my flight',
+    'does the movie have a happy ending? thinking of buying tickets',
+    'book a spa day in seoul for my mom, she loves a happy ending in dramas so maybe a show too',
+    '해피엔딩 영화 추천해줘',
     '',
     undefined,
   ])('no adult venue: %s', (message) => expect(namesAdultVenue(message)).toBe(false));
