@@ -93,6 +93,7 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
     const en = [`${word(LAT, 2)}${e}`, `${word(LAT, 1)} ${word(LAT, 2)}`, word(LAT, 3)];
     if (rng.chance(0.2)) en.push(word(LAT, 1)); // short, often shared
     const ko = [`${word(SYL, 2)}${rng.chance(0.5) ? '' : e}`, word(SYL, 3)];
+    if (rng.chance(0.1)) ko.push(word(SYL, 1)); // one syllable: a word of its own (text_match.rs)
     const weak = rng.chance(0.2) ? { ko: [word(SYL, 2)], en: [word(LAT, 2)] } : undefined;
     const negative = rng.chance(0.2) ? { ko: [`${word(SYL, 1)}${ko[1]}`], en: [`${en[1]} ${word(LAT, 1)}`] } : undefined;
     ents.push({

@@ -21,9 +21,18 @@ const LETTER = /\p{L}/u;
 export const MIN_ALIAS_LETTERS_OR_DIGITS = 2;
 export const MIN_NUMBER_ALIAS_DIGITS = 3;
 
-/** Why an alias would match too much, or null when it is specific enough. Never quotes it. */
-export function aliasProblem(alias: string): string | null {
+// One exception: a category's or an entity's own alias may be one Hangul syllable (폰, 괌), because
+// the matcher reads such an alias as a word of its own: nothing Hangul before it, and after it
+// nothing, a whole particle (폰이랑, 괌에서) or another alias; never inside 헤드폰, 폰트 or 차이
+// (crates/sidenote-core/src/text_match.rs). Cues, sensitive stems, weak aliases and negative
+// contexts are continued by design, so for them one syllable stays refused.
+const ONE_HANGUL_SYLLABLE = /^[\uac00-\ud7a3]$/;
+
+/** Why an alias would match too much, or null when it is specific enough. Never quotes it.
+ *  `wordOfItsOwn`: a category's or entity's alias, which may be one Hangul syllable. */
+export function aliasProblem(alias: string, wordOfItsOwn = false): string | null {
   const text = alias.normalize('NFKC').trim();
+  if (wordOfItsOwn && ONE_HANGUL_SYLLABLE.test(text)) return null;
   if (text.length === 0) return 'must not be empty after trimming spaces';
   const significant = [...text].filter((ch) => LETTER_OR_DIGIT.test(ch));
   if (significant.length === 0) return 'must contain a letter or digit (punctuation or symbols alone match almost any message)';
@@ -33,7 +42,7 @@ export function aliasProblem(alias: string): string | null {
       : null;
   }
   if (significant.length < MIN_ALIAS_LETTERS_OR_DIGITS) {
-    return `needs at least ${MIN_ALIAS_LETTERS_OR_DIGITS} letters or digits (one letter or Hangul syllable matches inside too many words)`;
+    return `needs at least ${MIN_ALIAS_LETTERS_OR_DIGITS} letters or digits (one letter or Hangul syllable matches inside too many words; a category's or entity's own alias may be one Hangul syllable)`;
   }
   return null;
 }

@@ -9,24 +9,34 @@ import { aliasProblem } from './alias-rules.js';
 /** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
 export const CatalogId = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
 
-/** One alias; rules that keep it from matching every message in alias-rules.ts. */
-const Alias = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty after trimming spaces')
-  .max(100)
-  .superRefine((alias, ctx) => {
-    const problem = alias.length > 0 ? aliasProblem(alias) : null;
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .describe('An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits).');
+/** One alias; rules that keep it from matching every message in alias-rules.ts. A category's or
+ *  entity's own alias (`wordOfItsOwn`) may also be one Hangul syllable (폰, 괌). */
+const aliasOf = (wordOfItsOwn: boolean) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty after trimming spaces')
+    .max(100)
+    .superRefine((alias, ctx) => {
+      const problem = alias.length > 0 ? aliasProblem(alias, wordOfItsOwn) : null;
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe(
+      wordOfItsOwn
+        ? 'An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits), or one Hangul syllable, matched as a word of its own.'
+        : 'An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits).',
+    );
+const aliasesOf = (wordOfItsOwn: boolean) =>
+  z
+    .strictObject({
+      ko: z.array(aliasOf(wordOfItsOwn)).max(200).default([]).describe('Korean aliases.'),
+      en: z.array(aliasOf(wordOfItsOwn)).max(200).default([]).describe('English aliases.'),
+    })
+    .describe('Words that name it, per language; a message in either language may use either.');
 /** Aliases per language; matching is language-independent (a Korean message may name "iPhone"). */
-export const Aliases = z
-  .strictObject({
-    ko: z.array(Alias).max(200).default([]).describe('Korean aliases.'),
-    en: z.array(Alias).max(200).default([]).describe('English aliases.'),
-  })
-  .describe('Words that name it, per language; a message in either language may use either.');
+export const Aliases = aliasesOf(false);
+/** A category's or entity's own aliases. */
+const ThingAliases = aliasesOf(true);
 const LocalizedName = z
   .strictObject({
     ko: z.string().min(1).max(120).describe('Korean display name.'),
@@ -45,7 +55,7 @@ export const Category = z.strictObject({
   id: CatalogId.describe('Category id, e.g. `travel.hotels`.'),
   parent_id: CatalogId.nullable().default(null).describe("Parent category; a parent in the digest or message matches its children's offers."),
   name: LocalizedName,
-  aliases: Aliases.default({ ko: [], en: [] }),
+  aliases: ThingAliases.default({ ko: [], en: [] }),
   weak_aliases: WeakAliases,
   negative_contexts: NegativeContexts,
 });
@@ -54,7 +64,7 @@ export const Entity = z.strictObject({
   id: CatalogId.describe('Entity id, e.g. `place.jeju`.'),
   kind: z.enum(['brand', 'product', 'place']).describe('What the entity is.'),
   name: LocalizedName,
-  aliases: Aliases.default({ ko: [], en: [] }),
+  aliases: ThingAliases.default({ ko: [], en: [] }),
   category_ids: z.array(CatalogId).max(20).default([]).describe('Categories the entity belongs to; naming the entity is also a (weak) signal for these.'),
   weak_aliases: WeakAliases,
   negative_contexts: NegativeContexts,

@@ -28,7 +28,7 @@ function catalogWithBadAliases(): { catalog: CatalogInput; expected: Array<[stri
   t.categories![0].aliases!.ko = ['여행', '   ']; // empty after trimming
   t.categories![1].aliases!.en = ['hotel', 'Ｈ']; // full-width: still one letter
   t.entities![0].aliases!.en = ['jeju', '...']; // punctuation only
-  t.entities![1].aliases!.ko = ['폰']; // one Hangul syllable (in 헤드폰, 폰케이스 …)
+  t.entities![1].weak_aliases = { ko: ['폰'], en: [] }; // one Hangul syllable, continued by design in a weak alias
   t.entities![2].aliases!.en = ['🙂']; // an emoji
   t.sensitive_topics![0].aliases!.en = ['depression', '5']; // one digit
   t.sensitive_topics![1].aliases!.ko = ['\u200b\u200b']; // invisible characters only
@@ -41,7 +41,7 @@ function catalogWithBadAliases(): { catalog: CatalogInput; expected: Array<[stri
       ['taxonomy.categories[0].aliases.ko[1]', /must not be empty/],
       ['taxonomy.categories[1].aliases.en[1]', /at least 2 letters or digits/],
       ['taxonomy.entities[0].aliases.en[1]', /must contain a letter or digit/],
-      ['taxonomy.entities[1].aliases.ko[0]', /at least 2 letters or digits/],
+      ['taxonomy.entities[1].weak_aliases.ko[0]', /at least 2 letters or digits/],
       ['taxonomy.entities[2].aliases.en[0]', /must contain a letter or digit/],
       ['taxonomy.sensitive_topics[0].aliases.en[1]', /at least 3 digits/],
       ['taxonomy.sensitive_topics[1].aliases.ko[0]', /must contain a letter or digit/],
@@ -67,7 +67,9 @@ describe('catalog aliases', () => {
   it('accepts short aliases that are still specific', () => {
     const c = miniCatalog();
     c.taxonomy.entities![1].aliases!.en = ['iphone', 'lg', 'x1', '5g', 'ｉｐｈｏｎｅ', 'iphone 16'];
-    c.taxonomy.entities![1].aliases!.ko = ['아이폰', '제주', 'ㅇㅇ폰'];
+    // One Hangul syllable names a thing as a word of its own (text_match.rs): 폰, 괌.
+    c.taxonomy.entities![1].aliases!.ko = ['아이폰', '제주', 'ㅇㅇ폰', '폰'];
+    c.taxonomy.categories![0].aliases!.ko = ['괌'];
     c.taxonomy.intent_cues!.compare!.en = ['vs', 'compare'];
     c.taxonomy.categories![0].aliases!.en = ['travel', '747', '2026'];
     expect(problemsOf(c)).toEqual([]);
@@ -84,7 +86,7 @@ describe('catalog aliases', () => {
     const tooMany = miniCatalog();
     tooMany.taxonomy.categories![0].aliases!.en = Array.from({ length: 200 }, () => 'x');
     tooMany.taxonomy.categories![1].aliases!.en = Array.from({ length: 200 }, () => '!');
-    tooMany.taxonomy.entities![0].aliases!.ko = Array.from({ length: 50 }, () => '가');
+    tooMany.taxonomy.sensitive_topics![0].aliases!.ko = Array.from({ length: 50 }, () => '가');
     const capped = problemsOf(tooMany);
     expect(capped).toHaveLength(MAX_LISTED_PROBLEMS + 1);
     expect(capped[MAX_LISTED_PROBLEMS]).toBe(`… and ${450 - MAX_LISTED_PROBLEMS} more problems not listed`);

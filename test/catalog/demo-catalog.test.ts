@@ -168,8 +168,11 @@ describe('catalog/demo.json', () => {
       expect(item.aliases.ko.length, `${item.id} ko aliases`).toBeGreaterThan(0);
       expect(item.aliases.en.length, `${item.id} en aliases`).toBeGreaterThan(0);
       for (const a of item.aliases.en) expect(a, `${item.id}: English aliases are lowercase`).toBe(a.toLowerCase());
-      // A one-syllable Korean alias matches inside unrelated words (폰 in 헤드폰, 약 in 예약).
-      for (const a of item.aliases.ko) expect([...a.replace(/\s/g, '')].length, `${item.id}: "${a}" is too short`).toBeGreaterThan(1);
+      // A one-syllable Korean alias is read as a word of its own (폰, not the 폰 of 헤드폰);
+      // any other one-character alias would match inside unrelated words.
+      for (const a of item.aliases.ko) {
+        if (!/^[\uac00-\ud7a3]$/.test(a)) expect([...a.replace(/\s/g, '')].length, `${item.id}: "${a}" is too short`).toBeGreaterThan(1);
+      }
     }
     const owner = new Map<string, string>();
     const shared: string[] = [];
@@ -439,6 +442,14 @@ describe('the demo catalog on the native core', () => {
     expect(read('en', 'airport security took forever. best vpn for the airport wifi?').signalCategoryIds).toContain('software.security');
     // Moving off a tool the catalog does not sell asks for its kind.
     expect(served('en', 'we dumped asana last year, what else is out there for a 12-person team? we would pay')).not.toBeNull();
+  });
+
+  // Relevance slice 38: one syllable that names a thing is a word of its own (괌; the rule
+  // itself, with 폰 and 차이, is text_match.rs's test).
+  it('reads 괌 as a word of its own, and answers no Guam ask with another place', () => {
+    expect(read('ko', '괌에서 묵을 리조트 예약하려고').signalEntityIds).toContain('place.guam');
+    expect(read('ko', '괌이랑 사이판 중에 어디가 나아').signalEntityIds).toContain('place.guam');
+    expect(served('ko', '괌 리조트 3박 가족여행으로 예약하려는데 어디가 좋아?')).toBeNull();
   });
 
   // The adult words are chosen so that none begins or sits one typo from an ordinary word a

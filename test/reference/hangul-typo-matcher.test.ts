@@ -2,7 +2,8 @@
 // (crates/sidenote-core/src/hangul_typo.rs); the differential test compares it with the core on
 // generated messages with one jamo changed.
 import { describe, expect, it } from 'vitest';
-import { HangulTypoMatcher, loadCommonKoreanWords } from '../../testkit/matching-reference/hangul-typo-matcher.js';
+import { HangulTypoMatcher } from '../../testkit/matching-reference/hangul-typo-matcher.js';
+import { loadCommonKoreanWords } from '../../testkit/matching-reference/korean-words.js';
 
 const CATALOG = ['노트북', '갤럭시', '맥북', '맥북에어', '아이폰', '제주도', '한국어', '인사동', '대만', '여행지', '블루투스스피커', '호텔'];
 const matcher = new HangulTypoMatcher(CATALOG.map((a, i) => [a, i, true] as const));

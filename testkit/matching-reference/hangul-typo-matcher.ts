@@ -2,16 +2,12 @@
 // crates/sidenote-core/src/hangul_typo.rs (its HangulTypoMatcher doc states them), written for
 // clarity rather than speed: every candidate is compared with every eligible alias of its
 // length. It is the core's test oracle, like the reference matcher beside it, and reads the
-// core's own common-word list.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-export const COMMON_KOREAN_WORDS_PATH = fileURLToPath(new URL('../../crates/sidenote-core/src/model/common-korean-words.txt', import.meta.url));
+// core's own common-word list (korean-words.ts).
+import { loadCommonKoreanWords, PARTICLES } from './korean-words.js';
 
 /** Aliases of this many syllables or more take any one-jamo change; shorter ones a sound-alike one. */
 const ANY_JAMO_FROM = 3;
 const MAX_SYLLABLES = 8;
-const PARTICLE_TAILS = [...'은는이가을를에의도만와과로랑나야요엔께', '에서', '에게', '에는', '에도', '에선', '으로', '이랑', '하고', '한테', '까지', '부터'];
 /** Vowels written alike (ㅐ/ㅔ, ㅒ/ㅖ, ㅙ/ㅞ/ㅚ) and plain/tense initials (ㄱ/ㄲ, ㄷ/ㄸ, ㅂ/ㅃ, ㅅ/ㅆ, ㅈ/ㅉ), as jamo indices. */
 const VOWEL_GROUPS = [
   [1, 5],
@@ -25,18 +21,6 @@ const TENSE_PAIRS = [
   [9, 10],
   [12, 13],
 ];
-
-let commonWords: Set<string> | undefined;
-
-export function loadCommonKoreanWords(): Set<string> {
-  commonWords ??= new Set(
-    readFileSync(COMMON_KOREAN_WORDS_PATH, 'utf8')
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith('#')),
-  );
-  return commonWords;
-}
 
 const isSyllable = (c: string | undefined) => c !== undefined && c >= '\uac00' && c <= '\ud7a3';
 
@@ -55,7 +39,7 @@ function soundAlike(a: number[], b: number[]): boolean {
 /** Syllables of the longest particle the candidate ends in after at least one syllable, or 0. */
 function particleTail(candidate: string[]): number {
   const text = candidate.join('');
-  return Math.max(0, ...PARTICLE_TAILS.filter((p) => p.length < candidate.length && text.endsWith(p)).map((p) => p.length));
+  return Math.max(0, ...PARTICLES.filter((p) => p.length < candidate.length && text.endsWith(p)).map((p) => p.length));
 }
 
 /** (character start, character end, pattern id). */

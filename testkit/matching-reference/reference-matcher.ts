@@ -5,6 +5,7 @@
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../../src/native/offer-index.js';
 import { FuzzyMatcher } from './fuzzy-matcher.js';
 import { HangulTypoMatcher } from './hangul-typo-matcher.js';
+import { loadCommonKoreanWords, PARTICLES } from './korean-words.js';
 import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
@@ -99,6 +100,14 @@ function classOf(c: string | undefined): CharClass {
 /** Rust's char::is_alphanumeric, or `_`. */
 function isWordChar(c: string | undefined): boolean {
   return c !== undefined && (c === '_' || /[\p{Alphabetic}\p{Nd}\p{Nl}\p{No}]/u.test(c));
+}
+
+/** Whether the syllables after the one at `at` are one whole particle, making no common word with it. */
+function particleFollows(chars: string[], at: number): boolean {
+  let end = at + 1;
+  while (end < chars.length && isHangulSyllable(chars[end])) end++;
+  const run = chars.slice(at + 1, end).join('');
+  return PARTICLES.includes(run) && !loadCommonKoreanWords().has(chars.slice(at, end).join(''));
 }
 
 function isHangulSyllable(c: string): boolean {
@@ -305,10 +314,15 @@ export class ReferenceMatcher {
         // modifier: "a 3-day trip" is no "day trip".
         const inModifier = first === 'word' && chars[i - 1] === '-' && candidate.includes(' ') && /^[0-9]$/.test(chars[i - 2] ?? '');
         const leftOk = (before === 'other' || before !== first || compoundHead || suffix) && !inModifier;
+        // One syllable naming a thing (폰, 괌) is a word of its own: nothing more, a whole
+        // particle that makes no common word with it (차 + 이 is 차이), or another alias.
+        const oneSyllableThing = len === 1 && isHangulSyllable(candidate) && !stem;
         const rightOk =
-          after === 'other' ||
-          after !== last ||
-          (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
+          oneSyllableThing && i + 1 < chars.length && isHangulSyllable(chars[i + 1])
+            ? this.aliasStartsAt(chars, i + 1) || particleFollows(chars, i)
+            : after === 'other' ||
+              after !== last ||
+              (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
         const pattern = this.patternOf.get(candidate)!;
         let hit: { end: number; plural: boolean } | null = null;
         if (leftOk && rightOk) hit = { end: i + len, plural: false };

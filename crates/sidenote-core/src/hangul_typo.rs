@@ -8,12 +8,8 @@
 //! hash of the other syllables and the gap's place); a candidate looks up the same n keys, so
 //! the aliases found are those equal to it but for one syllable, and each is then checked for
 //! that syllable being one jamo away.
-use crate::fuzzy::{KeyHasher, KeyMap};
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
-use std::sync::OnceLock;
-
-type WordSet<T> = HashSet<T, BuildHasherDefault<KeyHasher>>;
+use crate::fuzzy::KeyMap;
+use crate::korean_words::{common_words, WordSet, PARTICLES};
 
 /// Aliases of this many syllables or more accept any one-jamo change; shorter ones only a
 /// sound-alike one ([`sound_alike`]): among two-syllable words one jamo reaches too many other
@@ -22,17 +18,6 @@ const ANY_JAMO_FROM: usize = 3;
 
 /// Longer aliases are rare and written with care; the bound keeps a candidate's lookups few.
 const MAX_SYLLABLES: usize = 8;
-
-/// Particles a word ends in (longest first within a first syllable does not matter: every
-/// one is tried). A candidate ending in one reads as a shorter word and its particle: "한국에"
-/// is 한국 + 에, not a typo of "한국어"; "맥에서" is 맥 + 에서, not "맥에어".
-const PARTICLE_TAILS: [&str; 30] = [
-    "은", "는", "이", "가", "을", "를", "에", "의", "도", "만", "와", "과", "로", "랑", "나", "야", "요", "엔", "께", "에서", "에게", "에는", "에도", "에선",
-    "으로", "이랑", "하고", "한테", "까지", "부터",
-];
-
-/// One word a line, two syllables or more.
-const COMMON_WORDS_TEXT: &str = include_str!("model/common-korean-words.txt");
 
 const FIRST_SYLLABLE: u32 = 0xAC00;
 const LAST_SYLLABLE: u32 = 0xD7A3;
@@ -57,7 +42,7 @@ const FINALS: u32 = 28;
 ///   or a plain initial for its tense twin or back (ㄱ/ㄲ, ㄷ/ㄸ, ㅂ/ㅃ, ㅅ/ㅆ, ㅈ/ㅉ).
 /// - A candidate that is itself an alias, or a common Korean word
 ///   (`model/common-korean-words.txt`), is never a typo: "여행자" is a traveller, not "여행지".
-/// - A candidate ending in a particle ([`PARTICLE_TAILS`]) after one syllable or more is a
+/// - A candidate ending in a particle ([`PARTICLES`](crate::korean_words::PARTICLES)) after one syllable or more is a
 ///   shorter word and its particle ("한국에", "인사도", "맥에서", "잘 데만"), unless the alias
 ///   ends in the same particle syllables and the one-jamo change is in the two syllables or more
 ///   before it ("제쥬도" is "제주도").
@@ -232,10 +217,10 @@ fn ends_word(text: &str, end: usize, alias_starts: &[bool]) -> bool {
 /// The syllable count of the longest particle the candidate ends in after at least one
 /// syllable, or 0.
 fn particle_tail(candidate: &[char]) -> usize {
-    PARTICLE_TAILS
+    PARTICLES
         .iter()
         .map(|p| p.chars().count())
-        .filter(|&k| k < candidate.len() && PARTICLE_TAILS.iter().any(|p| p.chars().eq(candidate[candidate.len() - k..].iter().copied())))
+        .filter(|&k| k < candidate.len() && PARTICLES.iter().any(|p| p.chars().eq(candidate[candidate.len() - k..].iter().copied())))
         .max()
         .unwrap_or(0)
 }
@@ -304,11 +289,6 @@ impl SyllableSet {
             self.0[(i / 64) as usize] & (1 << (i % 64)) != 0
         }
     }
-}
-
-fn common_words() -> &'static WordSet<&'static str> {
-    static WORDS: OnceLock<WordSet<&'static str>> = OnceLock::new();
-    WORDS.get_or_init(|| COMMON_WORDS_TEXT.lines().map(str::trim).filter(|w| !w.is_empty() && !w.starts_with('#')).collect())
 }
 
 #[cfg(test)]

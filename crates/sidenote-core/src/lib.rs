@@ -12,6 +12,7 @@ mod error;
 mod fuzzy;
 mod hangul_typo;
 mod index;
+mod korean_words;
 mod normalize;
 mod reading;
 mod text_match;

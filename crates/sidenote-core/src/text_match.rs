@@ -15,7 +15,9 @@
 //! - a particle or ending: a category or entity alias ending in Hangul may be followed by Hangul
 //!   when what follows starts with a particle, a copula or a 하다-ending (제주도**에서**,
 //!   아이폰**을**, 예약**하려고**) or with another alias (노트북**추천**), and not when the word
-//!   simply continues (애플**망고**, 파리**채**). Cues and sensitive topics are stems ("사고 싶",
+//!   simply continues (애플**망고**, 파리**채**). An alias of one syllable (폰, 괌) takes a whole
+//!   particle only (폰**이랑**, 괌**에서**, not 폰**트**), and not one that makes a common word
+//!   with it (차 + 이 is 차이). Cues and sensitive topics are stems ("사고 싶",
 //!   "우울해", "필요 없") written to be continued, so any Hangul may follow them;
 //! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**".
 //!
@@ -36,6 +38,7 @@
 //! "노트븍", "겔럭시", "맥뿍").
 use crate::fuzzy::FuzzyMatcher;
 use crate::hangul_typo::HangulTypoMatcher;
+use crate::korean_words::{is_common_word, is_particle};
 use crate::normalize::normalize;
 use crate::IndexError;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -207,6 +210,13 @@ fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0xAC00..=0xD7A3 | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
 }
 
+/// Whether the Hangul syllables right after `end` are one whole particle, and the word they
+/// end is no common Korean word.
+fn particle_follows(text: &str, start: usize, end: usize) -> bool {
+    let run: usize = text[end..].chars().take_while(|c| is_syllable(*c)).map(char::len_utf8).sum();
+    is_particle(&text[end..end + run]) && !is_common_word(&text[start..end + run])
+}
+
 /// Whether an alias may be found one typo away: not when one of its words is a short word
 /// without a digit ("or the" is one edit from "of the", "how much" from "how much"), since a
 /// short word is one edit from many others and the common-word list only holds longer ones.
@@ -365,9 +375,17 @@ impl TextMatcher {
                 && self.patterns[pid].contains(' ')
                 && normalized[..start - 1].chars().next_back().is_some_and(|c| c.is_ascii_digit());
             let left_ok = (before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid]) && !in_modifier;
-            let right_ok = after_class == CharClass::Other
-                || after_class != last
-                || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]));
+            // An alias of one syllable that names a thing (폰, 괌) is a word of its own: what
+            // follows in the word is nothing, a whole particle (폰**이랑**, 괌**에서**) that does not
+            // make a common word with it (차 + 이 is 차이), or another alias (괌**리조트**).
+            let one_syllable_thing = syllables == 1 && !stem && self.patterns[pid].chars().count() == 1;
+            let right_ok = if one_syllable_thing && after.is_some_and(is_syllable) {
+                starts[end] || particle_follows(normalized, start, end)
+            } else {
+                after_class == CharClass::Other
+                    || after_class != last
+                    || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]))
+            };
             if left_ok && right_ok {
                 valid.push((start, end, pid, false));
             } else if left_ok && last == CharClass::Word && after_class == CharClass::Word {
@@ -437,6 +455,32 @@ mod tests {
         assert_eq!(find(&m, "강릉호텔 예약"), vec![TextHit::Category(2)]);
         assert_eq!(find(&m, "호텔이랑 항공"), vec![TextHit::Category(2)]);
         assert!(find(&m, "호텔리어").is_empty());
+    }
+
+    #[test]
+    fn a_one_syllable_thing_is_a_word_of_its_own() {
+        let m = matcher(&[
+            ("폰", TextHit::Category(0)),
+            ("괌", TextHit::Entity(1)),
+            ("차", TextHit::Category(2)),
+            ("리조트", TextHit::Category(3)),
+            ("안", TextHit::Negation),
+        ]);
+        assert_eq!(find(&m, "폰 바꾸려고"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "폰이랑 태블릿"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "LG폰 어때"), vec![TextHit::Category(0)]);
+        assert_eq!(find(&m, "괌에서 묵을 곳"), vec![TextHit::Entity(1)]);
+        // Another alias may follow (the alias after one syllable is no compound head, as in
+        // 전기차: only 괌 is read).
+        assert_eq!(find(&m, "괌리조트 추천"), vec![TextHit::Entity(1)]);
+        // A word that goes on, a word before, a particle that makes a common word, or no whole
+        // particle: not the alias.
+        assert!(find(&m, "폰트 추천").is_empty());
+        assert!(find(&m, "이어폰 추천").is_empty());
+        assert!(find(&m, "둘의 차이가 뭐야").is_empty());
+        assert!(find(&m, "폰이며 뭐며").is_empty());
+        // A cue of one syllable is a stem, as before: any Hangul may follow it.
+        assert_eq!(find(&m, "안사"), vec![TextHit::Negation]);
     }
 
     #[test]
