@@ -340,8 +340,11 @@ export function generateMessage(doc: IndexDocument, rng: Rng): string {
         ? ` ${voiding} ${any()}, ${rng.chance(0.5) ? any() : ''} ${ask()}`
         : r < 0.7
           ? ` ${any()} ${voiding}. ${ask()}${rng.pick(['?', '. ', ` ${any()}`])}`
-          : // A negation said from the comma before it: "a hotel in X, don't need Y".
-            ` ${any()} ${ask()}, ${rng.chance(0.5) ? any() : ''}${rng.pick([',', ''])} ${voiding} ${any()}`,
+          : r < 0.85
+            ? // A negation said from the comma before it: "a hotel in X, don't need Y".
+              ` ${any()} ${ask()}, ${rng.chance(0.5) ? any() : ''}${rng.pick([',', ''])} ${voiding} ${any()}`
+            : // A Korean connective ending on the cue's word: "X는 이미 있어서 Y 살까" (reading.rs).
+              ` ${any()} ${voiding}${rng.pick(['고', '어서', '으니까', '는', '음', ''])} ${any()} ${ask()}`,
     );
   }
   // And a purpose beside something the catalog names as another thing (a negative context: "a

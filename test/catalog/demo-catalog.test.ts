@@ -444,6 +444,13 @@ describe('the demo catalog on the native core', () => {
     expect(served('en', 'we dumped asana last year, what else is out there for a 12-person team? we would pay')).not.toBeNull();
   });
 
+  // Relevance slice 39: a Korean connective ending ends a negation's clause, as a comma does.
+  it('reads "X는 이미 있어서 Y 살까" as Y asked, X had', () => {
+    expect(served('ko', '아이폰은 이미 있어서 이번엔 맥북 에어 살까 해')).toBe('off.gh-macbook-air-ko');
+    expect(served('ko', '노트북은 필요 없고 태블릿 추천해줘')).toBe('off.gh-tablets-ko');
+    expect(served('ko', '맥북 에어는 이미 있는 거 알아')).toBeNull();
+  });
+
   // Relevance slice 38: one syllable that names a thing is a word of its own (괌; the rule
   // itself, with 폰 and 차이, is text_match.rs's test).
   it('reads 괌 as a word of its own, and answers no Guam ask with another place', () => {

@@ -102,6 +102,9 @@ function isWordChar(c: string | undefined): boolean {
   return c !== undefined && (c === '_' || /[\p{Alphabetic}\p{Nd}\p{Nl}\p{No}]/u.test(c));
 }
 
+/** Connective endings that join two clauses (reading.rs `CONNECTIVE_ENDINGS`). */
+const CONNECTIVE_ENDINGS = ['고', '어서', '아서', '여서', '해서', '서', '으니까', '니까', '으니', '니'];
+
 /** Whether the syllables after the one at `at` are one whole particle, making no common word with it. */
 function particleFollows(chars: string[], at: number): boolean {
   let end = at + 1;
@@ -451,6 +454,10 @@ export class ReferenceMatcher {
       const nextEnd = Math.min(chars.length, ...clauseEnds.filter((e) => e > s.end));
       const comma = chars.slice(s.end, nextEnd).indexOf(',');
       if (comma >= 0) commaEnds.push(s.end + comma + 1);
+      // A Korean connective ending on the cue's word ends the clause as a comma does.
+      let wordEnd = s.end;
+      while (wordEnd < chars.length && isHangulSyllable(chars[wordEnd])) wordEnd++;
+      if (wordEnd > s.end && CONNECTIVE_ENDINGS.includes(chars.slice(s.end, wordEnd).join(''))) commaEnds.push(wordEnd);
       if (s.hits.some((h) => h.kind === 'negation')) {
         const from = Math.max(0, ...clauseEnds.filter((e) => e <= s.start));
         const before = chars.slice(from, s.start).lastIndexOf(',');

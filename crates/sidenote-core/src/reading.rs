@@ -7,7 +7,8 @@
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
 //! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
 //!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
-//!   comma ("Not looking for flights, just a hotel"). A negation ("already have", "필요 없") or
+//!   comma ("Not looking for flights, just a hotel") or at the end of its word when that word ends
+//!   in a connective ending ("아이폰은 이미 있어서 맥북 에어 살까": 고, 어서, 아서, 으니까 …). A negation ("already have", "필요 없") or
 //!   after-sales cue ("refund", "환불") voids the topics and cues of its clause; an after-sales
 //!   clause's topics count again when a later clause asks to buy and names nothing ("my
 //!   headphones broke, time to replace them. what's good under 200?"); a negation-before cue ("말고",
@@ -238,6 +239,10 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
         || after.trim_start_matches(' ').starts_with("출발")
 }
 
+/// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
+/// after-sales cue they end its clause as a comma does.
+const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
+
 pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
@@ -269,6 +274,12 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
             if let Some(comma) = text[span.end..next_end].find(',') {
                 comma_ends.push(span.end + comma + 1);
+            }
+            // Korean joins clauses with a connective ending where English puts a comma: the
+            // cue's word ending in one ends the clause ("아이폰은 이미 있**어서** 맥북 살까").
+            let rest: usize = text[span.end..].chars().take_while(|c| ('\u{AC00}'..='\u{D7A3}').contains(c)).map(char::len_utf8).sum();
+            if rest > 0 && CONNECTIVE_ENDINGS.contains(&&text[span.end..span.end + rest]) {
+                comma_ends.push(span.end + rest);
             }
             if negation {
                 let from = clause_ends[..clause_ends.partition_point(|&e| e <= span.start)].last().copied().unwrap_or(0);
@@ -470,6 +481,7 @@ mod tests {
             ("불안하", TextHit::Sensitive(1)),
             ("와이파이가 불안", TextHit::NotSensitive(1)),
             ("에서 갈아타", TextHit::Alternative),
+            ("이미 있", TextHit::Negation),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -516,6 +528,18 @@ mod tests {
         // A negation is said from the comma before it: the hotel stays.
         let r = read_text("a hotel in tokyo, already have a flight, and a laptop");
         assert_eq!(topics(&r), vec![(Topic::Category(1), 0), (Topic::Entity(0), 0), (Topic::Category(0), 2)]);
+    }
+
+    #[test]
+    fn a_korean_negation_is_said_up_to_a_connective_ending() {
+        // "이미 있어서" / "이미 있고": the laptop is had, the hotel is asked.
+        let r = read_text("노트북은 이미 있어서 도쿄 숙소 사려는데");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 1), (Topic::Category(1), 1)]);
+        let r = read_text("노트북은 이미 있고 숙소 추천");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        // Any other continuation keeps the whole clause voided ("이미 있는": the ones had).
+        assert!(read_text("노트북이랑 숙소 이미 있는 상태 숙소 추천").topics.is_empty());
+        assert!(read_text("노트북이랑 숙소 이미 있음").topics.is_empty());
     }
 
     #[test]
