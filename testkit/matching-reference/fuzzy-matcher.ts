@@ -16,14 +16,19 @@ export type ByteSpan = readonly [start: number, end: number];
 
 let commonWords: Set<string> | undefined;
 
-/** The stoplist: one word a line, '#' starts a comment. */
-export function loadCommonWords(): Set<string> {
-  commonWords ??= new Set(
-    readFileSync(COMMON_WORDS_PATH, 'utf8')
+/** A word list of the core's: one word a line, '#' starts a comment. */
+export function readWordList(path: string): Set<string> {
+  return new Set(
+    readFileSync(path, 'utf8')
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#')),
   );
+}
+
+/** The stoplist. */
+export function loadCommonWords(): Set<string> {
+  commonWords ??= readWordList(COMMON_WORDS_PATH);
   return commonWords;
 }
 

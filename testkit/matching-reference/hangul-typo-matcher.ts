@@ -3,7 +3,7 @@
 // clarity rather than speed: every candidate is compared with every eligible alias of its
 // length. It is the core's test oracle, like the reference matcher beside it, and reads the
 // core's own common-word list (korean-words.ts).
-import { loadCommonKoreanWords, PARTICLES } from './korean-words.js';
+import { hangulWordMayEnd, isHangulSyllable, loadCommonKoreanWords, PARTICLES } from './korean-words.js';
 
 /** Aliases of this many syllables or more take any one-jamo change; shorter ones a sound-alike one. */
 const ANY_JAMO_FROM = 3;
@@ -21,8 +21,6 @@ const TENSE_PAIRS = [
   [9, 10],
   [12, 13],
 ];
-
-const isSyllable = (c: string | undefined) => c !== undefined && c >= '\uac00' && c <= '\ud7a3';
 
 /** [initial, vowel, final] of a Hangul syllable. */
 function jamo(c: string): [number, number, number] {
@@ -54,7 +52,7 @@ export class HangulTypoMatcher {
   constructor(aliases: Iterable<readonly [alias: string, pattern: number, thing: boolean]>) {
     for (const [alias, pattern, thing] of aliases) {
       const syllables = Array.from(alias);
-      if (syllables.length === 0 || !syllables.every(isSyllable)) continue;
+      if (syllables.length === 0 || !syllables.every(isHangulSyllable)) continue;
       this.known.add(alias);
       if (!thing || syllables.length < 2 || syllables.length > MAX_SYLLABLES) continue;
       const list = this.byLength.get(syllables.length) ?? [];
@@ -71,18 +69,14 @@ export class HangulTypoMatcher {
     const hits: HangulTypoHit[] = [];
     const lengths = [...this.byLength.keys()].sort((a, b) => b - a);
     for (let at = 0; at < window; at++) {
-      if (!isSyllable(chars[at]) || isSyllable(chars[at - 1])) continue;
+      if (!isHangulSyllable(chars[at]) || isHangulSyllable(chars[at - 1])) continue;
       let run = 0;
-      while (at + run < window && isSyllable(chars[at + run])) run++;
+      while (at + run < window && isHangulSyllable(chars[at + run])) run++;
       for (const n of lengths) {
         if (n > run) continue;
         const end = at + n;
-        const next = chars[end];
         // The window is cut at a space, so what follows inside it is what follows in the turn.
-        const endsWord =
-          !isSyllable(next) ||
-          '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴'.includes(next) ||
-          aliasStartsAt(end);
+        const endsWord = hangulWordMayEnd(chars, end, aliasStartsAt);
         if (!endsWord || covered.some(([s, e]) => at < e && s < end)) continue;
         const candidate = chars.slice(at, end);
         const text = candidate.join('');

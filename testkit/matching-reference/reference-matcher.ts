@@ -5,7 +5,7 @@
 import type { IndexDocument, MatchQuery, MatchResult, MatchCandidate } from '../../src/native/offer-index.js';
 import { FuzzyMatcher } from './fuzzy-matcher.js';
 import { HangulTypoMatcher } from './hangul-typo-matcher.js';
-import { loadCommonKoreanWords, PARTICLES } from './korean-words.js';
+import { hangulWordMayEnd, isHangulSyllable, loadCommonKoreanWords, PARTICLES } from './korean-words.js';
 import { turnClassifierThresholds, turnScores } from './turn-classifier.js';
 
 export const MAX_POSTING_SCAN = 512;
@@ -16,8 +16,6 @@ const IMPLIED_POINTS = { category: 20n, offerBroader: 14n, offerNarrower: 10n } 
 /** A category asked beside the head of the request (index.rs POINTS_BESIDE_*). */
 const BESIDE_POINTS = { category: 45n, offerBroader: 30n, offerNarrower: 22n } as const;
 const BUCKETS = ['unknown', 'low', 'mid', 'high'];
-/** First syllables after which a Hangul alias still ends its word (text_match.rs). */
-const HANGUL_CONTINUATIONS = '은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴';
 
 type Hit =
   | { kind: 'category' | 'entity' | 'weakCategory' | 'weakEntity' | 'notCategory' | 'notEntity' | 'sensitive' | 'notSensitive'; index: number }
@@ -111,11 +109,6 @@ function particleFollows(chars: string[], at: number): boolean {
   while (end < chars.length && isHangulSyllable(chars[end])) end++;
   const run = chars.slice(at + 1, end).join('');
   return PARTICLES.includes(run) && !loadCommonKoreanWords().has(chars.slice(at, end).join(''));
-}
-
-function isHangulSyllable(c: string): boolean {
-  const u = c.codePointAt(0)!;
-  return u >= 0xac00 && u <= 0xd7a3;
 }
 
 interface Offer {
@@ -321,11 +314,11 @@ export class ReferenceMatcher {
         // particle that makes no common word with it (차 + 이 is 차이), or another alias.
         const oneSyllableThing = len === 1 && isHangulSyllable(candidate) && !stem;
         const rightOk =
-          oneSyllableThing && i + 1 < chars.length && isHangulSyllable(chars[i + 1])
-            ? this.aliasStartsAt(chars, i + 1) || particleFollows(chars, i)
-            : after === 'other' ||
-              after !== last ||
-              (last === 'hangul' && (stem || HANGUL_CONTINUATIONS.includes(chars[i + len]) || this.aliasStartsAt(chars, i + len)));
+          last !== 'hangul'
+            ? after === 'other' || after !== last
+            : oneSyllableThing
+              ? !isHangulSyllable(chars[i + 1]) || this.aliasStartsAt(chars, i + 1) || particleFollows(chars, i)
+              : stem || hangulWordMayEnd(chars, i + len, (k) => this.aliasStartsAt(chars, k));
         const pattern = this.patternOf.get(candidate)!;
         let hit: { end: number; plural: boolean } | null = null;
         if (leftOk && rightOk) hit = { end: i + len, plural: false };

@@ -9,7 +9,8 @@
 //! the aliases found are those equal to it but for one syllable, and each is then checked for
 //! that syllable being one jamo away.
 use crate::fuzzy::KeyMap;
-use crate::korean_words::{common_words, WordSet, PARTICLES};
+use crate::korean_words::{common_words, is_syllable, WordSet, PARTICLES};
+use crate::text_match::hangul_word_may_end;
 
 /// Aliases of this many syllables or more accept any one-jamo change; shorter ones only a
 /// sound-alike one ([`sound_alike`]): among two-syllable words one jamo reaches too many other
@@ -154,7 +155,7 @@ impl HangulTypoMatcher {
                     continue;
                 }
                 let end = word.get(n).map_or_else(|| at + syllables[..n].iter().map(|c| c.len_utf8()).sum::<usize>(), |&(i, _)| i);
-                if !ends_word(normalized, end, alias_starts) || covered.iter().any(|&(s, e)| at < e && s < end) {
+                if !hangul_word_may_end(normalized, end, alias_starts) || covered.iter().any(|&(s, e)| at < e && s < end) {
                     continue;
                 }
                 let candidate = &syllables[..n];
@@ -205,22 +206,14 @@ impl HangulTypoMatcher {
     }
 }
 
-/// Whether the word may end at byte `end`: as an exact Hangul hit's end (text_match).
-fn ends_word(text: &str, end: usize, alias_starts: &[bool]) -> bool {
-    match text[end..].chars().next() {
-        None => true,
-        Some(c) if !is_syllable(c) => true,
-        Some(c) => crate::text_match::HANGUL_CONTINUATIONS.contains(c) || alias_starts.get(end).copied().unwrap_or(false),
-    }
-}
-
 /// The syllable count of the longest particle the candidate ends in after at least one
 /// syllable, or 0.
 fn particle_tail(candidate: &[char]) -> usize {
     PARTICLES
         .iter()
-        .map(|p| p.chars().count())
-        .filter(|&k| k < candidate.len() && PARTICLES.iter().any(|p| p.chars().eq(candidate[candidate.len() - k..].iter().copied())))
+        .map(|p| (p, p.chars().count()))
+        .filter(|&(p, k)| k < candidate.len() && p.chars().eq(candidate[candidate.len() - k..].iter().copied()))
+        .map(|(_, k)| k)
         .max()
         .unwrap_or(0)
 }
@@ -256,10 +249,6 @@ fn sound_alike(a: (u32, u32, u32), b: (u32, u32, u32)) -> bool {
     } else {
         false
     }
-}
-
-fn is_syllable(c: char) -> bool {
-    (FIRST_SYLLABLE..=LAST_SYLLABLE).contains(&(c as u32))
 }
 
 const BASE: u64 = 0x9E37_79B9_7F4A_7C15;

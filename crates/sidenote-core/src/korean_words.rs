@@ -18,6 +18,11 @@ pub(crate) const PARTICLES: [&str; 30] = [
 /// One word a line, two syllables or more (scripts/make-common-korean-words.py).
 const COMMON_WORDS_TEXT: &str = include_str!("model/common-korean-words.txt");
 
+/// A precomposed Hangul syllable (가–힣).
+pub(crate) fn is_syllable(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+}
+
 pub(crate) fn is_particle(text: &str) -> bool {
     PARTICLES.contains(&text)
 }

@@ -29,6 +29,7 @@
 //! - Sensitive topics count everywhere, in code and quotations too: recall first. A sensitive
 //!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
 //!   it, and counts for nothing else.
+use crate::korean_words::is_syllable;
 use crate::text_match::{Span, TextHit, TextMatcher};
 
 /// A category or entity the turn names.
@@ -277,7 +278,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
             }
             // Korean joins clauses with a connective ending where English puts a comma: the
             // cue's word ending in one ends the clause ("아이폰은 이미 있**어서** 맥북 살까").
-            let rest: usize = text[span.end..].chars().take_while(|c| ('\u{AC00}'..='\u{D7A3}').contains(c)).map(char::len_utf8).sum();
+            let rest: usize = text[span.end..].chars().take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
             if rest > 0 && CONNECTIVE_ENDINGS.contains(&&text[span.end..span.end + rest]) {
                 comma_ends.push(span.end + rest);
             }
@@ -411,7 +412,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         if voided_clauses.contains(&clause) {
             continue;
         }
-        let korean = text[at..].chars().next().is_some_and(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        let korean = text[at..].chars().next().is_some_and(is_syllable);
         let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && !t.purpose && matches!(t.topic, Topic::Category(_)));
         let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
         let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
@@ -425,7 +426,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         if voided_clauses.contains(&clause) {
             continue;
         }
-        let korean = text[at..].chars().next().is_some_and(|c| ('\u{AC00}'..='\u{D7A3}').contains(&c));
+        let korean = text[at..].chars().next().is_some_and(is_syllable);
         let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && matches!(t.topic, Topic::Entity(_)));
         let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
         let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);

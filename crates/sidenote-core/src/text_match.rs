@@ -38,7 +38,7 @@
 //! "노트븍", "겔럭시", "맥뿍").
 use crate::fuzzy::FuzzyMatcher;
 use crate::hangul_typo::HangulTypoMatcher;
-use crate::korean_words::{is_common_word, is_particle};
+use crate::korean_words::{is_common_word, is_particle, is_syllable};
 use crate::normalize::normalize;
 use crate::IndexError;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
@@ -197,10 +197,6 @@ fn class_of(c: char) -> CharClass {
     }
 }
 
-fn is_syllable(c: char) -> bool {
-    ('\u{AC00}'..='\u{D7A3}').contains(&c)
-}
-
 /// A Hangul letter that is not part of a syllable: a conjoining or a compatibility jamo.
 fn is_lone_jamo(c: char) -> bool {
     matches!(c as u32, 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
@@ -208,6 +204,13 @@ fn is_lone_jamo(c: char) -> bool {
 
 fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0xAC00..=0xD7A3 | 0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xD7B0..=0xD7FF)
+}
+
+/// Whether a Hangul word may end at byte `end` of the text: no syllable follows, or one that
+/// starts a particle, copula or ending ([`HANGUL_CONTINUATIONS`]), or another alias starts
+/// there (`alias_starts[end]`). The typo reader holds its words to the same end.
+pub(crate) fn hangul_word_may_end(text: &str, end: usize, alias_starts: &[bool]) -> bool {
+    text[end..].chars().next().is_none_or(|c| !is_syllable(c) || HANGUL_CONTINUATIONS.contains(c)) || alias_starts.get(end).copied().unwrap_or(false)
 }
 
 /// Whether the Hangul syllables right after `end` are one whole particle, and the word they
@@ -283,7 +286,7 @@ impl TextMatcher {
             .map(|(p, hits)| {
                 let first = p.chars().next().map_or(CharClass::Other, class_of);
                 let last = p.chars().next_back().map_or(CharClass::Other, class_of);
-                let syllables = p.chars().filter(|c| ('\u{AC00}'..='\u{D7A3}').contains(c)).count();
+                let syllables = p.chars().filter(|&c| is_syllable(c)).count();
                 let stem = hits.iter().any(|h| !matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
                 (first, last, syllables, stem)
             })
@@ -379,12 +382,12 @@ impl TextMatcher {
             // follows in the word is nothing, a whole particle (폰**이랑**, 괌**에서**) that does not
             // make a common word with it (차 + 이 is 차이), or another alias (괌**리조트**).
             let one_syllable_thing = syllables == 1 && !stem && self.patterns[pid].chars().count() == 1;
-            let right_ok = if one_syllable_thing && after.is_some_and(is_syllable) {
-                starts[end] || particle_follows(normalized, start, end)
+            let right_ok = if last != CharClass::Hangul {
+                after_class == CharClass::Other || after_class != last
+            } else if one_syllable_thing {
+                !after.is_some_and(is_syllable) || starts[end] || particle_follows(normalized, start, end)
             } else {
-                after_class == CharClass::Other
-                    || after_class != last
-                    || (last == CharClass::Hangul && (stem || after.is_some_and(|c| HANGUL_CONTINUATIONS.contains(c)) || starts[end]))
+                stem || hangul_word_may_end(normalized, end, &starts)
             };
             if left_ok && right_ok {
                 valid.push((start, end, pid, false));
