@@ -87,6 +87,7 @@ const unread = (digestIntent: string | undefined): MatchResult => ({
   signalEntityIds: [],
   droppedDigestIds: 0,
   candidates: [],
+  overBudget: false,
 });
 
 /** What a decide is made of. */

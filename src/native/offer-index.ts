@@ -59,6 +59,9 @@ export interface MatchResult {
   signalEntityIds: string[];
   droppedDigestIds: number;
   candidates: MatchCandidate[];
+  /** The turn spent the core's step budget (a counter, not a clock): a safe no-fill, whatever
+   *  it asked; its sensitive topics are still read in full (docs/matching.md, "Bounded reading"). */
+  overBudget: boolean;
 }
 export type IndexStats = BindingIndexStats;
 
@@ -218,6 +221,7 @@ interface CompactMatch {
   /** Candidates: [offer position, score, matched category positions, matched entity positions,
    *  implied category positions]. */
   k: [number, number, number[], number[], number[]][];
+  b: boolean;
 }
 
 /** The ids behind a generation's positions (crates/sidenote-core `IdTables`). */
@@ -309,6 +313,7 @@ export class LiveOfferIndex implements Matcher {
       signalCategoryIds: m.c.map((p) => t.category(p)),
       signalEntityIds: m.e.map((p) => t.entity(p)),
       droppedDigestIds: m.d,
+      overBudget: m.b,
       candidates: m.k.map(([offer, score, categories, entities, implied]) => {
         const { snapshotId, offerId, campaignId, advertiserId } = t.offer(offer);
         return {

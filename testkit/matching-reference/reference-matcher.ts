@@ -771,6 +771,8 @@ export class ReferenceMatcher {
       signalEntityIds: entities.map((e) => this.entityIds[e]).sort(cmp),
       droppedDigestIds: dropped,
       candidates,
+      // The reference has no step budget: it answers for turns well inside the core's.
+      overBudget: false,
     };
   }
 

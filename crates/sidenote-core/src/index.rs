@@ -4,6 +4,7 @@ use crate::classifier::TurnClassifier;
 use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
 use crate::reading::{self, Topic, TopicHit};
+use crate::steps::Steps;
 use crate::text_match::{TextHit, TextMatcher};
 use crate::IndexError;
 use std::cmp::Ordering;
@@ -178,6 +179,8 @@ pub struct MatchResult {
     pub signal_entity_ids: Vec<String>,
     pub dropped_digest_ids: u32,
     pub candidates: Vec<Candidate>,
+    /// The turn spent its step budget: a safe no-fill, whatever it asked (`steps`).
+    pub over_budget: bool,
 }
 
 impl MatchResult {
@@ -194,6 +197,7 @@ impl MatchResult {
             signal_entity_ids: Vec::new(),
             dropped_digest_ids: 0,
             candidates: Vec::new(),
+            over_budget: false,
         }
     }
 }
@@ -225,6 +229,9 @@ pub struct IndexedMatch {
     /// Per candidate, best first.
     #[serde(rename = "k")]
     pub candidates: Vec<RankedOffer>,
+    /// The turn spent its step budget (`steps`): a safe no-fill, whatever it asked.
+    #[serde(rename = "b")]
+    pub over_budget: bool,
 }
 
 impl IndexedMatch {
@@ -241,6 +248,7 @@ impl IndexedMatch {
             signal_entities: Vec::new(),
             dropped_digest_ids: 0,
             candidates: Vec::new(),
+            over_budget: false,
         }
     }
 }
@@ -654,6 +662,7 @@ impl OfferIndex {
             signal_category_ids: names(&self.category_ids, &m.signal_categories),
             signal_entity_ids: names(&self.entity_ids, &m.signal_entities),
             dropped_digest_ids: m.dropped_digest_ids,
+            over_budget: m.over_budget,
             candidates: m
                 .candidates
                 .iter()
@@ -696,6 +705,61 @@ impl OfferIndex {
         }
     }
 
+    /// Whether a weak topic is confirmed: a category of it is related (`related`) to a strong
+    /// signal's category, or to a category of another weak topic. The lists are sorted once,
+    /// so each question is a few binary searches, not a walk over every other topic.
+    fn confirmation(&self, strong: &[u32], weak: impl Iterator<Item = Topic>) -> impl Fn(Topic) -> bool + '_ {
+        let mut strong = strong.to_vec();
+        strong.sort_unstable();
+        strong.dedup();
+        // Categories above a strong one: a category among them is related to it.
+        let mut above_strong: Vec<u32> = strong.iter().flat_map(|&s| self.ancestors[s as usize].iter().copied()).collect();
+        above_strong.sort_unstable();
+        above_strong.dedup();
+        let mut weak: Vec<Topic> = weak.collect();
+        weak.sort_unstable();
+        weak.dedup();
+        // (category, weak topic) for each category of a weak topic, and for each above one.
+        let mut weak_at: Vec<(u32, Topic)> = Vec::new();
+        let mut above_weak: Vec<(u32, Topic)> = Vec::new();
+        for &w in &weak {
+            let categories: &[u32] = match w {
+                Topic::Category(ref c) => std::slice::from_ref(c),
+                Topic::Entity(e) => &self.entity_categories[e as usize],
+            };
+            for &o in categories {
+                weak_at.push((o, w));
+                above_weak.extend(self.ancestors[o as usize].iter().map(|&a| (a, w)));
+            }
+        }
+        weak_at.sort_unstable();
+        weak_at.dedup();
+        above_weak.sort_unstable();
+        above_weak.dedup();
+        // Whether `list` holds, for category `c`, a topic other than `topic` (entries are
+        // distinct, so two entries for `c` always include another).
+        let another = |list: &[(u32, Topic)], c: u32, topic: Topic| {
+            let from = list.partition_point(|&(x, _)| x < c);
+            let mut at = list[from..].iter().take_while(|&&(x, _)| x == c);
+            match (at.next(), at.next()) {
+                (Some(_), Some(_)) => true,
+                (Some(&(_, only)), None) => only != topic,
+                _ => false,
+            }
+        };
+        move |topic: Topic| {
+            self.any_category_of(topic, |c| {
+                let up = &self.ancestors[c as usize];
+                strong.binary_search(&c).is_ok()
+                    || above_strong.binary_search(&c).is_ok()
+                    || up.iter().any(|a| strong.binary_search(a).is_ok())
+                    || another(&weak_at, c, topic)
+                    || another(&above_weak, c, topic)
+                    || up.iter().any(|&a| another(&weak_at, a, topic))
+            })
+        }
+    }
+
     /// The top-level category above a category (or the category itself).
     fn root(&self, c: u32) -> u32 {
         self.ancestors[c as usize].last().copied().unwrap_or(c)
@@ -709,10 +773,18 @@ impl OfferIndex {
     /// Matches one turn: what the message says (read clause by clause), digest ids, intent,
     /// then the top-K eligible offers.
     pub fn find_indexed(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> IndexedMatch {
+        self.find_indexed_within(q, pacing_per_mille, &mut Steps::default())
+    }
+
+    /// [`find_indexed`](Self::find_indexed) within a step budget (`steps`): past it, the turn is
+    /// a no-fill that says so (`over_budget`: no message intent, no signal, no candidate) and
+    /// keeps every sensitive topic the message names, which are read before anything can spend
+    /// the budget. `steps.used()` is what the turn cost, the fuzz harness's measure.
+    pub fn find_indexed_within(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32, steps: &mut Steps) -> IndexedMatch {
         // 1. What the message says: its words read clause by clause, and the learned classifier's
         //    reading of the whole turn (models/turn-classifier/).
         let normalized = q.message.map(normalize);
-        let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m)).unwrap_or_default();
+        let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m, steps)).unwrap_or_default();
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
         // The model reads the turn with its typos corrected ("flihgts" as "flights").
@@ -724,6 +796,26 @@ impl OfferIndex {
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
         let mut sensitive = reading.sensitive.clone();
+        let over_budget = |mut sensitive: Vec<u32>, dropped: u32| {
+            sensitive.sort_unstable();
+            sensitive.dedup();
+            let intent = effective_intent(MessageIntent::None, q.intent_type);
+            IndexedMatch {
+                sensitive_topics: self.by_position(&self.sensitive_ids, sensitive),
+                model_sensitive,
+                message_intent: MessageIntent::None,
+                intent,
+                commercial_intent: is_commercial(intent),
+                signal_categories: Vec::new(),
+                signal_entities: Vec::new(),
+                dropped_digest_ids: dropped,
+                candidates: Vec::new(),
+                over_budget: true,
+            }
+        };
+        if reading.over_budget {
+            return over_budget(sensitive, 0);
+        }
         // 2. Digest ids: allowlisted ones count, the rest are dropped and counted.
         let mut dropped = 0u32;
         let mut asked: Vec<u32> = Vec::new();
@@ -750,57 +842,70 @@ impl OfferIndex {
         // 3. Message topics: strong ones count; a weak one only beside a related strong signal
         //    (a category or an entity's category, from the message or the digest).
         // Two weak aliases of related things confirm each other (파리 + 투어), a lone one does not.
+        // Every test below is a lookup in a sorted list or a table by clause, built in one walk
+        // over the topics: a turn pays for each topic once, however many it names.
+        let topics = &reading.topics;
+        steps.take(topics.len() * 8);
         let mut strong: Vec<u32> = asked.iter().copied().chain(entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied())).collect();
-        for t in reading.topics.iter().filter(|t| !t.weak) {
+        for t in topics.iter().filter(|t| !t.weak) {
             match t.topic {
                 Topic::Category(c) => strong.push(c),
                 Topic::Entity(e) => strong.extend_from_slice(&self.entity_categories[e as usize]),
             }
         }
-        let weak: Vec<Topic> = reading.topics.iter().filter(|t| t.weak).map(|t| t.topic).collect();
-        let confirmed = |topic: Topic| {
-            self.any_category_of(topic, |c| {
-                strong.iter().any(|&s| self.related(c, s)) || weak.iter().any(|&w| w != topic && self.any_category_of(w, |o| self.related(c, o)))
-            })
-        };
+        let confirmed = self.confirmation(&strong, topics.iter().filter(|t| t.weak).map(|t| t.topic));
         // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
-        // 항공권". A place read as an origin does not count when its clause names another place.
-        // The words around a place are read only when its clause names another one.
+        // 항공권". A place read as an origin does not count when its clause names another place
+        // that is not one. The words around a place are read only when its clause names another.
         let place = |t: Topic| matches!(t, Topic::Entity(e) if self.entity_place[e as usize]);
-        let elsewhere = |t: &TopicHit, o: &TopicHit| o.clause == t.clause && o.topic != t.topic && place(o.topic);
-        let left_behind = |t: &TopicHit| {
-            let text = normalized.as_deref().unwrap_or("");
-            place(t.topic)
-                && reading.topics.iter().any(|o| elsewhere(t, o))
-                && reading::is_origin(text, t, &reading.topics)
-                && reading.topics.iter().any(|o| elsewhere(t, o) && !reading::is_origin(text, o, &reading.topics))
-        };
-        let kept = |t: &&TopicHit| (!t.weak || confirmed(t.topic)) && !left_behind(t);
-        let mut counted: Vec<(Topic, u32, bool)> = reading.topics.iter().filter(kept).map(|t| (t.topic, t.clause, t.purpose)).collect();
+        let clauses = topics.iter().map(|t| t.clause as usize + 1).max().unwrap_or(0);
+        let mut places: Vec<TwoTopics> = vec![TwoTopics::default(); clauses];
+        for t in topics.iter().filter(|t| place(t.topic)) {
+            places[t.clause as usize].add(t.topic);
+        }
+        let text = normalized.as_deref().unwrap_or("");
+        let origin: Vec<bool> =
+            topics.iter().map(|t| place(t.topic) && places[t.clause as usize].other_than(t.topic) && reading::is_origin(text, t, topics)).collect();
+        let mut going: Vec<TwoTopics> = vec![TwoTopics::default(); clauses];
+        for (t, _) in topics.iter().zip(&origin).filter(|(t, &origin)| place(t.topic) && !origin) {
+            going[t.clause as usize].add(t.topic);
+        }
+        let left_behind = |i: usize| origin[i] && going[topics[i].clause as usize].other_than(topics[i].topic);
+        let kept: Vec<bool> = (0..topics.len()).map(|i| (!topics[i].weak || confirmed(topics[i].topic)) && !left_behind(i)).collect();
+        let kept_topics = || topics.iter().zip(&kept).filter(|(_, &k)| k).map(|(t, _)| t);
+        let mut counted: Vec<(Topic, u32, bool)> = kept_topics().map(|t| (t.topic, t.clause, t.purpose)).collect();
         // A thing the user moves away from ("we've outgrown Trello, what should we switch to"):
         // offers for others of its kind are what is asked, not "another thing" (`names_another`),
         // and its kind is asked for (its categories, in its clause) when its clause names no
         // other thing. It still counts as named: an offer aimed at it is aimed at its users.
         // Only a thing counts (a product, a brand of a narrow category), not a place.
         let mut leaving_entities: Vec<u32> = Vec::new();
-        if reading.topics.iter().any(|t| t.left) {
+        if topics.iter().any(|t| t.left) {
             let thing = |t: &TopicHit| match t.topic {
                 Topic::Category(_) => true,
                 Topic::Entity(e) => !self.entity_broad[e as usize],
             };
             let leaving = |t: &TopicHit| t.left && thing(t);
-            for t in reading.topics.iter().filter(kept) {
+            let mut other_thing = vec![false; clauses];
+            let mut named_again: Vec<Topic> = Vec::new();
+            for t in kept_topics().filter(|t| !leaving(t)) {
+                other_thing[t.clause as usize] |= thing(t);
+                named_again.push(t.topic);
+            }
+            named_again.sort_unstable();
+            for t in kept_topics() {
                 if let Topic::Entity(e) = t.topic {
                     if leaving(t) {
                         leaving_entities.push(e);
-                        if !reading.topics.iter().filter(kept).any(|o| o.clause == t.clause && thing(o) && !leaving(o)) {
+                        if !other_thing[t.clause as usize] {
                             counted.extend(self.entity_categories[e as usize].iter().map(|&c| (Topic::Category(c), t.clause, t.purpose)));
                         }
                     }
                 }
             }
             // Named again, not left, it is the thing asked about.
-            leaving_entities.retain(|&e| !reading.topics.iter().filter(kept).any(|o| o.topic == Topic::Entity(e) && !leaving(o)));
+            leaving_entities.retain(|&e| named_again.binary_search(&Topic::Entity(e)).is_err());
+            leaving_entities.sort_unstable();
         }
         // What a thing is for is not what is asked: "a VPN for hotel wifi", "비행기에서 쓸 헤드폰".
         // A topic in a purpose phrase is dropped when its clause names, outside the phrase,
@@ -816,12 +921,14 @@ impl OfferIndex {
                 Topic::Entity(e) => heads.extend(self.entity_categories[e as usize].iter().map(|&c| (clause, self.root(c)))),
             }
         }
+        heads.sort_unstable();
+        heads.dedup();
+        let clause_has_head = |clause: u32| heads.binary_search_by_key(&clause, |&(c, _)| c).is_ok();
         counted.retain(|&(topic, clause, purpose)| {
-            !purpose
-                || !heads.iter().any(|&(c, _)| c == clause)
-                || heads.iter().any(|&(c, root)| c == clause && self.any_category_of(topic, |o| self.root(o) == root))
+            !purpose || !clause_has_head(clause) || self.any_category_of(topic, |o| heads.binary_search(&(clause, self.root(o))).is_ok())
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
+        steps.take(counted.len() * 4);
         // A clause names what is asked with a category or a thing that is not broad (a product,
         // a brand of a narrow category); a place or a broad brand says where or whose.
         let names_thing: Vec<u32> = counted
@@ -837,14 +944,16 @@ impl OfferIndex {
         // When the message asks for one, the other categories it asks for rank lower, beside
         // it: "호텔 와이파이 찜찜해서 VPN 하나 결제해둘까" asks for the VPN first. The digest's
         // categories are the host's typed claim and are never beside.
+        let mut cue_heads: Vec<(Topic, u32)> = topics.iter().filter(|t| t.head).map(|t| (t.topic, t.clause)).collect();
+        cue_heads.sort_unstable();
         let digest_asked = asked.len();
         let mut request_heads: Vec<u32> = Vec::new();
         let mut beside: Vec<u32> = Vec::new();
         for &(topic, clause) in &counted {
             match topic {
-                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.contains(&clause)) => {
+                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.binary_search(&clause).is_ok()) => {
                     asked.push(c);
-                    if reading.topics.iter().any(|t| t.head && t.topic == topic && t.clause == clause) {
+                    if cue_heads.binary_search(&(topic, clause)).is_ok() {
                         request_heads.push(c);
                     } else {
                         beside.push(c);
@@ -857,7 +966,10 @@ impl OfferIndex {
         if request_heads.is_empty() {
             beside.clear();
         } else {
-            beside.retain(|c| !request_heads.contains(c) && !asked[..digest_asked].contains(c));
+            request_heads.sort_unstable();
+            let mut from_digest = asked[..digest_asked].to_vec();
+            from_digest.sort_unstable();
+            beside.retain(|c| request_heads.binary_search(c).is_err() && from_digest.binary_search(c).is_err());
             beside.sort_unstable();
             beside.dedup();
         }
@@ -866,7 +978,8 @@ impl OfferIndex {
         asked.sort_unstable();
         asked.dedup();
         // A named entity also signals its categories, weakly.
-        let mut implied: Vec<u32> = entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied()).filter(|c| !asked.contains(c)).collect();
+        let mut implied: Vec<u32> =
+            entities.iter().flat_map(|&e| self.entity_categories[e as usize].iter().copied()).filter(|c| asked.binary_search(c).is_err()).collect();
         implied.sort_unstable();
         implied.dedup();
         sensitive.sort_unstable();
@@ -875,7 +988,8 @@ impl OfferIndex {
         //    ("…16GB RAM minimum. What do you recommend?"), of the clauses before it; with no
         //    topic in the whole message (a follow-up: "그걸로 예약할게"), for the digest's. A cue
         //    before every topic, or in a voided clause, counts for nothing.
-        let qualifies = |clause: &u32| counted.is_empty() || counted.iter().any(|&(_, c)| c <= *clause);
+        let first_counted = counted.iter().map(|&(_, c)| c).min();
+        let qualifies = |clause: &u32| first_counted.is_none_or(|first| first <= *clause);
         let message_intent = if reading.not_commercial {
             MessageIntent::Low
         } else if model_not_commercial {
@@ -892,20 +1006,23 @@ impl OfferIndex {
             MessageIntent::None
         };
         let effective_intent = effective_intent(message_intent, q.intent_type);
+        if steps.spent() {
+            return over_budget(sensitive, dropped);
+        }
 
         // The things named that the turn does not move away from.
         let named: std::borrow::Cow<[u32]> = if leaving_entities.is_empty() {
             std::borrow::Cow::Borrowed(&entities)
         } else {
-            std::borrow::Cow::Owned(entities.iter().copied().filter(|e| !leaving_entities.contains(e)).collect())
+            std::borrow::Cow::Owned(entities.iter().copied().filter(|e| leaving_entities.binary_search(e).is_err()).collect())
         };
         let evidence = Evidence { entities: &entities, named: &named, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
-        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille) };
+        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille, steps) };
+        if steps.spent() {
+            return over_budget(sensitive, dropped);
+        }
 
-        let by_id = |ids: &[Box<str>], mut list: Vec<u32>| {
-            list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
-            list
-        };
+        let by_id = |ids: &[Box<str>], list: Vec<u32>| self.by_position(ids, list);
         let mut signal_categories = asked;
         signal_categories.extend_from_slice(&implied);
         IndexedMatch {
@@ -918,7 +1035,14 @@ impl OfferIndex {
             signal_entities: by_id(&self.entity_ids, entities),
             dropped_digest_ids: dropped,
             candidates,
+            over_budget: false,
         }
+    }
+
+    /// Positions sorted by the ids they stand for.
+    fn by_position(&self, ids: &[Box<str>], mut list: Vec<u32>) -> Vec<u32> {
+        list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
+        list
     }
 
     /// Category points of an offer: the best of its categories against the categories asked
@@ -1003,7 +1127,9 @@ impl OfferIndex {
         !asked.is_empty() && !o.categories.is_empty() && !o.categories.iter().any(|&c| asked.iter().any(|&s| self.related(c, s)))
     }
 
-    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32) -> Vec<RankedOffer> {
+    /// The top-K eligible offers. Each posting entry read costs a step: a turn naming hundreds of
+    /// things on a large catalog reads hundreds of lists, and the budget bounds that too.
+    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32, steps: &mut Steps) -> Vec<RankedOffer> {
         let language = self.languages.iter().position(|l| **l == *q.language);
         let Some(language) = language else { return Vec::new() };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
@@ -1046,6 +1172,9 @@ impl OfferIndex {
         let mut category_cut_points = 0u64;
         let mut visit = |list: &[u32], limit: usize, bound_points: u64, bound_boost: u64| {
             for &oi in list.iter().take(limit) {
+                if !steps.take(1) {
+                    break;
+                }
                 let o = &self.offers[oi as usize];
                 if top.len() == q.top_k {
                     let worst = top.peek().map(|w| (w.score, w.key));
@@ -1060,7 +1189,7 @@ impl OfferIndex {
                     continue;
                 }
                 seen.insert(oi);
-                let entity_matched = o.entities.iter().any(|e| ev.entities.contains(e));
+                let entity_matched = o.entities.iter().any(|e| ev.entities.binary_search(e).is_ok());
                 let points = if entity_matched { POINTS_ENTITY } else { 0 } + self.category_points(o, ev);
                 let boost = intent_boost(effective_intent, entity_matched);
                 let pacing = u64::from(pacing_per_mille(&self.campaign_ids[o.campaign as usize]).min(1000));
@@ -1147,8 +1276,8 @@ fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Ve
     for &c in &cues {
         if named.binary_search(&c).is_ok() {
             asking.push(c);
-        } else if let Some(&before) = named.iter().rev().find(|&&n| n < c) {
-            asking.push(before);
+        } else if let Some(before) = named.partition_point(|&n| n < c).checked_sub(1) {
+            asking.push(named[before]);
         }
     }
     asking.extend(named.iter().copied().filter(|&n| n > cues[0] && cues.binary_search(&n).is_err()));
@@ -1158,6 +1287,25 @@ fn asking_clauses(named: &[u32], purchase: &[u32], compare: &[u32]) -> Option<Ve
     asking.sort_unstable();
     asking.dedup();
     Some(asking)
+}
+
+/// Up to two distinct topics seen in a clause: enough to say whether it names one other than a
+/// given one.
+#[derive(Debug, Clone, Copy, Default)]
+struct TwoTopics([Option<Topic>; 2]);
+
+impl TwoTopics {
+    fn add(&mut self, t: Topic) {
+        match self.0 {
+            [None, _] => self.0[0] = Some(t),
+            [Some(a), None] if a != t => self.0[1] = Some(t),
+            _ => {}
+        }
+    }
+
+    fn other_than(&self, t: Topic) -> bool {
+        self.0.iter().flatten().any(|&x| x != t)
+    }
 }
 
 /// What a turn offers the ranking: entities named, categories asked for, categories only

@@ -15,6 +15,7 @@ mod index;
 mod korean_words;
 mod normalize;
 mod reading;
+mod steps;
 mod text_match;
 
 pub use classifier::{TurnClassifier, TurnScores};
@@ -27,4 +28,5 @@ pub use index::{
     OfferKind,
 };
 pub use normalize::{is_default_ignorable, normalize};
+pub use steps::{Steps, READING_STEPS};
 pub use text_match::{Span, TextHit, TextMatcher, HANGUL_CONTINUATIONS};

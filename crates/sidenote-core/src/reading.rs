@@ -30,6 +30,7 @@
 //!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
 //!   it, and counts for nothing else.
 use crate::korean_words::is_syllable;
+use crate::steps::Steps;
 use crate::text_match::{Span, TextHit, TextMatcher};
 
 /// A category or entity the turn names.
@@ -78,6 +79,8 @@ pub struct Reading {
     pub other_heads: Vec<u32>,
     /// Words read one typo away: (byte start, byte end, pattern), in order.
     pub typos: Vec<(usize, usize, u32)>,
+    /// The reading spent its step budget and stopped: only `sensitive` is whole.
+    pub over_budget: bool,
 }
 
 /// The turn with each typo written as the alias it was read as ("flihgts to tokyo" → "flights
@@ -111,8 +114,11 @@ struct Structure {
     fenced_code: bool,
 }
 
+/// Whether `span` lies in one of `ranges`, which are sorted and disjoint (one code span or
+/// quotation is open at a time): a binary search, not a walk.
 fn inside(ranges: &[(usize, usize)], span: &Span) -> bool {
-    ranges.iter().any(|&(s, e)| span.start >= s && span.end <= e)
+    let i = ranges.partition_point(|&(s, _)| s <= span.start);
+    i > 0 && span.end <= ranges[i - 1].1
 }
 
 fn is_word(c: char) -> bool {
@@ -225,6 +231,7 @@ const ORIGIN_BEFORE: [&str; 4] = ["from", "out of", "leaving", "departing"];
 /// another topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
 /// `topics` are the topics the reading kept. Whether it is a place is the index's to say; it
 /// asks only when a clause names two places, so a turn pays for this only then.
+/// `topics` are in order of position: "is a topic there" is a binary search.
 pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
     let (start, end) = (t.start, t.end);
     let before = text[..start].strip_suffix(' ').unwrap_or("");
@@ -232,7 +239,7 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
     let after = &text[end..];
     let topic_at = |rest: &str| {
         let at = text.len() - rest.len();
-        topics.iter().any(|o| o.start == at)
+        topics.binary_search_by_key(&at, |o| o.start).is_ok()
     };
     after_word
         || after.strip_prefix(" to ").is_some_and(topic_at)
@@ -244,7 +251,14 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
 
-pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
+/// The longest connective ending, in syllables: a cue's word is read no further than this.
+const CONNECTIVE_MAX_SYLLABLES: usize = 3;
+
+/// Reads a normalised turn. Every pass walks the hits, topics or cues once (lookups are binary
+/// searches or per-clause tables), and charges `steps` for what it walks: past the budget the
+/// reading stops where it is, says so (`Reading::over_budget`), and keeps the sensitive topics,
+/// which the first pass over the hits has already read in full.
+pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
     if spans.is_empty() {
@@ -255,6 +269,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
             reading.typos.push((span.start, span.end, span.pattern));
         }
     }
+    steps.take(spans.len() * 3);
     let mut st = structure(text);
     let mut clause_ends = std::mem::take(&mut st.clause_ends);
     for span in &spans {
@@ -266,26 +281,29 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     clause_ends.sort_unstable();
     // A negation or after-sales cue is said up to the next comma: "Not looking for flights,
     // just a hotel", "노트북은 필요 없고, 태블릿 추천"; a negation only from the comma before it:
-    // "a hotel in tokyo for 3 nights, don't need flights".
+    // "a hotel in tokyo for 3 nights, don't need flights". Commas are found by binary search
+    // in one list of them, so a thousand cues in one long clause cost no more than a thousand.
+    let commas: Vec<usize> = text.bytes().enumerate().filter(|&(_, b)| b == b',').map(|(i, _)| i).collect();
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
         let negation = targets.contains(&TextHit::Negation);
         if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
-            if let Some(comma) = text[span.end..next_end].find(',') {
-                comma_ends.push(span.end + comma + 1);
+            if let Some(&comma) = commas.get(commas.partition_point(|&c| c < span.end)).filter(|&&c| c < next_end) {
+                comma_ends.push(comma + 1);
             }
             // Korean joins clauses with a connective ending where English puts a comma: the
             // cue's word ending in one ends the clause ("아이폰은 이미 있**어서** 맥북 살까").
-            let rest: usize = text[span.end..].chars().take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
+            let rest: usize = text[span.end..].chars().take(CONNECTIVE_MAX_SYLLABLES + 1).take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
             if rest > 0 && CONNECTIVE_ENDINGS.contains(&&text[span.end..span.end + rest]) {
                 comma_ends.push(span.end + rest);
             }
             if negation {
                 let from = clause_ends[..clause_ends.partition_point(|&e| e <= span.start)].last().copied().unwrap_or(0);
-                if let Some(comma) = text[from..span.start].rfind(',') {
-                    comma_ends.push(from + comma + 1);
+                let before = commas.partition_point(|&c| c < span.start);
+                if let Some(&comma) = before.checked_sub(1).map(|i| &commas[i]).filter(|&&c| c >= from) {
+                    comma_ends.push(comma + 1);
                 }
             }
         }
@@ -295,10 +313,12 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
         clause_ends.sort_unstable();
     }
     let clause_of = |pos: usize| clause_ends.partition_point(|&e| e <= pos) as u32;
+    // Per-clause facts are tables indexed by clause: clause numbers run from 0 to this.
+    let clauses = clause_ends.len() + 1;
 
-    let mut voided_clauses: Vec<u32> = Vec::new();
+    let mut voided = vec![false; clauses];
     // Clauses voided by a negation (never revived; see after-sales below).
-    let mut negated_clauses: Vec<u32> = Vec::new();
+    let mut negated_clause = vec![false; clauses];
     let mut negative: Vec<(Topic, u32)> = Vec::new();
     let mut topics: Vec<TopicHit> = Vec::new();
     // Cues by (clause, byte offset).
@@ -306,14 +326,13 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
     let mut compare: Vec<(u32, usize)> = Vec::new();
     // Per clause with a purpose cue: the earliest "for" (what follows it is the purpose); per
     // "에서 쓸", the window before it back to the clause's last purchase or compare cue.
-    let mut purpose_from: Vec<(u32, usize)> = Vec::new();
+    let mut purpose_from: Vec<Option<usize>> = vec![None; clauses];
     let mut purpose_windows: Vec<(u32, usize, usize)> = Vec::new();
     let mut last_cue_end: Option<(u32, usize)> = None;
     // Negation-before cues: (the clause they end, where they start).
     let mut negated_before: Vec<(u32, usize)> = Vec::new();
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
-    let mut starts: Vec<(usize, usize)> = Vec::new(); // per topic hit: its byte span
     reading.not_commercial = st.fenced_code;
     for span in &spans {
         let in_code = inside(&st.code, span);
@@ -326,10 +345,10 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}
                 TextHit::Negation => {
-                    voided_clauses.push(clause);
-                    negated_clauses.push(clause);
+                    voided[clause as usize] = true;
+                    negated_clause[clause as usize] = true;
                 }
-                TextHit::AfterSales => voided_clauses.push(clause),
+                TextHit::AfterSales => voided[clause as usize] = true,
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
                 TextHit::NotCommercial => reading.not_commercial = true,
@@ -337,9 +356,7 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                 TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore | TextHit::Alternative if inside(&st.quotes, span) => {}
                 TextHit::Alternative => alternatives.push((clause, span.start)),
                 TextHit::Purpose => {
-                    if !purpose_from.iter().any(|&(c, _)| c == clause) {
-                        purpose_from.push((clause, span.end));
-                    }
+                    purpose_from[clause as usize].get_or_insert(span.end);
                 }
                 TextHit::PurposeBefore => {
                     let from = last_cue_end.filter(|&(c, _)| c == clause).map_or(0, |(_, end)| end);
@@ -365,79 +382,153 @@ pub fn read(matcher: &TextMatcher, text: &str) -> Reading {
                         _ => unreachable!("a topic hit"),
                     };
                     topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false });
-                    starts.push((span.start, span.end));
                 }
             }
         }
     }
-    for (t, &(start, end)) in topics.iter_mut().zip(&starts) {
-        t.purpose = purpose_from.iter().any(|&(c, from)| c == t.clause && start >= from)
-            || purpose_windows.iter().any(|&(c, from, until)| c == t.clause && start >= from && end <= until);
+    // Topics are in order of position, so in order of clause too: every lookup below is a
+    // binary search over them or a table by clause.
+    if !steps.take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len()) {
+        reading.over_budget = true;
+        return reading;
+    }
+    negative.sort_unstable();
+    negative.dedup();
+    let said_of_another = |topic: Topic, clause: u32| negative.binary_search(&(topic, clause)).is_ok();
+    // Purpose windows by clause and end; a topic is in one when a window of its clause ends at
+    // or after it and, of those, the one reaching back furthest starts at or before it.
+    purpose_windows.sort_unstable_by_key(|&(c, _, until)| (c, until));
+    let mut reach_back = vec![0usize; purpose_windows.len()];
+    for i in (0..purpose_windows.len()).rev() {
+        let (clause, from, _) = purpose_windows[i];
+        reach_back[i] = match purpose_windows.get(i + 1) {
+            Some(&(next, _, _)) if next == clause => from.min(reach_back[i + 1]),
+            _ => from,
+        };
+    }
+    for t in topics.iter_mut() {
+        let w = purpose_windows.partition_point(|&(c, _, until)| (c, until) < (t.clause, t.end));
+        t.purpose = purpose_from[t.clause as usize].is_some_and(|from| t.start >= from)
+            || purpose_windows.get(w).is_some_and(|&(c, _, _)| c == t.clause && reach_back[w] <= t.start);
     }
     // What a negation-before cue is said of: the nearest topic before it in the clause it ends
     // (with every category of the clause when that topic is a category), and the cues after it.
     let mut negated = vec![false; topics.len()];
+    let mut categories_negated = vec![false; clauses];
+    // Cues said with a negated topic: (clause, from, until).
+    let mut cue_cuts: Vec<(u32, usize, usize)> = Vec::new();
     for &(clause, at) in &negated_before {
-        let nearest = (0..topics.len()).filter(|&i| topics[i].clause == clause && starts[i].1 <= at).max_by_key(|&i| starts[i].0);
+        let first = topics.partition_point(|t| t.clause < clause);
+        // The last topic of the clause starting before the cue, then back past any that reach
+        // over it (only hits at one spot can): the nearest that ends before it.
+        let mut i = topics.partition_point(|t| (t.clause, t.start) < (clause, at));
+        let mut nearest = None;
+        while i > first {
+            i -= 1;
+            steps.take(1);
+            if topics[i].end <= at {
+                nearest = Some(i);
+                break;
+            }
+        }
         let cues_from = match nearest {
             Some(n) => {
-                let category = matches!(topics[n].topic, Topic::Category(_));
-                for i in 0..topics.len() {
-                    if topics[i].clause == clause && (starts[i] == starts[n] || category && matches!(topics[i].topic, Topic::Category(_))) {
-                        negated[i] = true;
+                let (start, end) = (topics[n].start, topics[n].end);
+                // Every topic read at that very span goes with it (they sit side by side).
+                let group = topics.partition_point(|t| (t.clause, t.start) < (clause, start));
+                for j in group..topics.len() {
+                    if topics[j].start != start || topics[j].clause != clause {
+                        break;
+                    }
+                    steps.take(1);
+                    if topics[j].end == end {
+                        negated[j] = true;
                     }
                 }
-                starts[n].0
+                if matches!(topics[n].topic, Topic::Category(_)) {
+                    categories_negated[clause as usize] = true;
+                }
+                start
             }
             None => 0,
         };
-        purchase.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
-        compare.retain(|&(c, pos)| c != clause || pos < cues_from || pos >= at);
+        cue_cuts.push((clause, cues_from, at));
     }
+    for (t, negated) in topics.iter().zip(negated.iter_mut()) {
+        *negated |= matches!(t.topic, Topic::Category(_)) && categories_negated[t.clause as usize];
+    }
+    // The cue cuts as disjoint intervals per clause, then one binary search per cue.
+    cue_cuts.sort_unstable();
+    let mut cuts: Vec<(u32, usize, usize)> = Vec::with_capacity(cue_cuts.len());
+    for (clause, from, until) in cue_cuts {
+        match cuts.last_mut() {
+            Some(last) if last.0 == clause && from <= last.2 => last.2 = last.2.max(until),
+            _ => cuts.push((clause, from, until)),
+        }
+    }
+    let cut = |&(clause, pos): &(u32, usize)| {
+        let i = cuts.partition_point(|&(c, from, _)| (c, from) <= (clause, pos));
+        i > 0 && cuts[i - 1].0 == clause && pos < cuts[i - 1].2
+    };
+    purchase.retain(|cue| !cut(cue));
+    compare.retain(|cue| !cut(cue));
     // After-sales is what happened to a thing; a later clause that asks to buy and names
     // nothing asks for that thing again: "my old headphones finally broke, time to replace
     // them. what's good under 200?". The topics of the after-sales clauses before such a
     // clause count (a negation's never do; a clause asking for nothing new, "how do I
     // complain", is after-sales itself).
-    let names_topic = |c: u32| (0..topics.len()).any(|i| topics[i].clause == c && !negated[i] && !negative.contains(&(topics[i].topic, c)));
-    let asks_again = purchase.iter().chain(&compare).map(|&(c, _)| c).filter(|c| !voided_clauses.contains(c) && !names_topic(*c)).max();
-    let revived = |c: u32| !negated_clauses.contains(&c) && asks_again.is_some_and(|a| c < a);
+    let mut names_topic = vec![false; clauses];
+    for (t, &negated) in topics.iter().zip(&negated) {
+        if !negated && !said_of_another(t.topic, t.clause) {
+            names_topic[t.clause as usize] = true;
+        }
+    }
+    let asks_again = purchase.iter().chain(&compare).map(|&(c, _)| c).filter(|&c| !voided[c as usize] && !names_topic[c as usize]).max();
+    let revived = |c: u32| !negated_clause[c as usize] && asks_again.is_some_and(|a| c < a);
     let mut i = 0;
     topics.retain(|t| {
         i += 1;
-        !negated[i - 1] && (!voided_clauses.contains(&t.clause) || revived(t.clause)) && !negative.contains(&(t.topic, t.clause))
+        !negated[i - 1] && (!voided[t.clause as usize] || revived(t.clause)) && !said_of_another(t.topic, t.clause)
     });
-    // The head each counting cue is said of, in its clause (a category not in a purpose phrase).
-    for &(clause, at) in purchase.iter().chain(&compare) {
-        if voided_clauses.contains(&clause) {
-            continue;
-        }
+    // The nearest topic of a cue's clause among `candidates` (indices of topics, in order of
+    // position): before the cue for a Korean one, after it for an English one, else the other
+    // side. Clauses follow positions, so the neighbours in the list are the only ones to ask.
+    let nearest = |topics: &[TopicHit], candidates: &[usize], clause: u32, at: usize| {
         let korean = text[at..].chars().next().is_some_and(is_syllable);
-        let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && !t.purpose && matches!(t.topic, Topic::Category(_)));
-        let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
-        let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
-        if let Some(i) = if korean { before.or(after) } else { after.or(before) } {
-            topics[i].head = true;
+        let k = candidates.partition_point(|&i| topics[i].start < at);
+        let before = k.checked_sub(1).map(|k| candidates[k]).filter(|&i| topics[i].clause == clause);
+        let m = candidates.partition_point(|&i| topics[i].start <= at);
+        let after = candidates.get(m).copied().filter(|&i| topics[i].clause == clause);
+        if korean {
+            before.or(after)
+        } else {
+            after.or(before)
+        }
+    };
+    // The head each counting cue is said of, in its clause (a category not in a purpose phrase).
+    let categories: Vec<usize> = (0..topics.len()).filter(|&i| !topics[i].purpose && matches!(topics[i].topic, Topic::Category(_))).collect();
+    for &(clause, at) in purchase.iter().chain(&compare) {
+        if !voided[clause as usize] {
+            if let Some(i) = nearest(&topics, &categories, clause, at) {
+                topics[i].head = true;
+            }
         }
     }
     // What each alternative cue is said of: the nearest entity of its clause, on the side a head
     // is looked for first.
+    let entities: Vec<usize> = (0..topics.len()).filter(|&i| matches!(topics[i].topic, Topic::Entity(_))).collect();
     for &(clause, at) in &alternatives {
-        if voided_clauses.contains(&clause) {
-            continue;
-        }
-        let korean = text[at..].chars().next().is_some_and(is_syllable);
-        let candidates = || topics.iter().enumerate().filter(|(_, t)| t.clause == clause && matches!(t.topic, Topic::Entity(_)));
-        let before = candidates().filter(|(_, t)| t.start < at).max_by_key(|(_, t)| t.start).map(|(i, _)| i);
-        let after = candidates().filter(|(_, t)| t.start > at).min_by_key(|(_, t)| t.start).map(|(i, _)| i);
-        if let Some(i) = if korean { before.or(after) } else { after.or(before) } {
-            topics[i].left = true;
+        if !voided[clause as usize] {
+            if let Some(i) = nearest(&topics, &entities, clause, at) {
+                topics[i].left = true;
+            }
         }
     }
+    reading.over_budget = steps.spent();
     reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
     reading.topics = topics;
-    reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
-    reading.compare_clauses = compare.into_iter().map(|(c, _)| c).filter(|c| !voided_clauses.contains(c)).collect();
+    reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|&c| !voided[c as usize]).collect();
+    reading.compare_clauses = compare.into_iter().map(|(c, _)| c).filter(|&c| !voided[c as usize]).collect();
     reading
 }
 
@@ -488,7 +579,7 @@ mod tests {
     }
 
     fn read_text(text: &str) -> Reading {
-        read(&matcher(), &normalize(text))
+        read(&matcher(), &normalize(text), &mut Steps::default())
     }
 
     fn topics(r: &Reading) -> Vec<(Topic, u32)> {
@@ -625,18 +716,18 @@ mod tests {
     fn typos_are_read_as_the_alias_for_the_classifier() {
         let m = matcher();
         let text = normalize("a labtop and a hotle in tokyo");
-        let r = read(&m, &text);
+        let r = read(&m, &text, &mut Steps::default());
         assert_eq!(r.typos.len(), 2);
         assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
         let plain = normalize("a laptop in tokyo");
-        assert!(matches!(corrected(&m, &plain, &read(&m, &plain).typos), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(corrected(&m, &plain, &read(&m, &plain, &mut Steps::default()).typos), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]
     fn a_trip_origin_is_read_from_the_words_around_it() {
         let origin = |text: &str| {
             let text = normalize(text);
-            let r = read(&matcher(), &text);
+            let r = read(&matcher(), &text, &mut Steps::default());
             r.topics.iter().map(|t| (t.topic, is_origin(&text, t, &r.topics))).collect::<Vec<_>>()
         };
         let (tokyo, seoul) = (Topic::Entity(0), Topic::Entity(3));
