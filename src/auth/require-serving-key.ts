@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthOutcome, Principal } from './authenticator.js';
 import type { Deadline } from '../util/deadline.js';
 import { sendError, sendUnavailable } from '../http/errors.js';
+import { countAuthFailure } from '../http/rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,7 +33,7 @@ export async function authenticateServingKey(request: FastifyRequest, reply: Fas
   try {
     const outcome = await Promise.race([lookup, budgetSpent]);
     if (!outcome.ok && 'unavailable' in outcome) request.lateAuthentication = lookup;
-    applyOutcome(outcome, request, reply);
+    await applyOutcome(outcome, request, reply, true);
   } finally {
     clearTimeout(timer);
   }
@@ -40,18 +41,28 @@ export async function authenticateServingKey(request: FastifyRequest, reply: Fas
 
 /** For endpoints that must not pretend (events): an unreachable key store is a 503. */
 export async function requireServingKey(request: FastifyRequest, reply: FastifyReply) {
-  applyOutcome(await request.server.authenticator.authenticate(request.headers.authorization), request, reply);
+  await applyOutcome(await request.server.authenticator.authenticate(request.headers.authorization), request, reply, false);
   if (reply.sent) return;
   if (request.authUnavailable) return sendUnavailable(reply);
 }
 
-function applyOutcome(outcome: AuthOutcome, request: FastifyRequest, reply: FastifyReply) {
+/** `guardFailures`: on the rate-limited routes (decide, affiliate), a wrong or missing key also
+ *  counts against its address's own limit. */
+async function applyOutcome(outcome: AuthOutcome, request: FastifyRequest, reply: FastifyReply, guardFailures: boolean) {
   if (outcome.ok) {
     request.principal = outcome.principal;
     return;
   }
   if ('unavailable' in outcome) {
     request.authUnavailable = true;
+    return;
+  }
+  // A flood of requests without a valid key is answered 429 past its own per-address limit;
+  // it never spends a host's quota (src/http/rate-limit.ts).
+  const guard = guardFailures ? await countAuthFailure(request) : { limited: false, retryAfterSeconds: 0 };
+  if (guard.limited) {
+    reply.header('retry-after', String(guard.retryAfterSeconds));
+    sendError(reply, 'rate_limited', { message: `more than ${request.server.config.authFailureLimitPerMinute} requests a minute without a valid key` });
     return;
   }
   sendError(reply, outcome.error);

@@ -42,6 +42,14 @@ export const ConfigSchema = z.object({
   clickRateLimitPerMinute: z.coerce.number().int().min(1).default(120),
   /** Click intents per minute per client IP (the endpoint needs no key, only a token). */
   clickIntentRateLimitPerMinute: z.coerce.number().int().min(1).default(600),
+  /** Requests with a missing or wrong serving key per minute per client address; past it they
+   *  get 429 instead of 401. A flood guard that never touches a host's decide quota, which only
+   *  its own authenticated calls spend. */
+  authFailureLimitPerMinute: z.coerce.number().int().min(1).default(60),
+  /** Every per-address limit counts an IPv6 client by this many leading bits of its address
+   *  (64: one subscriber's prefix, so rotating addresses within it does not multiply the
+   *  allowance); IPv4 addresses count whole. */
+  rateLimitIpv6PrefixBits: z.coerce.number().int().min(1).max(128).default(64),
   /** Serves per host session token across all campaigns within the window (per-campaign caps are in the catalog). */
   sessionCapCount: z.coerce.number().int().min(1).max(10_000).default(10),
   sessionCapWindowSeconds: z.coerce
@@ -143,6 +151,8 @@ export const ENV_VARS: Record<keyof Config, string> = {
   decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
   clickRateLimitPerMinute: 'CLICK_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
+  authFailureLimitPerMinute: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
+  rateLimitIpv6PrefixBits: 'RATE_LIMIT_IPV6_PREFIX_BITS',
   sessionCapCount: 'SESSION_CAP_COUNT',
   sessionCapWindowSeconds: 'SESSION_CAP_WINDOW_SECONDS',
   linkTtlSeconds: 'LINK_TTL_SECONDS',

@@ -139,7 +139,9 @@ function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, rou
       },
       config: {
         badRequest: { error: 'INVALID_ENVELOPE', reasonCodes: ['INVALID_ENVELOPE'], describe: (invalid) => ({ issues: describeIssues(invalid.error) }) },
-        rateLimit: { max: config.decideRateLimitPerMinute, timeWindow: 60_000 },
+        // After authentication and validation: only a host's own accepted calls spend its quota
+        // (src/http/rate-limit.ts).
+        rateLimit: { max: config.decideRateLimitPerMinute, timeWindow: 60_000, hook: 'preHandler' },
       },
       // The key first (a request without a valid key is a 401 whatever its body), then the
       // forbidden-key scan, which wins over every other validation failure (DESIGN.md §2), then

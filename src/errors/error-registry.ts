@@ -50,7 +50,8 @@ export const ERRORS = {
   rate_limited: {
     status: 429,
     endpoints: [...DECIDE, ...CLICK_INTENT],
-    meaning: 'Too many requests from this client IP; see the retry-after header.',
+    meaning:
+      'Too many requests from this client address (an IPv6 address counts by its /64), per calling app; or too many without a valid serving key from it. See the retry-after header.',
     summary: 'Rate limit exceeded · 요청 한도 초과',
     retry: true,
     retry_after_seconds: 60,

@@ -78,7 +78,7 @@ async function redirects(app: FastifyInstance) {
       rateLimit: {
         max: app.config.clickRateLimitPerMinute,
         timeWindow: 60_000,
-        keyGenerator: (request: FastifyRequest) => clientIdentity(limitKey, request.ip, 64),
+        keyGenerator: (request: FastifyRequest) => clientIdentity(limitKey, request.ip, app.config.rateLimitIpv6PrefixBits),
       },
     },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {

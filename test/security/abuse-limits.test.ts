@@ -127,6 +127,48 @@ describe(`abuse limits (${stores})`, () => {
     });
   });
 
+  describe("a host's decide quota is spent only by its own authenticated calls", () => {
+    let t: TestApp;
+    let key: string;
+    let otherKey: string;
+    beforeAll(async () => {
+      t = await createTestApp({ decideRateLimitPerMinute: 5, authFailureLimitPerMinute: 8 });
+      key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Quota' } })).json().serving_key;
+      otherKey = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Neighbour' } })).json().serving_key;
+    });
+    afterAll(() => t?.close());
+    const decide = (remoteAddress: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers, payload: envelope, remoteAddress });
+
+    it('requests without a valid key have their own limit (401, then 429) and leave the host its quota', async () => {
+      const refused = [];
+      for (let i = 0; i < 10; i++) refused.push((await decide('10.77.0.1', i % 2 ? { authorization: 'Bearer sk_live_wrong' } : {})).statusCode);
+      expect(refused).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
+      const last = await decide('10.77.0.1');
+      expect(last.json()).toMatchObject({ ok: false, error: 'rate_limited' });
+      expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
+      // The host behind the same address still has all five of its decides.
+      const host = [];
+      for (let i = 0; i < 6; i++) host.push((await decide('10.77.0.1', bearer(key))).statusCode);
+      expect(host).toEqual([200, 200, 200, 200, 200, 429]);
+    });
+
+    it('another host behind the same address has a quota of its own', async () => {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await decide('10.77.0.2', bearer(key))).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+      expect((await decide('10.77.0.2', bearer(otherKey))).statusCode).toBe(200);
+    });
+
+    it('an IPv6 client counts by its /64: rotating addresses inside it does not multiply the quota', async () => {
+      const statuses = [];
+      for (let i = 1; i <= 7; i++) statuses.push((await decide(`2001:db8:77:1::${i.toString(16)}`, bearer(key))).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      // The next /64 is another client.
+      expect((await decide('2001:db8:77:2::1', bearer(key))).statusCode).toBe(200);
+    });
+  });
+
   describe('X-Forwarded-For is believed only from a trusted proxy', () => {
     let t: TestApp;
     let key: string;
