@@ -2,6 +2,7 @@
 // and PGlite, real Postgres compiled to WASM running in-process (the embedded default).
 // Both speak the same SQL, so one set of migrations and repositories serves both.
 import { mkdirSync } from 'node:fs';
+import { makeDataDirPrivate } from './private-dir.js';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreUnavailable } from '../errors/error-registry.js';
@@ -203,12 +204,16 @@ async function openPglite(dataDir: string): Promise<Database> {
     // PGlite creates only the last path component; a fresh clone has no `.data/` yet. 0700 as
     // Postgres wants its data directory (it holds keys' hashes and secrets).
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Private whatever existed before (private-dir.ts).
+    makeDataDirPrivate(dataDir);
     // One process per directory (data-dir-lock.ts): taken before PGlite reads a single file.
     lock = acquireDataDirLock(dataDir);
   }
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir);
+    // The files PGlite created as it opened, 0666 whatever the umask (private-dir.ts).
+    if (dataDir !== 'memory') makeDataDirPrivate(dataDir);
   } catch (err) {
     lock?.release();
     throw err;

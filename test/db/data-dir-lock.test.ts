@@ -2,7 +2,7 @@
 // parents do not exist yet (a fresh clone has no `.data/`). PGlite only: nothing is locked on Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,48 @@ describe('embedded data directory', () => {
     root = await mkdtemp(path.join(tmpdir(), 'sidenote-lock-'));
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('keeps a directory that already existed private: others can neither read nor write what it holds', async () => {
+    // As an operator's `mkdir`, a volume or an older version leaves it: open to everyone.
+    const dir = path.join(root, 'shared-volume');
+    mkdirSync(path.join(dir, 'base'), { recursive: true });
+    chmodSync(dir, 0o777);
+    chmodSync(path.join(dir, 'base'), 0o777);
+    writeFileSync(path.join(dir, 'base', 'left-over'), 'x');
+    chmodSync(path.join(dir, 'base', 'left-over'), 0o666);
+    const db = await openDatabase({ dataDir: dir });
+    try {
+      await db.query('CREATE TABLE secrets (v text)');
+      await db.query("INSERT INTO secrets VALUES ('whsec_canary')");
+    } finally {
+      await db.close();
+    }
+    // The directory is what keeps others out (PGlite creates files 0666 while it runs).
+    expect(statSync(dir).mode & 0o077).toBe(0);
+    const open: string[] = [];
+    const walk = (p: string) => {
+      const mode = statSync(p).mode;
+      if (mode & 0o077) open.push(`${path.relative(dir, p) || '.'} ${(mode & 0o777).toString(8)}`);
+      if (statSync(p).isDirectory()) for (const name of readdirSync(p)) walk(path.join(p, name));
+    };
+    walk(dir);
+    expect(open).toEqual([]);
+    // Tried as another local user would, where this machine has one (CI runs as root).
+    if (process.getuid?.() === 0 && spawnSync('id', ['nobody']).status === 0) {
+      for (const attempt of [['cat', path.join(dir, 'PG_VERSION')], ['ls', dir], ['touch', path.join(dir, 'base', 'planted')]]) {
+        expect(spawnSync('runuser', ['-u', 'nobody', '--', ...attempt]).status, attempt.join(' ')).not.toBe(0);
+      }
+    }
+  });
+
+  it('refuses a data directory holding an entry of another user, which it cannot make private', async () => {
+    if (process.getuid?.() !== 0) return;
+    const dir = path.join(root, 'planted');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'foreign'), 'x');
+    chownSync(path.join(dir, 'foreign'), 65534, 65534);
+    await expect(openDatabase({ dataDir: dir })).rejects.toThrow('belongs to user 65534');
+  });
 
   it('opens a database at a nested path that does not exist yet', async () => {
     const dir = path.join(root, 'fresh-clone', '.data', 'pglite');
