@@ -141,16 +141,23 @@ try {
   if (!served) fail(`the printed curl's decide never came back serve:true:\n  ${answers.join('\n  ')}`);
   log(`decide: ${answers.at(-1).slice(0, 120)}…`);
 
-  // SIGTERM to the server itself (the pid its data directory's lock names), as an operator's
-  // `kill` would; npm and bash then exit with its status.
+  // SIGTERM to `npm start` (the server's parent), as a container runtime or a process supervisor
+  // that started it sends it: the signal must reach the server (the start script execs node, so
+  // no shell stands between them), which drains, flushes and exits; npm and bash then exit 0.
   const lockFile = path.join(clone, '.data/pglite/sidenote.lock');
   if (!existsSync(lockFile)) fail(`no lock file at ${lockFile}`);
   const serverPid = JSON.parse(readFileSync(lockFile, 'utf8')).pid;
+  // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so read after its ')'.
+  const stat = readFileSync(`/proc/${serverPid}/stat`, 'utf8');
+  const npmPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const npmCommand = readFileSync(`/proc/${npmPid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  if (!npmCommand.includes('npm')) fail(`the server's parent is not npm: ${npmCommand}`);
   const stopAt = Date.now();
-  process.kill(serverPid, 'SIGTERM');
+  process.kill(npmPid, 'SIGTERM');
   const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), STOP_MS))]);
-  if (code === 'timeout') fail(`still running ${STOP_MS / 1000} s after SIGTERM`);
-  if (code !== 0) fail(`exited with ${code} after SIGTERM`);
+  if (code === 'timeout') fail(`still running ${STOP_MS / 1000} s after SIGTERM to npm start`);
+  if (code !== 0) fail(`exited with ${code} after SIGTERM to npm start`);
+  if (existsSync(`/proc/${serverPid}`)) fail('the server outlived npm start: SIGTERM never reached it');
   if (existsSync(lockFile)) fail('the lock file outlived a clean stop');
   log(`SIGTERM → exit 0 in ${((Date.now() - stopAt) / 1000).toFixed(1)} s`);
   cleanup();
