@@ -12,6 +12,7 @@
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
 import { namesAdultVenueIn } from './adult-venues.js';
+import { canonicalCountry, canonicalLocale } from './locale-tags.js';
 import { namesMedicineIn } from './medicine-names.js';
 import { patternText, saysMinorAgeIn } from './minor-age.js';
 import { requestedTestOutcome } from './test-mode.js';
@@ -367,8 +368,9 @@ export class DecideService {
       offerSnapshotId: null,
       campaignId: null,
       expiresAt: null,
-      locale: envelope.locale ?? null,
-      country: envelope.country ?? null,
+      // Only a real tag and code, canonical; never the text as sent (locale-tags.ts).
+      locale: canonicalLocale(envelope.locale),
+      country: canonicalCountry(envelope.country),
       intentType: match.intent,
       messageIntent: match.messageIntent,
       matchedCategoryIds: match.signalCategoryIds,
@@ -453,8 +455,9 @@ export class DecideService {
       offerSnapshotId: null,
       campaignId: null,
       expiresAt: null,
-      locale: envelope.locale ?? null,
-      country: envelope.country ?? null,
+      // Only a real tag and code, canonical; never the text as sent (locale-tags.ts).
+      locale: canonicalLocale(envelope.locale),
+      country: canonicalCountry(envelope.country),
       intentType: envelope.session?.digest?.intent_type ?? null,
       messageIntent: null,
       matchedCategoryIds: [],

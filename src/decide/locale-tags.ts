@@ -1,0 +1,31 @@
+// What of an envelope's `locale` and `country` a decision record keeps: the canonical form of a
+// real language tag and of a real region code, or nothing. The envelope accepts any text of the
+// lengths SPEC gives (a host's "ko_KR" or "EN" still decides as before), but free text in these
+// fields would otherwise land verbatim in the database (a canary sent as `locale` was found
+// there), so only what the platform's Unicode data (Intl, ICU) recognises is stored, written as
+// BCP 47 and ISO 3166 write it: "ko_kr" is kept as "ko-KR", "kr" as "KR", anything else as null.
+const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/** The canonical BCP 47 language, script and region of `locale` when it is a tag with a known
+ *  language (and, if it has one, a known region), else null. Variants, extensions and private-use
+ *  parts are dropped: they can spell anything ("ko-KR-x-anything"). */
+export function canonicalLocale(locale: string | undefined): string | null {
+  if (!locale) return null;
+  try {
+    const [tag] = Intl.getCanonicalLocales(locale.replaceAll('_', '-'));
+    const { language, script, region } = new Intl.Locale(tag);
+    if (languages.of(language) === undefined) return null;
+    if (region !== undefined && regions.of(region) === undefined) return null;
+    return [language, script, region].filter(Boolean).join('-');
+  } catch {
+    return null;
+  }
+}
+
+/** The ISO 3166-1 alpha-2 code of `country` (any case) when it names a known region, else null. */
+export function canonicalCountry(country: string | undefined): string | null {
+  if (!country || !/^[A-Za-z]{2}$/.test(country)) return null;
+  const code = country.toUpperCase();
+  return regions.of(code) === undefined ? null : code;
+}
