@@ -221,7 +221,9 @@ export class MemoryCounterStore implements StartableCounterStore {
         continue;
       }
       if (s && record) {
-        const today = record.day === s.day ? record.dayMicros : 0;
+        // A record on the caller's day, or on a later one (the caller's clock is behind another
+        // instance's: the campaign's day never moves backwards), holds what today has spent.
+        const today = record.day >= s.day ? record.dayMicros : 0;
         // spent > limit - amount rather than spent + amount > limit: exact up to 2^53, as in Lua.
         if (record.totalMicros > s.totalLimitMicros - s.amountMicros) {
           skipped.push({ index: i, reason: 'budget', retryAfterMs: null });
@@ -240,7 +242,7 @@ export class MemoryCounterStore implements StartableCounterStore {
       }
       if (s && record) {
         record.totalMicros += s.amountMicros;
-        if (record.day === s.day) record.dayMicros += s.amountMicros;
+        if (record.day >= s.day) record.dayMicros += s.amountMicros;
         else {
           record.day = s.day;
           record.dayMicros = s.amountMicros;

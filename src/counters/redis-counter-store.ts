@@ -102,7 +102,9 @@ local function claim(candidates, a, k, out)
         gen = h[1]
         local amount = tonumber(ARGV[sa])
         local today = 0
-        if h[3] == ARGV[sa + 3] then today = tonumber(h[4]) or 0 end
+        -- The record's day, or a later one (the caller's clock is behind another instance's: a
+        -- campaign's day never moves backwards), holds what today has spent. Days compare as text.
+        if h[3] and h[3] >= ARGV[sa + 3] then today = tonumber(h[4]) or 0 end
         if (tonumber(h[2]) or 0) > tonumber(ARGV[sa + 1]) - amount then
           reason = 2
         elseif today > tonumber(ARGV[sa + 2]) - amount then
@@ -121,7 +123,8 @@ local function claim(candidates, a, k, out)
       end
       if ns == 1 then
         redis.call('HINCRBY', sk, 't', ARGV[sa])
-        if redis.call('HGET', sk, 'd') == ARGV[sa + 3] then
+        local d = redis.call('HGET', sk, 'd')
+        if d and d >= ARGV[sa + 3] then
           redis.call('HINCRBY', sk, 'm', ARGV[sa])
         else
           redis.call('HSET', sk, 'd', ARGV[sa + 3], 'm', ARGV[sa])

@@ -248,6 +248,32 @@ describe(`money: budgets and caps never overspend (${stores})`, () => {
     await expectOneRowPerAnswer(a, answers);
   });
 
+  it("instances whose clocks disagree at UTC midnight keep one day's cap: a campaign's day never moves backwards", async () => {
+    // Two instances on one database and counter store, 2 s apart across midnight: A still on
+    // the 30th, B already on the 1st. Before, each claim from the other day rewrote the
+    // campaign's day record and counted its spend from 0: every decide served.
+    const midnight = Date.parse('2026-12-01T00:00:00Z');
+    const a = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 1_000_000 }, undefined, { now: () => midnight - 1_000 });
+    cleanup.push(() => a.close());
+    expect((await a.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: cappedCatalog(5) })).statusCode).toBe(200);
+    const b = await createTestApp(
+      { loadDemoCatalog: false, decideRateLimitPerMinute: 1_000_000 },
+      { testDb: a.testDb, counters: a.counters, now: () => midnight + 1_000 },
+    );
+    cleanup.push(() => b.app.close());
+    await sleep(400); // b has polled the catalog
+    const key = await newKey(a);
+    const answers: Answer[] = [];
+    for (let i = 0; i < 40; i++) answers.push(await decide(i % 2 ? b : a, key));
+    const served = answers.map((x) => x.serve);
+    // A serves on the 30th until B's first claim opens the 1st; from then on both count on the
+    // 1st, whose cap is 5: at most one day's cap on each side of midnight.
+    expect(served.filter(Boolean).length).toBeGreaterThanOrEqual(5);
+    expect(served.filter(Boolean).length).toBeLessThanOrEqual(6);
+    expect(served.slice(1).filter(Boolean).length).toBeLessThanOrEqual(5);
+    await expectOneRowPerAnswer(a, answers);
+  });
+
   it('deadline races at a tight budget: a TIMEOUT keeps no claim and no served row, one record per request', async () => {
     // 10 ms first; a loaded machine (or a slower write) can make nearly every decide miss it, and
     // the race must really happen both ways, so the budget doubles until it does.
