@@ -1,20 +1,17 @@
 // Across the N-API boundary, in one process (tinybench): the Rust core called through the
-// binding vs the plain TypeScript reference matcher (src/matching-reference/) on the same index
-// and the same messages, and the cost of the boundary itself.
+// binding on chat-like messages, and the cost of the boundary itself. (Until session 12 it also
+// timed a TypeScript twin of the reader, since removed: bench/RESULTS.md keeps those figures.)
 //
 //   npm run bench:boundary -- [--offers 100000] [--time 2000]
 //
-// The index is the generated one the differential test uses (test/native/generated-catalog.ts)
-// with `--offers` offers and one entity per ten offers. Both matchers are checked to give
-// identical results on every benchmarked query before timing. Writes bench/out/boundary.{json,md}.
+// The index is a generated one (testkit/generated-catalog.ts) with `--offers` offers and one
+// entity per ten offers. Writes bench/out/boundary.{json,md}.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
-import { isDeepStrictEqual } from 'node:util';
 import { LiveOfferIndex, type MatchQuery } from '../src/native/offer-index.js';
-import { ReferenceMatcher } from '../testkit/matching-reference/reference-matcher.js';
 import { generateDocument, Rng } from '../testkit/generated-catalog.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,9 +31,6 @@ const started = performance.now();
 const native = new LiveOfferIndex();
 native.loadSync(JSON.stringify(doc));
 const nativeBuildMs = performance.now() - started;
-const t0 = performance.now();
-const reference = new ReferenceMatcher(doc);
-const referenceBuildMs = performance.now() - t0;
 
 /** A chat-like message naming two entities among ordinary sentences. */
 function message(lang: 'ko' | 'en', length: number, seed: number): string {
@@ -58,9 +52,6 @@ for (const lang of ['en', 'ko'] as const) {
       { length: 32 },
       (_, i): MatchQuery => ({ message: message(lang, length, i + 1), language: lang, country: 'KR', kind: 'sponsored', nowMs: 1_790_000_000_000, topK: 8 }),
     );
-    for (const q of queries) {
-      if (!isDeepStrictEqual(native.match(q), reference.match(q))) throw new Error(`Rust and TypeScript disagree on a ${lang} ${length}-char message`);
-    }
     cells.push({ lang, length, queries });
   }
 }
@@ -68,9 +59,7 @@ for (const lang of ['en', 'ko'] as const) {
 const bench = new Bench({ time: TIME_MS, warmupTime: 300 });
 for (const c of cells) {
   let i = 0;
-  let j = 0;
   bench.add(`rust ${c.lang} ${c.length}`, () => void native.match(c.queries[i++ % c.queries.length]));
-  bench.add(`ts ${c.lang} ${c.length}`, () => void reference.match(c.queries[j++ % c.queries.length]));
 }
 // The boundary itself: a call that does nothing, and a match with nothing to match.
 const empty: MatchQuery = { language: 'en', kind: 'sponsored', nowMs: 0, topK: 0 };
@@ -86,29 +75,17 @@ const rows: string[] = [];
 const json: Record<string, unknown>[] = [];
 for (const c of cells) {
   const r = byName.get(`rust ${c.lang} ${c.length}`)!;
-  const t = byName.get(`ts ${c.lang} ${c.length}`)!;
-  const ratio = t.latency.mean / r.latency.mean;
-  rows.push(
-    `| ${c.lang} ${c.length} chars | ${us(r.latency.mean)} | ${us(r.latency.p99)} | ${us(t.latency.mean)} | ${us(t.latency.p99)} | **${ratio.toFixed(1)}×** |`,
-  );
-  json.push({
-    lang: c.lang,
-    chars: c.length,
-    rust_mean_us: r.latency.mean * 1000,
-    rust_p99_us: r.latency.p99 * 1000,
-    ts_mean_us: t.latency.mean * 1000,
-    ts_p99_us: t.latency.p99 * 1000,
-    ratio,
-  });
+  rows.push(`| ${c.lang} ${c.length} chars | ${us(r.latency.mean)} | ${us(r.latency.p99)} |`);
+  json.push({ lang: c.lang, chars: c.length, rust_mean_us: r.latency.mean * 1000, rust_p99_us: r.latency.p99 * 1000 });
 }
 const overhead = ['napi: setPacing([]) (an almost empty call)', 'napi: match, no message, topK 0 (call + query conversion + decode)'].map(
   (n) => `| ${n} | ${us(byName.get(n)!.latency.mean)} |`,
 );
 const md = [
-  `${OFFERS.toLocaleString('en')} offers, ${doc.taxonomy.entities.length.toLocaleString('en')} entities; index built in ${nativeBuildMs.toFixed(0)} ms (Rust) / ${referenceBuildMs.toFixed(0)} ms (TypeScript); ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}; tinybench ${TIME_MS} ms per task.`,
+  `${OFFERS.toLocaleString('en')} offers, ${doc.taxonomy.entities.length.toLocaleString('en')} entities; index built in ${nativeBuildMs.toFixed(0)} ms; ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}; tinybench ${TIME_MS} ms per task.`,
   '',
-  '| message | Rust via N-API mean µs | p99 µs | TypeScript reference mean µs | p99 µs | Rust speed-up |',
-  '|---|---|---|---|---|---|',
+  '| message | Rust via N-API mean µs | p99 µs |',
+  '|---|---|---|',
   ...rows,
   '',
   '| boundary cost | mean µs |',

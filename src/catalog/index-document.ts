@@ -73,7 +73,7 @@ export function indexOffer(
   };
 }
 
-/** The whole document at once (tests, benchmarks, the reference matcher). */
+/** The whole document at once (tests and benchmarks). */
 export function buildIndexDocument(rows: ServingCatalogRows): IndexDocument {
   const campaigns = new Map(rows.campaigns.map((c) => [c.id, c]));
   const advertisers = new Map(rows.advertisers.map((a) => [a.id, a]));

@@ -1,11 +1,9 @@
 // Decide runs whatever matcher it is given (src/native/offer-index.ts `Matcher`; the decide
-// feature's `matcher` option). Here the plain TypeScript reference matcher runs beside the
-// native index on the very queries real decides make, through the whole HTTP pipeline, and
-// reads every turn the same way.
+// feature's `matcher` option), on the very queries real decides make, through the whole HTTP
+// pipeline: a matcher wrapped around the native index sees every decide, and what it answers is
+// what decide acts on (its reading withheld, the turn no longer fills).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Matcher, MatchQuery, MatchResult } from '../../src/native/offer-index.js';
-import { ReferenceMatcher } from '../../testkit/matching-reference/reference-matcher.js';
-import { demoIndexDocument } from '../../testkit/generated-catalog.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 
 const TURNS: [locale: string, message: string][] = [
@@ -19,53 +17,56 @@ const TURNS: [locale: string, message: string][] = [
   ['en-US', 'write a poem about a train at night'],
 ];
 
-/** What a turn reads as, apart from offer snapshot ids (the reference names offers by offer id). */
-const reading = (r: MatchResult) => ({
-  messageIntent: r.messageIntent,
-  intent: [r.intent, r.commercialIntent],
-  sensitive: [r.modelSensitive, [...r.sensitiveTopicIds].sort()],
-  categories: [...r.signalCategoryIds].sort(),
-  entities: [...r.signalEntityIds].sort(),
-  offers: r.candidates.map((c) => c.offerId).sort(),
-});
-
-describe('a second matcher beside the native index', () => {
+describe('a matcher given to decide', () => {
   let t: TestApp;
-  const reference = new ReferenceMatcher(demoIndexDocument());
-  const compared: { query: MatchQuery; native: unknown; reference: unknown }[] = [];
-  const beside: Matcher = {
+  let withhold = false;
+  const seen: { query: MatchQuery; result: MatchResult }[] = [];
+  const wrapped: Matcher = {
     match(query) {
-      const native = t.app.catalogRuntime.index.match(query);
-      compared.push({ query, native: reading(native), reference: reading(reference.match(query)) });
-      return native;
+      const result = t.app.catalogRuntime.index.match(query);
+      seen.push({ query, result });
+      return withhold ? { ...result, candidates: [] } : result;
     },
   };
 
   beforeAll(async () => {
-    t = await createTestApp({}, undefined, { matcher: beside });
+    t = await createTestApp({}, undefined, { matcher: wrapped });
   });
   afterAll(() => t?.close());
 
-  it('sees every decide and agrees with the native index on each', async () => {
-    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Beside' } })).json();
-    for (const [locale, message] of TURNS) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/v1/offers/decide',
-        headers: bearer(host.serving_key),
-        payload: {
-          message,
-          locale,
-          country: locale.slice(3),
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
-        },
-      });
-      expect(res.statusCode).toBe(200);
-    }
-    expect(compared).toHaveLength(TURNS.length);
-    for (const c of compared) expect(c.reference, c.query.message).toEqual(c.native);
+  const decide = async (key: string, locale: string, message: string) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/offers/decide',
+      headers: bearer(key),
+      payload: {
+        message,
+        locale,
+        country: locale.slice(3),
+        audience: { age_band: '18_plus', contextual_offer_consent: true },
+        native_surface: { clickable: true, disclosure_capable: true },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json() as { serve: boolean; reason_codes: string[] };
+  };
+
+  it('sees every decide, with the envelope the turn sent', async () => {
+    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Wrapped' } })).json();
+    for (const [locale, message] of TURNS) await decide(host.serving_key, locale, message);
+    expect(seen.map((s) => [s.query.language, s.query.message])).toEqual(TURNS.map(([locale, message]) => [locale.slice(0, 2), message]));
     // The turns exercise fills, not only empty readings.
-    expect(compared.filter((c) => (c.native as { offers: string[] }).offers.length > 0).length).toBeGreaterThanOrEqual(3);
+    expect(seen.filter((s) => s.result.candidates.length > 0).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('what it answers is what decide acts on', async () => {
+    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Withheld' } })).json();
+    const [locale, message] = TURNS[0];
+    expect((await decide(host.serving_key, locale, message)).serve).toBe(true);
+    withhold = true;
+    const answer = await decide(host.serving_key, locale, message);
+    withhold = false;
+    expect(answer.serve).toBe(false);
+    expect(answer.reason_codes).toEqual(['NO_ELIGIBLE_OFFER']);
   });
 });

@@ -1,4 +1,4 @@
-//! Runs the fuzzy matcher for the TypeScript twin's differential test, or times it.
+//! Runs the fuzzy matcher on messages given as JSON (to see what it reads), or times it.
 //!
 //!   cargo run --release -q -p sidenote-core --example fuzzy < input.json
 //!     input:  {"aliases": [["laptop", 0], ...], "things": [0, ...], "messages": [{"text": "...", "covered": [[0, 3]]}]}

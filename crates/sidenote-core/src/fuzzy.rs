@@ -1,7 +1,7 @@
 //! Typo-tolerant matching of Latin-script aliases: "labtop" → "laptop", "iphnoe" → "iphone",
 //! "lap top" → "laptop", "airpodspro" → "airpods pro", for the words the exact Aho-Corasick pass
-//! ([`crate::TextMatcher`]) did not find. [`FuzzyMatcher`] states the rules;
-//! `testkit/matching-reference/fuzzy-matcher.ts` is its plain TypeScript twin and oracle.
+//! ([`crate::TextMatcher`]) did not find. [`FuzzyMatcher`] states the rules; its unit tests and the
+//! golden answers of every labelled turn (`tests/golden.rs`) hold them.
 //!
 //! How: a deletion-neighbourhood index (SymSpell). Every eligible alias, and every alias with one
 //! byte deleted, is keyed by a polynomial hash; a candidate looks up its own hash and the hashes
@@ -28,7 +28,7 @@ const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Finds aliases one typo away from a word, or from two adjacent words, of a normalised message.
 ///
-/// Rules (the TypeScript twin applies the same ones):
+/// Rules:
 /// - Eligible aliases are lower-case ASCII letters, digits and single spaces, with at least 5
 ///   letters. Other aliases never match fuzzily, but a candidate that equals any alias of those
 ///   characters is a word the taxonomy knows, never a typo of another ("labtop" is not "laptop"

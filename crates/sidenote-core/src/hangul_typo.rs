@@ -1,8 +1,8 @@
 //! Hangul aliases one jamo away: "노트븍" → "노트북", "겔럭시" → "갤럭시", "맥뿍" → "맥북", for the
 //! words the exact Aho-Corasick pass ([`crate::TextMatcher`]) did not find. A Korean typo is
 //! usually one letter of one syllable block: a vowel that sounds alike (ㅐ/ㅔ), a consonant
-//! doubled or not (ㅂ/ㅃ), a neighbouring key. [`HangulTypoMatcher`] states the rules;
-//! `testkit/matching-reference/hangul-typo-matcher.ts` is its plain TypeScript twin and oracle.
+//! doubled or not (ㅂ/ㅃ), a neighbouring key. [`HangulTypoMatcher`] states the rules; its unit tests and
+//! the golden answers of every labelled turn (`tests/golden.rs`) hold them.
 //!
 //! How: every eligible alias of n syllables is keyed n times, once per syllable left out (the
 //! hash of the other syllables and the gap's place); a candidate looks up the same n keys, so
@@ -28,7 +28,7 @@ const FINALS: u32 = 28;
 
 /// Finds aliases one jamo away from the start of a Hangul word of a normalised message.
 ///
-/// Rules (the TypeScript twin applies the same ones):
+/// Rules:
 /// - Eligible aliases are 2 to 8 Hangul syllables and nothing else (a Korean alias of several
 ///   words is also a pattern with its spaces left out, which is eligible) and name a thing: a
 ///   category or an entity, weak or not. Cues and sensitive stems are never read as typos.

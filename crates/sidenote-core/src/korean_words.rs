@@ -1,7 +1,6 @@
 //! What the matcher knows of Korean words beyond the catalog: the particles a noun ends in, and
 //! the common words no alias may be read into ([`crate::hangul_typo`] reads no typo into them,
-//! [`crate::text_match`] no one-syllable alias with a particle). The TypeScript reference reads
-//! the same list and particles (`testkit/matching-reference/korean-words.ts`).
+//! [`crate::text_match`] no one-syllable alias with a particle).
 use crate::fuzzy::KeyHasher;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
