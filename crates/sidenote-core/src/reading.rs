@@ -30,6 +30,7 @@
 //!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
 //!   it, and counts for nothing else.
 use crate::korean_words::is_syllable;
+use crate::policy_text::unmask;
 use crate::steps::Steps;
 use crate::text_match::{Span, TextHit, TextMatcher};
 
@@ -261,6 +262,19 @@ const CONNECTIVE_MAX_SYLLABLES: usize = 3;
 pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
+    // Sensitive topics are read a second time through the spellings that mask a word
+    // ("sui-cidal", "공-황-장-애", "саsino": policy_text.rs), with the same matcher and its
+    // boundary rules; only their sensitive hits count. Most turns mask nothing and skip it.
+    // A word read there counts only where it was masked: one written plainly was read above.
+    if let Some(unmasked) = unmask(text) {
+        steps.take(unmasked.text.len());
+        for span in matcher.find_spans(&unmasked.text).iter().filter(|s| unmasked.masked(s.start, s.end)) {
+            reading.sensitive.extend(matcher.targets(span.pattern).iter().filter_map(|hit| match hit {
+                TextHit::Sensitive(s) => Some(*s),
+                _ => None,
+            }));
+        }
+    }
     if spans.is_empty() {
         return reading;
     }

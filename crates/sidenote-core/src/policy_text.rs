@@ -1,0 +1,238 @@
+//! The turn as a person reads it past the spellings that hide a sensitive word from a plain
+//! match: a hyphen, dot or emoji inside the word ("sui-cidal", "s.u.i.c.i.d.e", "공-황-장-애",
+//! "우🌧울증"), its letters spaced out ("d r u g s", "도 박"), a digit for a letter ("k1lling",
+//! "p0rn"), an accent ("dépression"), a letter of another script that looks the same (Cyrillic
+//! "саsino", Greek "οverdose": UTS #39's confusable skeleton, from the `unicode-security`
+//! crate of the unicode-rs project). The reading runs the same matcher over this text for
+//! sensitive topics only (`reading::read`), so every boundary rule that keeps ordinary words
+//! from being read as sensitive ones holds here too; folding only ever joins or unmasks the
+//! letters of one word, never the end of one word and the start of the next ("제주도 박물관"
+//! stays two words: only runs of single letters are joined across spaces).
+use crate::korean_words::is_syllable;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// Marks that hide nothing when dropped from inside a word: hyphens, dots, underscores, stars,
+/// middle dots, slashes, apostrophes, tildes, pipes and pluses.
+fn is_masking_mark(c: char) -> bool {
+    matches!(c, '-' | '.' | '_' | '*' | '·' | '•' | '~' | '/' | '\'' | '+' | '|' | '‐' | '‑' | '‒' | '⋅' | '∙')
+        || (!c.is_alphanumeric() && !c.is_whitespace() && !c.is_ascii() && !is_combining_mark(c) && !is_sentence_end(c))
+}
+
+fn is_sentence_end(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '…' | '—' | '–' | '«' | '»' | '“' | '”' | '‘' | '’' | '「' | '」' | '『' | '』')
+}
+
+/// A digit written for the letter it looks like, between letters.
+fn leet(c: char) -> Option<char> {
+    Some(match c {
+        '0' => 'o',
+        '1' => 'i',
+        '3' => 'e',
+        '4' => 'a',
+        '5' => 's',
+        '7' => 't',
+        '8' => 'b',
+        '@' => 'a',
+        '$' => 's',
+        _ => return None,
+    })
+}
+
+fn is_letter(c: char) -> bool {
+    c.is_alphabetic()
+}
+
+/// A letter of another script read as the Latin letter it looks like, accents dropped: "а"
+/// (Cyrillic) as "a", "ο" (Greek) as "o", "é" as "e". Hangul and letters with no Latin
+/// look-alike stay as they are.
+fn unmask_letter(c: char, out: &mut String) -> bool {
+    if c.is_ascii() || is_syllable(c) {
+        out.push(c);
+        return false;
+    }
+    let whole = c.to_string();
+    let mut bare = whole.nfd().filter(|&d| !is_combining_mark(d));
+    if let (Some(base), None) = (bare.next(), bare.next()) {
+        if base.is_ascii_alphabetic() {
+            out.push(base.to_ascii_lowercase());
+            return true;
+        }
+        let mut buf = [0; 4];
+        let base_text: &str = base.encode_utf8(&mut buf);
+        let mut skeleton = unicode_security::skeleton(base_text);
+        if let (Some(latin), None) = (skeleton.next(), skeleton.next()) {
+            if latin.is_ascii_alphabetic() {
+                out.push(latin.to_ascii_lowercase());
+                return true;
+            }
+        }
+    }
+    out.push(c);
+    false
+}
+
+/// Whether `chars[k]` is a letter standing alone between non-letters (or the ends).
+fn single_letter(chars: &[char], k: usize) -> bool {
+    chars.get(k).is_some_and(|&c| is_letter(c)) && (k == 0 || !is_letter(chars[k - 1])) && !chars.get(k + 1).is_some_and(|&c| is_letter(c))
+}
+
+/// Whether anything in the turn masks a word: the test that lets an ordinary turn skip the copy.
+fn masked(chars: &[char]) -> bool {
+    (0..chars.len()).any(|i| {
+        let c = chars[i];
+        let between = i > 0 && is_letter(chars[i - 1]) && chars.get(i + 1).is_some_and(|&n| is_letter(n) || leet(n).is_some() || is_masking_mark(n));
+        is_combining_mark(c)
+            || (!c.is_ascii() && is_letter(c) && !is_syllable(c))
+            || (between && (is_masking_mark(c) || leet(c).is_some()))
+            || (c == ' ' && i > 0 && single_letter(chars, i - 1) && single_letter(chars, i + 1))
+    })
+}
+
+/// The turn unmasked, and where: byte ranges of the unmasked text that differ from the turn
+/// (a letter read as another, `start < end`) and seams where something was dropped between two
+/// letters (`start == end`).
+#[derive(Debug)]
+pub struct Unmasked {
+    pub text: String,
+    changes: Vec<(usize, usize)>,
+}
+
+impl Unmasked {
+    /// Whether the span `start..end` of the unmasked text was masked in the turn: it holds a
+    /// letter read as another, or a seam between two of its letters. A word that was written
+    /// plainly was already read as it stands (with the negative contexts around it), and is not
+    /// read again here: joining "casino royale" to an emoji and the next word must not make a
+    /// bare "casino" of it.
+    pub fn masked(&self, start: usize, end: usize) -> bool {
+        self.changes.iter().any(|&(a, b)| if a == b { start < a && a < end } else { a < end && start < b })
+    }
+}
+
+/// The turn unmasked, or `None` when there is nothing to unmask (the common case: one pass
+/// over the characters, no copy of the text).
+pub fn unmask(text: &str) -> Option<Unmasked> {
+    let chars: Vec<char> = text.chars().collect();
+    if !masked(&chars) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut changes = Vec::new();
+    let letter = |c: char, out: &mut String, changes: &mut Vec<(usize, usize)>| {
+        let at = out.len();
+        if unmask_letter(c, out) {
+            changes.push((at, out.len()));
+        }
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if is_combining_mark(c) {
+            // Said of the letter before it: that letter is what changed.
+            let before = out.chars().next_back().map_or(0, char::len_utf8);
+            changes.push((out.len() - before, out.len()));
+            i += 1;
+            continue;
+        }
+        let after_letter = out.chars().next_back().is_some_and(is_letter);
+        // A run of masking marks inside a word: dropped.
+        if after_letter && is_masking_mark(c) {
+            let end = (i..chars.len()).find(|&j| !is_masking_mark(chars[j])).unwrap_or(chars.len());
+            if chars.get(end).is_some_and(|&n| is_letter(n)) {
+                changes.push((out.len(), out.len()));
+                i = end;
+                continue;
+            }
+        }
+        // Digits for letters inside a word ("k1lling", "p0rn").
+        if after_letter && leet(c).is_some() {
+            let end = (i..chars.len()).find(|&j| leet(chars[j]).is_none()).unwrap_or(chars.len());
+            if chars.get(end).is_some_and(|&n| is_letter(n)) {
+                let at = out.len();
+                out.extend(chars[i..end].iter().filter_map(|&d| leet(d)));
+                changes.push((at, out.len()));
+                i = end;
+                continue;
+            }
+        }
+        // Letters spaced out one by one ("d r u g s", "도 박"): joined when at least two Hangul
+        // syllables or three other letters stand alone in a row, one space apart.
+        if single_letter(&chars, i) {
+            let (mut j, mut end) = (i, i);
+            let mut letters = Vec::new();
+            while single_letter(&chars, j) {
+                letters.push(chars[j]);
+                end = j + 1;
+                if chars.get(j + 1) != Some(&' ') {
+                    break;
+                }
+                j += 2;
+            }
+            let hangul = is_syllable(letters[0]);
+            let needed = if hangul { 2 } else { 3 };
+            if letters.len() >= needed && letters.iter().all(|&l| is_syllable(l) == hangul) {
+                for (k, l) in letters.into_iter().enumerate() {
+                    if k > 0 {
+                        changes.push((out.len(), out.len()));
+                    }
+                    letter(l, &mut out, &mut changes);
+                }
+                i = end;
+                continue;
+            }
+        }
+        letter(c, &mut out, &mut changes);
+        i += 1;
+    }
+    Some(Unmasked { text: out, changes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unmask;
+
+    fn read(s: &str) -> String {
+        unmask(s).map_or_else(|| s.to_string(), |u| u.text)
+    }
+
+    #[test]
+    fn reads_through_the_spellings_that_mask_a_word() {
+        assert_eq!(read("feeling sui-cidal again"), "feeling suicidal again");
+        assert_eq!(read("s.u.i.c.i.d.e methods"), "suicide methods");
+        assert_eq!(read("공-황-장-애 있어도"), "공황장애 있어도");
+        assert_eq!(read("우🌧울증"), "우울증");
+        assert_eq!(read("k1lling myself"), "killing myself");
+        assert_eq!(read("p0rn sites"), "porn sites");
+        assert_eq!(read("dépression"), "depression");
+        assert_eq!(read("са\u{0455}ino"), "casino"); // Cyrillic а and ѕ
+        assert_eq!(read("\u{03bf}verdose"), "overdose"); // Greek omicron
+        assert_eq!(read("토토 도 박 사이트"), "토토 도박 사이트");
+        assert_eq!(read("buy d r u g s online"), "buy drugs online");
+    }
+
+    #[test]
+    fn leaves_ordinary_text_alone() {
+        // Nothing to unmask: no copy at all.
+        assert!(unmask("제주도 호텔 최저가 추천해줘").is_none());
+        assert!(unmask("cheapest flights from seoul to tokyo").is_none());
+        assert!(unmask("galaxy s25 ultra vs iphone 16, 256gb").is_none());
+        // Words are never joined to their neighbours.
+        assert_eq!(read("제주도 박물관 가는 길"), "제주도 박물관 가는 길");
+        assert_eq!(read("the rapist is a word; i am a fan"), "the rapist is a word; i am a fan");
+        assert_eq!(read("end of sentence. next one"), "end of sentence. next one");
+        assert_eq!(read("a b testing"), "a b testing");
+        assert_eq!(read("sony wh-1000xm5"), "sony wh-1000xm5");
+        assert_eq!(read("東京のホテル"), "東京のホテル");
+    }
+
+    #[test]
+    fn says_which_words_were_masked() {
+        let u = unmask("casino royale😀next sui-cidal").expect("masked");
+        assert_eq!(u.text, "casino royalenext suicidal");
+        // "casino" was written plainly: not masked; "suicidal" was.
+        assert!(!u.masked(0, 6));
+        assert!(u.masked(18, 26));
+        let u = unmask("са\u{0455}ino").expect("masked");
+        assert!(u.masked(0, u.text.len()));
+    }
+}
