@@ -13,9 +13,9 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 /// Marks that hide nothing when dropped from inside a word: hyphens, dots, underscores, stars,
-/// middle dots, slashes, apostrophes, tildes, pipes and pluses.
+/// middle dots, slashes, tildes, pipes and pluses (not an apostrophe: "here's" is a word).
 fn is_masking_mark(c: char) -> bool {
-    matches!(c, '-' | '.' | '_' | '*' | '·' | '•' | '~' | '/' | '\'' | '+' | '|' | '‐' | '‑' | '‒' | '⋅' | '∙')
+    matches!(c, '-' | '.' | '_' | '*' | '·' | '•' | '~' | '/' | '+' | '|' | '‐' | '‑' | '‒' | '⋅' | '∙')
         || (!c.is_alphanumeric() && !c.is_whitespace() && !c.is_ascii() && !is_combining_mark(c) && !is_sentence_end(c))
 }
 
@@ -223,6 +223,7 @@ mod tests {
         assert_eq!(read("a b testing"), "a b testing");
         assert_eq!(read("sony wh-1000xm5"), "sony wh-1000xm5");
         assert_eq!(read("東京のホテル"), "東京のホテル");
+        assert_eq!(read("our ci is killing us. here's the workflow"), "our ci is killing us. here's the workflow");
     }
 
     #[test]

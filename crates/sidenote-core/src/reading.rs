@@ -268,7 +268,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // A word read there counts only where it was masked: one written plainly was read above.
     if let Some(unmasked) = unmask(text) {
         steps.take(unmasked.text.len());
-        for span in matcher.find_spans(&unmasked.text).iter().filter(|s| unmasked.masked(s.start, s.end)) {
+        // Exact hits only: a word both masked and one typo away from an alias is too far from it
+        // ("here's" unmasked is one letter from a disease).
+        for span in matcher.find_spans(&unmasked.text).iter().filter(|s| !s.typo && unmasked.masked(s.start, s.end)) {
             reading.sensitive.extend(matcher.targets(span.pattern).iter().filter_map(|hit| match hit {
                 TextHit::Sensitive(s) => Some(*s),
                 _ => None,
