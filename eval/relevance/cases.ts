@@ -164,6 +164,22 @@ export const BATCH_STARTS = {
     'se-ko': 199,
     'se-en': 192,
   },
+  'session-12': {
+    'ci-ko': 197,
+    'ci-en': 193,
+    'tn-ko': 153,
+    'tn-en': 154,
+    'cx-ko': 162,
+    'cx-en': 163,
+    'am-ko': 146,
+    'am-en': 144,
+    'rk-ko': 131,
+    'rk-en': 133,
+    'km-ko': 164,
+    'km-en': 112,
+    'se-ko': 220,
+    'se-en': 211,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];

@@ -1,5 +1,5 @@
 // npm run eval:relevance -- [--split dev|held-out|all] [--json out.json] [--check] [--now ISO]
-//                           [--concurrency N] [--no-failures] [--batch earlier|session-5|session-6|session-7|session-9|session-10|session-11]
+//                           [--concurrency N] [--no-failures] [--batch earlier|session-5|session-6|session-7|session-9|session-10|session-11|session-12]
 // Runs the labelled relevance set (eval/relevance/*.jsonl) through POST /v1/offers/decide of an
 // in-process Sidenote on the demo catalog and prints the figures as Markdown, then the failing
 // cases. --check exits 1 when a held-out figure is below eval/relevance/floors.json. A run where
