@@ -61,7 +61,11 @@ describe('embedded data directory', () => {
     expect(open).toEqual([]);
     // Tried as another local user would, where this machine has one (CI runs as root).
     if (process.getuid?.() === 0 && spawnSync('id', ['nobody']).status === 0) {
-      for (const attempt of [['cat', path.join(dir, 'PG_VERSION')], ['ls', dir], ['touch', path.join(dir, 'base', 'planted')]]) {
+      for (const attempt of [
+        ['cat', path.join(dir, 'PG_VERSION')],
+        ['ls', dir],
+        ['touch', path.join(dir, 'base', 'planted')],
+      ]) {
         expect(spawnSync('runuser', ['-u', 'nobody', '--', ...attempt]).status, attempt.join(' ')).not.toBe(0);
       }
     }
