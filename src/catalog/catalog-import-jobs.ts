@@ -9,10 +9,11 @@
 // first instance to read it marks it failed with `import_interrupted`. On PGlite (one process)
 // a job this process is not running was cut off.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { tmpdir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { makeScratchDir } from './import-scratch.js';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
@@ -110,7 +111,7 @@ export class CatalogImportJobs {
   private async begin(body: Readable | undefined): Promise<{ job: ImportJobRow; done: Promise<ImportJobRow> }> {
     if (this.closed) throw new StoreUnavailable('shutting down', 'SHUTTING_DOWN');
     const reservation = await this.reserve();
-    const dir = await mkdtemp(path.join(this.opts.tmpDir ?? tmpdir(), 'sidenote-upload-'));
+    const dir = await makeScratchDir('upload', this.opts.tmpDir);
     const cleanUp = async () => {
       await reservation.release().catch(() => {});
       await rm(dir, { recursive: true, force: true });

@@ -6,9 +6,9 @@
 // from its start to its end (PGlite, one process, also guards it here). A second one is refused
 // with import_in_progress rather than queued behind a job that may take minutes.
 import type { Worker } from 'node:worker_threads';
-import { tmpdir } from 'node:os';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { makeScratchDir } from './import-scratch.js';
 import { ADVISORY_LOCKS, trySessionLock } from '../db/advisory-locks.js';
 import type { Database } from '../db/database.js';
 import { Refusal } from '../errors/error-registry.js';
@@ -116,7 +116,7 @@ export class CatalogImporter {
 
   private async run(file: string, hooks: ImportHooks): Promise<ImportReport> {
     // Made and removed here, whatever becomes of the worker.
-    const spoolDir = await mkdtemp(path.join(this.opts.tmpDir ?? tmpdir(), 'sidenote-import-'));
+    const spoolDir = await makeScratchDir('import', this.opts.tmpDir);
     const worker = new ImportWorker({ file, spoolDir, batchSize: this.opts.batchSize ?? OFFER_BATCH_SIZE });
     const progress: ImportProgress = { bytesTotal: 0, bytesRead: 0, offersRead: 0, offersChecked: 0, offersTotal: null, offersWritten: 0 };
     worker.onProgress = (m) => {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { catalogImportJobs, type CatalogImportJobs } from '../catalog/catalog-import-jobs.js';
+import { sweepAbandonedScratch } from '../catalog/import-scratch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,6 +17,9 @@ async function catalogImportsResource(app: FastifyInstance) {
     onImported: () => app.catalogRuntime.reload(),
     log: app.log,
   });
+  // What imports of a process that died left in the temporary directory (import-scratch.ts).
+  const swept = await sweepAbandonedScratch();
+  if (swept.length > 0) app.log.info({ directories: swept.length }, 'removed the scratch directories of imports whose process is gone');
   // A running import would hold the drain for minutes: it rolls back and reads as interrupted.
   app.addHook('preClose', () => jobs.close());
   app.decorate('catalogImports', jobs);
