@@ -104,8 +104,12 @@ impl Unmasked {
     /// plainly was already read as it stands (with the negative contexts around it), and is not
     /// read again here: joining "casino royale" to an emoji and the next word must not make a
     /// bare "casino" of it.
+    ///
+    /// Changes are in order of position and do not overlap, so this is one binary search: the
+    /// first change that ends after `start` is the only one that can lie inside the span.
     pub fn masked(&self, start: usize, end: usize) -> bool {
-        self.changes.iter().any(|&(a, b)| if a == b { start < a && a < end } else { a < end && start < b })
+        let first = self.changes.partition_point(|&(_, b)| b <= start);
+        self.changes.get(first).is_some_and(|&(a, _)| a < end)
     }
 }
 
