@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# CI: the production install the README gives, on a fresh clone: `npm ci`, `npm run build`, drop
-# the dev dependencies, then `npm start` must serve without writing a byte inside the install
-# (a read-only filesystem or image layer). And a production install that skipped the build
-# refuses with the README's instructions instead of a stack trace.
+# CI: the production install the README gives: `npm ci`, `npm run build`, drop the dev
+# dependencies, then `npm start` must serve without writing a byte inside the install (a read-only
+# filesystem or image layer). And a production install that skipped the build refuses with the
+# README's instructions instead of a stack trace.
+#
+# Usage: scripts/ci/production-install.sh [clone]
+#   With no argument it clones HEAD and runs `npm ci`. Given the fresh clone that the README start
+#   check has just installed (scripts/ci/readme-start.mjs, README_START_KEEP), it continues there:
+#   that `npm install` installed the same lock file, so installing again would prove nothing new.
 set -euo pipefail
 src=$(pwd)
 work=$(mktemp -d)
@@ -12,16 +17,17 @@ trap 'if [ -n "${server:-}" ]; then kill -- -"$server" 2>/dev/null || true; fi; 
 # Reuse the Rust build of the checkout: the clone compiles the same crates.
 export CARGO_TARGET_DIR="$src/target"
 
-git clone -q "$src" "$work/bare"
-(cd "$work/bare" && if npm ci --omit=dev --no-audit --no-fund >"$work/omit.log" 2>&1; then
-  echo "npm ci --omit=dev on an unbuilt clone should refuse"; exit 1
-fi)
-grep -q 'npm ci && npm run build && npm prune --omit=dev' "$work/omit.log"
-echo "an unbuilt production install refuses with the build instructions"
-
-git clone -q "$src" "$work/app"
-cd "$work/app"
-npm ci --no-audit --no-fund
+if [ -n "${1:-}" ]; then
+  app=$(cd "$1" && pwd)
+  test "$(git -C "$app" rev-parse HEAD)" = "$(git rev-parse HEAD)"
+  # What the README start left: its embedded data, not part of an install.
+  rm -rf "$app/.data"
+else
+  app="$work/app"
+  git clone -q "$src" "$app"
+  (cd "$app" && npm ci --no-audit --no-fund)
+fi
+cd "$app"
 npm run build
 npm prune --omit=dev --no-audit --no-fund
 test ! -e node_modules/typescript && test ! -e node_modules/@napi-rs/cli && test ! -e node_modules/vitest
@@ -33,4 +39,17 @@ curl -sf http://127.0.0.1:3917/readyz
 echo
 written=$(find . -newer "$work/marker" -type f -not -path './node_modules/.cache/*' | head -5)
 if [ -n "$written" ]; then echo "npm start wrote inside the install: $written"; exit 1; fi
+kill -- -"$server"
+wait "$server" 2>/dev/null || true
+server=""
 echo "production install: built, pruned, started read-only"
+
+# The same install unbuilt (no dist/, no addon): `npm ci --omit=dev` refuses with the build
+# instructions.
+rm -rf dist native/*.node
+if npm ci --omit=dev --no-audit --no-fund >"$work/omit.log" 2>&1; then
+  echo "npm ci --omit=dev on an unbuilt install should refuse"
+  exit 1
+fi
+grep -q 'npm ci && npm run build && npm prune --omit=dev' "$work/omit.log"
+echo "an unbuilt production install refuses with the build instructions"

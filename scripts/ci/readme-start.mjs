@@ -9,6 +9,8 @@
 // there are reused (the workspace crates still compile anew at their new path).
 //
 //   README_START_TIMEOUT_S (default 300) bounds install + build + start.
+//   README_START_KEEP=<dir> clones into <dir> (which must not exist) and leaves the installed
+//   clone there, so CI's production-install check continues in it rather than installing anew.
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -41,8 +43,9 @@ async function freePort() {
 }
 
 const command = readmeStartCommand();
+const keep = process.env.README_START_KEEP;
 const tmp = mkdtempSync(path.join(tmpdir(), 'sidenote-readme-'));
-const clone = path.join(tmp, 'clone');
+const clone = keep ? path.resolve(keep) : path.join(tmp, 'clone');
 let child;
 let output = '';
 let exitCode;
@@ -67,6 +70,7 @@ function cleanup() {
     }
   }
   rmSync(tmp, { recursive: true, force: true });
+  if (keep && exitCode !== 0) rmSync(clone, { recursive: true, force: true });
 }
 
 async function until(what, probe, ms) {

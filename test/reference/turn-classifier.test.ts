@@ -53,7 +53,7 @@ describe('turn classifier: TypeScript twin of the core', () => {
   let rust: RustRow[] = [];
 
   beforeAll(() => {
-    const out = execFileSync('cargo', ['run', '--release', '-q', '-p', 'sidenote-core', '--example', 'classify'], {
+    const out = execFileSync('cargo', ['run', '--profile', 'ci', '-q', '-p', 'sidenote-core', '--example', 'classify'], {
       input: inputs.join('\n') + '\n',
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,

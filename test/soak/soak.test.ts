@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSoak, runSoak } from '../../bench/soak.js';
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 25);
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 12);
 const stores = `${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'}`;
 
 describe(`soak, ${SECONDS} s (${stores})`, () => {
