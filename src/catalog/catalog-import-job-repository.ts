@@ -83,8 +83,10 @@ export class CatalogImportJobRepository {
     );
   }
 
-  async succeed(id: string, report: ImportReport, p: ImportJobProgress): Promise<void> {
-    await this.db.query(
+  /** Succeeded, with its report. `on`: the catalog's own transaction, so the job reads succeeded
+   *  exactly when its catalog committed. */
+  async succeed(id: string, report: ImportReport, p: ImportJobProgress, on: Queryable = this.db): Promise<void> {
+    await on.query(
       `UPDATE catalog_import_jobs SET state = 'succeeded', report = $2, bytes_read = $3, offers_read = $4, offers_checked = $5,
               offers_total = $6, offers_written = $7, finished_at = now(), updated_at = now()
         WHERE id = $1`,

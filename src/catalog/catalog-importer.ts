@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { makeScratchDir } from './import-scratch.js';
 import { ADVISORY_LOCKS, trySessionLock } from '../db/advisory-locks.js';
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { Refusal } from '../errors/error-registry.js';
 import { OFFER_BATCH_SIZE, type CatalogRepository, type ImportReport } from './catalog-repository.js';
 import { CatalogValidationError } from './catalog-validation.js';
@@ -47,6 +47,8 @@ export interface ImportProgress {
 export interface ImportHooks {
   onPhase?(phase: ImportPhase): Promise<void> | void;
   onProgress?(progress: ImportProgress): void;
+  /** Runs inside the catalog's transaction, just before it commits (CatalogRepository.write). */
+  beforeCommit?(tx: Queryable, report: ImportReport, progress: ImportProgress): Promise<void>;
   /** Aborting stops the worker and rolls the transaction back. */
   signal?: AbortSignal;
 }
@@ -135,10 +137,15 @@ export class CatalogImporter {
       progress.offersTotal = plan.offers;
       hooks.onProgress?.({ ...progress });
       await hooks.onPhase?.('writing');
-      return await this.repo.write(plan, worker.batches(), (written) => {
-        progress.offersWritten = written;
-        hooks.onProgress?.({ ...progress });
-      });
+      return await this.repo.write(
+        plan,
+        worker.batches(),
+        (written) => {
+          progress.offersWritten = written;
+          hooks.onProgress?.({ ...progress });
+        },
+        hooks.beforeCommit && ((tx, report) => hooks.beforeCommit!(tx, report, { ...progress })),
+      );
     } finally {
       hooks.signal?.removeEventListener('abort', abort);
       await worker.stop();

@@ -57,8 +57,15 @@ export class CatalogRepository {
    *  (kept for the decisions that reference it). Offers whose content changed get a new
    *  immutable snapshot; unchanged offers keep theirs. One transaction, so readers see the old
    *  catalog or the new one, never a part, and the version moves once. The offers come in
-   *  batches (from the import worker, or from memory); `onWritten` hears the running count. */
-  async write(plan: ImportPlan, batches: AsyncIterable<PreparedOffer[]>, onWritten?: (offersWritten: number) => void): Promise<ImportReport> {
+   *  batches (from the import worker, or from memory); `onWritten` hears the running count.
+   *  `beforeCommit` writes, in the same transaction, whatever must hold exactly when the catalog
+   *  does (an import job's success): a crash can then never leave one without the other. */
+  async write(
+    plan: ImportPlan,
+    batches: AsyncIterable<PreparedOffer[]>,
+    onWritten?: (offersWritten: number) => void,
+    beforeCommit?: (tx: Queryable, report: ImportReport) => Promise<void>,
+  ): Promise<ImportReport> {
     const { head } = plan;
     const counts = { offers: plan.offers, campaigns: head.campaigns.length, advertisers: head.advertisers.length };
     return this.db.transaction(async (tx) => {
@@ -67,7 +74,9 @@ export class CatalogRepository {
       const state = await tx.query<{ version: number; catalog_hash: Uint8Array }>('SELECT version, catalog_hash FROM catalog_state WHERE id = 1');
       const current = state.rows[0];
       if (current && Buffer.from(current.catalog_hash).equals(Buffer.from(plan.catalogHash))) {
-        return { changed: false, version: current.version, snapshots_created: 0, offers_archived: 0, ...counts };
+        const unchanged = { changed: false, version: current.version, snapshots_created: 0, offers_archived: 0, ...counts };
+        await beforeCommit?.(tx, unchanged);
+        return unchanged;
       }
       const version = (current?.version ?? 0) + 1;
       // Each batch statement leaves every offer pointing at an existing snapshot, so the check
@@ -90,7 +99,9 @@ export class CatalogRepository {
       }
       if (written !== plan.offers) throw new Error(`catalog import: ${written} offers written of ${plan.offers}`);
       const archived = await tx.query('UPDATE offers SET archived_at = now() WHERE archived_at IS NULL AND catalog_version IS DISTINCT FROM $1', [version]);
-      return { changed: true, version, snapshots_created: created, offers_archived: archived.rowCount, ...counts };
+      const report = { changed: true, version, snapshots_created: created, offers_archived: archived.rowCount, ...counts };
+      await beforeCommit?.(tx, report);
+      return report;
     });
   }
 

@@ -157,7 +157,7 @@ function openPostgres(connectionString: string, max: number, queryTimeoutMs: num
       await pool.query(sql);
     }),
     transaction: outageAware(async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
-      const client = await pool.connect();
+      const client = await checkOut(pool);
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -172,11 +172,11 @@ function openPostgres(connectionString: string, max: number, queryTimeoutMs: num
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.checkIn();
       }
     }),
     withConnection: outageAware(async <T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T> => {
-      const client = await pool.connect();
+      const client = await checkOut(pool);
       try {
         return await fn({
           query: async <T>(sql: string, params?: unknown[]) => {
@@ -188,13 +188,32 @@ function openPostgres(connectionString: string, max: number, queryTimeoutMs: num
           },
         });
       } finally {
-        client.release();
+        client.checkIn();
       }
     }),
     async close() {
       await pool.end();
     },
   };
+}
+
+/** A client of the pool held for a transaction or a session lock. The server may end its session
+ *  while it is held (a restart, an operator's pg_terminate_backend): the client then emits
+ *  'error', which with no listener would crash the process; the query in flight fails anyway.
+ *  `checkIn` returns it, and a client whose connection broke is closed rather than reused. */
+async function checkOut(pool: pg.Pool): Promise<pg.PoolClient & { checkIn(): void }> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  client.on('error', onError);
+  return Object.assign(client, {
+    checkIn() {
+      client.off('error', onError);
+      client.release(broken);
+    },
+  });
 }
 
 async function openPglite(dataDir: string): Promise<Database> {

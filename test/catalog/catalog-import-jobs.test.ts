@@ -224,6 +224,38 @@ describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, (
     expect(res.json().finished_at).not.toBeNull();
   });
 
+  it('reads a job killed right after its catalog committed as succeeded, never as interrupted', { timeout: 120_000 }, async () => {
+    // The instance stops for good between the catalog's commit and anything after it: its reload
+    // never returns, and (on Postgres) its import lock's session is ended as a dead process' is.
+    const stuck = await createTestApp({}, { testDb: t.testDb, counters: t.counters });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    try {
+      stuck.app.catalogRuntime.reload = () => held;
+      const before = await stuck.app.repositories.catalog.version();
+      const catalog = miniCatalog();
+      catalog.offers!.pop();
+      const started = await post(stuck, catalog);
+      expect(started.statusCode).toBe(202);
+      for (let i = 0; i < 1200 && (await stuck.app.repositories.catalog.version()) === before; i++) await new Promise((r) => setTimeout(r, 25));
+      const version = await stuck.app.repositories.catalog.version();
+      expect(version).toBe(before + 1);
+      const row = await new CatalogImportJobRepository(t.db).get(started.json().id);
+      if (usingRealPostgres) await t.db.query('SELECT pg_terminate_backend($1)', [row!.runner_pid]);
+      // Read by another instance, whose view of the runner is that it is gone.
+      let job: Json = {};
+      for (let i = 0; i < 200; i++) {
+        job = (await t.app.inject({ method: 'GET', url: started.headers.location as string, headers: ADMIN })).json();
+        if (job.state === 'succeeded' || job.state === 'failed') break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(job).toMatchObject({ state: 'succeeded', report: { changed: true, version }, error: null });
+    } finally {
+      release();
+      await stuck.close().catch(() => {});
+    }
+  });
+
   it('rolls a running job back when its instance shuts down, and the job reads interrupted', { timeout: 120_000 }, async () => {
     const other = await createTestApp({}, { testDb: t.testDb, counters: t.counters });
     const versionBefore = (await t.app.inject({ method: 'GET', url: '/admin/catalog', headers: ADMIN })).json().offers.length;
