@@ -46,6 +46,10 @@ export const ConfigSchema = z.object({
    *  get 429 instead of 401. A flood guard that never touches a host's decide quota, which only
    *  its own authenticated calls spend. */
   authFailureLimitPerMinute: z.coerce.number().int().min(1).default(60),
+  /** Embedded counter store only (no REDIS_URL): heap for its frequency windows, rate windows
+   *  and fast-path entries together; past it the oldest rate windows and entries go and new
+   *  frequency windows are refused (src/counters/memory-counter-store.ts). */
+  counterMemoryMb: z.coerce.number().int().min(8).max(65_536).default(128),
   /** Every per-address limit counts an IPv6 client by this many leading bits of its address
    *  (64: one subscriber's prefix, so rotating addresses within it does not multiply the
    *  allowance); IPv4 addresses count whole. */
@@ -152,6 +156,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   clickRateLimitPerMinute: 'CLICK_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',
   authFailureLimitPerMinute: 'AUTH_FAILURE_LIMIT_PER_MINUTE',
+  counterMemoryMb: 'COUNTER_MEMORY_MB',
   rateLimitIpv6PrefixBits: 'RATE_LIMIT_IPV6_PREFIX_BITS',
   sessionCapCount: 'SESSION_CAP_COUNT',
   sessionCapWindowSeconds: 'SESSION_CAP_WINDOW_SECONDS',

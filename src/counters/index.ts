@@ -13,7 +13,7 @@ export interface CounterStoreConfig {
   /** Redis only: TCP connect timeout (default 1000 ms). */
   connectTimeoutMs?: number;
   /** Memory only: bounds of its namespaces (defaults in MEMORY_STORE_DEFAULTS). */
-  memoryBounds?: Pick<MemoryCounterStoreOptions, 'maxCampaigns' | 'maxFrequencyWindows' | 'maxRateWindows' | 'maxEntries'>;
+  memoryBounds?: Pick<MemoryCounterStoreOptions, 'maxCampaigns' | 'maxMemoryMb' | 'maxFrequencyWindows' | 'maxRateWindows' | 'maxEntries'>;
   logger?: CounterStoreLogger;
 }
 
@@ -46,6 +46,6 @@ export {
   type StartableCounterStore,
 } from './counter-store.js';
 export { COUNTER_TTLS, DEFAULT_KEY_PREFIX, counterKeys, keyHash } from './keys.js';
-export { MEMORY_STORE_DEFAULTS, MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-counter-store.js';
+export { ENTRY_HEAP_BYTES, MEMORY_STORE_DEFAULTS, MemoryCounterStore, entriesWithin, type MemoryCounterStoreOptions } from './memory-counter-store.js';
 export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-counter-store.js';
 export { createRateLimitStore } from './rate-limit-store.js';

@@ -13,6 +13,12 @@
 //   idempotency, conversion nonces, click dedup, whose durable truth is in Postgres): expired
 //   entries go first, then the oldest. Losing one lets a request through a limit early or
 //   re-checks a duplicate against the database; never money.
+//
+// Memory: the last three share one ceiling, `maxMemoryMb` (COUNTER_MEMORY_MB, 128 MB by default):
+// half for frequency windows, a fifth for rate windows, the rest for fast-path entries. Each
+// namespace holds as many entries as its share divided by the heap an entry can take with the
+// longest key the service makes (ENTRY_HEAP_BYTES, measured, with a margin), so the ceiling holds
+// whatever the traffic. Spend records are outside it: one per campaign, as many as the catalog.
 import {
   checkCampaignId,
   checkCandidates,
@@ -38,13 +44,15 @@ import { DEFAULT_KEY_PREFIX } from './keys.js';
 
 export interface MemoryCounterStoreOptions {
   keyPrefix?: string;
-  /** Campaign spend records (default 1,000,000; about 150 bytes each). */
+  /** Campaign spend records (default 1,000,000; about 200 bytes each). */
   maxCampaigns?: number;
-  /** Live frequency windows (default 1,000,000; about 150 bytes each). */
+  /** Heap for frequency windows, rate windows and fast-path entries together (default 128). */
+  maxMemoryMb?: number;
+  /** Live frequency windows (default: half of `maxMemoryMb`). */
   maxFrequencyWindows?: number;
-  /** Rate-limit windows (default 200,000). */
+  /** Rate-limit windows (default: a fifth of `maxMemoryMb`). */
   maxRateWindows?: number;
-  /** Fast-path entries (default 200,000). */
+  /** Fast-path entries (default: the remaining 30% of `maxMemoryMb`). */
   maxEntries?: number;
   /** Sweep period (default 5 s). */
   sweepIntervalMs?: number;
@@ -56,10 +64,24 @@ export interface MemoryCounterStoreOptions {
 
 export const MEMORY_STORE_DEFAULTS = {
   maxCampaigns: 1_000_000,
-  maxFrequencyWindows: 1_000_000,
-  maxRateWindows: 200_000,
-  maxEntries: 200_000,
+  maxMemoryMb: 128,
 } as const;
+
+/** Heap one entry takes at most, with the longest key the service makes (a 64-character
+ *  campaign id or app id, a long key prefix) and the longest value: measured with V8's
+ *  heapUsed after a full collection over 100,000 entries (320, 286 and 521 bytes), plus a
+ *  margin. `test/counters/memory-ceiling.test.ts` holds the store to it. */
+export const ENTRY_HEAP_BYTES = { frequency: 384, rate: 384, entry: 640 } as const;
+
+/** The share of `maxMemoryMb` each namespace gets. */
+const MEMORY_SHARES = { frequency: 0.5, rate: 0.2, entry: 0.3 } as const;
+
+/** How many entries of each namespace fit in `maxMemoryMb`. */
+export function entriesWithin(maxMemoryMb: number): { frequency: number; rate: number; entry: number } {
+  const bytes = maxMemoryMb * 1024 * 1024;
+  const fit = (k: keyof typeof MEMORY_SHARES) => Math.max(1, Math.floor((bytes * MEMORY_SHARES[k]) / ENTRY_HEAP_BYTES[k]));
+  return { frequency: fit('frequency'), rate: fit('rate'), entry: fit('entry') };
+}
 
 interface Expiring<V> {
   value: V;
@@ -143,13 +165,19 @@ export class MemoryCounterStore implements StartableCounterStore {
   constructor(options: MemoryCounterStoreOptions = {}) {
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.maxCampaigns = Math.max(1, options.maxCampaigns ?? MEMORY_STORE_DEFAULTS.maxCampaigns);
-    this.frequency = new ExpiringMap(Math.max(1, options.maxFrequencyWindows ?? MEMORY_STORE_DEFAULTS.maxFrequencyWindows));
-    this.rateWindows = new ExpiringMap(Math.max(1, options.maxRateWindows ?? MEMORY_STORE_DEFAULTS.maxRateWindows));
-    this.entries = new ExpiringMap(Math.max(1, options.maxEntries ?? MEMORY_STORE_DEFAULTS.maxEntries));
+    const fit = entriesWithin(options.maxMemoryMb ?? MEMORY_STORE_DEFAULTS.maxMemoryMb);
+    this.frequency = new ExpiringMap(Math.max(1, options.maxFrequencyWindows ?? fit.frequency));
+    this.rateWindows = new ExpiringMap(Math.max(1, options.maxRateWindows ?? fit.rate));
+    this.entries = new ExpiringMap(Math.max(1, options.maxEntries ?? fit.entry));
     this.sweepBatch = Math.max(1, options.sweepBatch ?? 10_000);
     this.now = options.now ?? (() => Date.now());
     this.sweeper = setInterval(() => this.sweepSome(), options.sweepIntervalMs ?? 5_000);
     this.sweeper.unref();
+  }
+
+  /** How many entries each namespace may hold. */
+  get bounds() {
+    return { campaigns: this.maxCampaigns, frequencyWindows: this.frequency.max, rateWindows: this.rateWindows.max, entries: this.entries.max };
   }
 
   /** Entries held per namespace (expired ones not yet swept included). */

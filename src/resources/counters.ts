@@ -21,7 +21,13 @@ async function countersResource(app: FastifyInstance, opts: CountersOptions) {
   const { config } = app;
   const store =
     opts.counters ??
-    createCounterStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, commandTimeoutMs: config.redisCommandTimeoutMs, logger: app.log });
+    createCounterStore({
+      redisUrl: config.redisUrl,
+      keyPrefix: config.redisKeyPrefix,
+      commandTimeoutMs: config.redisCommandTimeoutMs,
+      memoryBounds: { maxMemoryMb: config.counterMemoryMb },
+      logger: app.log,
+    });
   if (!opts.counters) app.addHook('onClose', () => store.close());
   // A slow or absent Redis does not hold the start: limits fail open until it answers.
   await store.ready?.(2000);
