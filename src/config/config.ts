@@ -33,6 +33,11 @@ export const ConfigSchema = z.object({
   /** How long a campaign's spend record that went missing from the counter store waits before it
    *  is rebuilt from the ledger (src/spend/). Default: the decide budget + 250 ms. */
   spendSettleMs: z.coerce.number().int().min(0).max(60_000).optional(),
+  /** How long after its decision a served row may still be confirmed as answered in time; past
+   *  it the row is corrected to TIMEOUT (src/decisions/unconfirmed-serves.ts). */
+  unconfirmedServeGraceMs: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** How often every instance sweeps unconfirmed served rows. */
+  unconfirmedServeSweepMs: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How often counter-store spend records are raised to at least the ledger's figures. */
   spendReconcileMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
@@ -152,6 +157,8 @@ export const ENV_VARS: Record<keyof Config, string> = {
   decideTimeBudgetMs: 'DECIDE_TIME_BUDGET_MS',
   spendSettleMs: 'SPEND_SETTLE_MS',
   spendReconcileMs: 'SPEND_RECONCILE_MS',
+  unconfirmedServeGraceMs: 'UNCONFIRMED_SERVE_GRACE_MS',
+  unconfirmedServeSweepMs: 'UNCONFIRMED_SERVE_SWEEP_MS',
   decideRateLimitPerMinute: 'DECIDE_RATE_LIMIT_PER_MINUTE',
   clickRateLimitPerMinute: 'CLICK_RATE_LIMIT_PER_MINUTE',
   clickIntentRateLimitPerMinute: 'CLICK_INTENT_RATE_LIMIT_PER_MINUTE',

@@ -9,6 +9,7 @@
 // the clock; otherwise the host hears TIMEOUT and, once the pipeline has settled, its record is
 // made the TIMEOUT record (a served row undone, its spend taken off the ledger in the same
 // transaction) and its frequency and budget claim is given back to the counter store.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
 import { namesAdultVenueIn } from './adult-venues.js';
@@ -132,7 +133,7 @@ export class DecideService {
   }
 
   private readonly settling = new Set<Promise<void>>();
-  private closing = false;
+  private readonly closing = new AbortController();
 
   /** Writes the pipeline's decision row, noting when it has committed. */
   private async write(attempt: Attempt, record: DecisionRecord): Promise<void> {
@@ -177,7 +178,11 @@ export class DecideService {
       const result = await Promise.race([pipeline, expiry]);
       // The clock decides, not which promise won: an answer that arrives past the deadline (a
       // stalled event loop) was not in time either.
-      if (result !== DEADLINE && !deadline.expired()) return result;
+      if (result !== DEADLINE && !deadline.expired()) {
+        // Answered in time: a served row counts from now on (migration 011).
+        if (result.serve && attempt.written) this.recorder.confirm(attempt.decisionId);
+        return result;
+      }
     } catch (err) {
       // An outage is expected to happen and answered TIMEOUT; anything else is a bug, answered
       // TIMEOUT too (the host is never blocked) but logged as one.
@@ -222,7 +227,7 @@ export class DecideService {
 
   /** Waits for the timed-out decides still settling (on shutdown, before the writers close). */
   async drain(): Promise<void> {
-    this.closing = true;
+    this.closing.abort();
     while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
   }
 
@@ -234,8 +239,10 @@ export class DecideService {
         break;
       } catch {
         // Shutting down: no more retries; the claim stays counted (never an overspend).
-        if (i >= SETTLE_RETRIES_MS.length || this.closing) return;
-        await new Promise((r) => setTimeout(r, SETTLE_RETRIES_MS[i]).unref());
+        if (i >= SETTLE_RETRIES_MS.length || this.closing.signal.aborted) return;
+        // Shutdown cuts the wait short (one last try): the sweep of unconfirmed serves corrects
+        // what is left (src/decisions/unconfirmed-serves.ts).
+        await sleep(SETTLE_RETRIES_MS[i], undefined, { signal: this.closing.signal, ref: false }).catch(() => {});
       }
     }
     if (attempt.receipt) await this.counters.refund(attempt.receipt).catch(() => {});

@@ -70,6 +70,8 @@ const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
   { name: 'latency_us', type: 'int', value: (r) => r.latencyUs },
   { name: 'spend_micros', type: 'bigint', value: (r) => r.spendMicros },
   { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
+  // A served row counts once its decide confirms the answer went out in time (migration 011).
+  { name: 'unconfirmed', type: 'boolean', value: (r) => r.serve },
 ];
 
 // What the report rollups count of a decision row (report-repository.ts, foldDecisions).
@@ -116,12 +118,16 @@ SELECT id FROM inserted`;
 // moves the row's counts in the report rollups from what was written to what it now says, in
 // one statement. Every sub-statement reads the rows as they were before it. `created_at` (the
 // time each id carries) names the day partitions to read.
+//
+// `$4`: only rows still unconfirmed (the sweep of unconfirmed serves). The rows are locked as
+// they are read, so a confirmation committing meanwhile takes the row out of the sweep.
 const CORRECT_TIMED_OUT = `
 WITH target AS (
   SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us,
          d.app_id, d.test, d.created_at, d.reason_codes, d.latency_us AS written_latency_us, d.matched_category_ids, d.matched_entity_ids
   FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
-  WHERE d.created_at = ANY($3::timestamptz[])
+  WHERE d.created_at = ANY($3::timestamptz[]) AND (NOT $4::boolean OR d.unconfirmed)
+  FOR UPDATE OF d
 ), rollup_change AS (
   SELECT app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, written_latency_us AS latency_us,
          matched_category_ids, matched_entity_ids, -1 AS sign
@@ -131,7 +137,7 @@ WITH target AS (
   FROM target
 ), corrected AS (
   UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
-    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
+    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us, unconfirmed = false
   FROM target WHERE d.id = target.id AND d.created_at = target.created_at
 ), unspent AS (
   SELECT campaign_id, day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
@@ -145,6 +151,16 @@ WITH target AS (
   WHERE s.campaign_id = u.campaign_id
 ), ${foldDecisions('rollup_change', 'decided')}
 SELECT count(*) FROM target`;
+
+// Served rows whose answer went out in time: counted from now on, never swept.
+const CONFIRM_SERVES = `
+UPDATE decisions d SET unconfirmed = false
+FROM unnest($1::text[], $2::timestamptz[]) AS t(id, created_at)
+WHERE d.id = t.id AND d.created_at = t.created_at AND d.unconfirmed`;
+
+// Served rows still unconfirmed, written before $1: their decide never confirmed them.
+const UNCONFIRMED_BEFORE = `
+SELECT id, latency_us FROM decisions WHERE unconfirmed AND created_at < $1::timestamptz ORDER BY created_at LIMIT $2`;
 
 /** For the report rollups' funnel (foldFunnelSteps): the decisions named in CTE `reached`, with
  *  what their counts are kept under. Each is found by its primary key (id, the time its id
@@ -167,6 +183,13 @@ SELECT c.id AS campaign_id, coalesce(t.spend_micros, 0) AS total, coalesce(d.spe
 FROM unnest($1::text[]) AS c(id)
 LEFT JOIN campaign_spend_total t ON t.campaign_id = c.id
 LEFT JOIN campaign_spend_daily d ON d.campaign_id = c.id AND d.day = $2::date`;
+
+/** The time each decision id carries: its row's created_at, which names its day partition. */
+function idTimes(rows: ReadonlyArray<{ id: string }>): Date[] {
+  const times = rows.map((r) => new Date(decisionIdTime(r.id) ?? Number.NaN));
+  if (times.some((t) => Number.isNaN(t.getTime()))) throw new Error('decision ids that carry their time are needed here');
+  return times;
+}
 
 export interface DecisionOwnership {
   appId: string;
@@ -241,10 +264,20 @@ export class DecisionRepository {
   }
 
   /** Turns written rows into TIMEOUT rows and takes a served row's spend off the ledger. */
-  async correctTimedOut(rows: ReadonlyArray<{ id: string; latencyUs: number }>): Promise<void> {
-    const times = rows.map((r) => new Date(decisionIdTime(r.id) ?? Number.NaN));
-    if (times.some((t) => Number.isNaN(t.getTime()))) throw new Error('a TIMEOUT correction needs decision ids that carry their time');
-    await this.db.query(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs), times]);
+  async correctTimedOut(rows: ReadonlyArray<{ id: string; latencyUs: number }>, onlyUnconfirmed = false): Promise<number> {
+    const r = await this.db.query<{ count: string }>(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs), idTimes(rows), onlyUnconfirmed]);
+    return Number(r.rows[0]?.count ?? 0);
+  }
+
+  /** Served rows whose answer went out in time: they count from now on. */
+  async confirmServes(ids: readonly string[]): Promise<void> {
+    await this.db.query(CONFIRM_SERVES, [ids, idTimes(ids.map((id) => ({ id })))]);
+  }
+
+  /** Served rows written before `before` and never confirmed (at most `limit`, oldest first). */
+  async unconfirmedBefore(before: Date, limit: number): Promise<Array<{ id: string; latencyUs: number }>> {
+    const r = await this.db.query<{ id: string; latency_us: number }>(UNCONFIRMED_BEFORE, [before.toISOString(), limit]);
+    return r.rows.map((x) => ({ id: x.id, latencyUs: x.latency_us }));
   }
 
   /** The ledger's figures: lifetime and `day` spend of each campaign (0 for one that never spent). */

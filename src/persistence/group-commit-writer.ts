@@ -9,6 +9,7 @@ export interface GroupCommitStats {
   rows: number;
   failedFlushes: number;
   largestBatch: number;
+  /** Rows written and not yet committed or failed: those waiting and those being flushed. */
   pending: number;
 }
 
@@ -37,7 +38,7 @@ export class GroupCommitWriter<Row, Result = void> {
     if (this.closed) return Promise.reject(new Error('writer closed'));
     return new Promise<Result>((resolve, reject) => {
       this.queue.push({ row, resolve, reject });
-      this.stats.pending = this.queue.length;
+      this.stats.pending++;
       if (!this.flushing) this.flushing = this.runFlushes();
     });
   }
@@ -59,7 +60,6 @@ export class GroupCommitWriter<Row, Result = void> {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.opts.maxBatch ?? 1000);
-        this.stats.pending = this.queue.length;
         const started = performance.now();
         try {
           const results = await this.flushBatch(batch.map((p) => p.row));
@@ -67,11 +67,13 @@ export class GroupCommitWriter<Row, Result = void> {
           this.stats.rows += batch.length;
           this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
           this.opts.onFlush?.(batch.length, performance.now() - started, true);
+          this.stats.pending -= batch.length;
           batch.forEach((p, i) => p.resolve(results[i] as Result));
         } catch (err) {
           // The statement failed as a whole: nothing of the batch is committed, every caller hears it.
           this.stats.failedFlushes++;
           this.opts.onFlush?.(batch.length, performance.now() - started, false);
+          this.stats.pending -= batch.length;
           for (const p of batch) p.reject(err);
         }
       }

@@ -25,6 +25,25 @@ describe('GroupCommitWriter', () => {
     expect(writer.stats.largestBatch).toBe(50);
   });
 
+  it('counts as pending the rows of the batch being flushed, until it commits or fails', async () => {
+    // A full run once read `pending === 0` while a batch of 1,000 clicks was still being written,
+    // and took the click rows for settled with that batch missing.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const writer = new GroupCommitWriter<number>(async (rows) => {
+      await held;
+      if (rows.includes(-1)) throw new Error('refused');
+      return rows.map(() => undefined);
+    });
+    const written = Promise.allSettled([writer.write(1), writer.write(2), writer.write(-1)]);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(writer.stats.pending).toBe(3);
+    release();
+    await written;
+    expect(writer.stats.pending).toBe(0);
+  });
+
   it('collects rows that arrive during a flush into the next batch', async () => {
     const batches: number[][] = [];
     let release!: () => void;

@@ -92,8 +92,9 @@ async function harness(clickRateLimitPerMinute?: number): Promise<Harness> {
     clickRows,
     async settle() {
       let last = -1;
-      // Up to 60 s: beside other test files on two cores, the store's round trips for 1,000
-      // clicks judged at once can take longer than the 20 s this waited before.
+      // Settled: the row count held still across a poll and nothing is pending (the writer's
+      // pending includes the batch being written: it once did not, and a full run read 2,000
+      // rows of 3,000 with the last batch of 1,000 in flight). Up to 60 s beside other files.
       for (let i = 0; i < 1200; i++) {
         await new Promise((r) => setTimeout(r, 50));
         const n = await clickRows();

@@ -12,6 +12,7 @@ import { miniCatalog } from '../helpers/mini-catalog.js';
 import { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 import type { ConfigInput } from '../../src/config/config.js';
+import { StoreUnavailable } from '../../src/errors/error-registry.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const CAMPAIGN = 'cmp.jeju-hotels';
@@ -288,6 +289,48 @@ describe(`money: budgets and caps never overspend (${stores})`, { timeout: 120_0
     expect(served.filter(Boolean).length).toBeLessThanOrEqual(6);
     expect(served.slice(1).filter(Boolean).length).toBeLessThanOrEqual(5);
     await expectOneRowPerAnswer(a, answers);
+  });
+
+  it('a decide answered TIMEOUT leaves no served row and no spend, even when its instance stops before it can correct them', async () => {
+    // The served row commits but its acknowledgement comes back after the deadline (the host is
+    // told TIMEOUT), and then the database is away for every correction until the instance stops
+    // (killed, or out of shutdown grace): only the row it wrote remains. Whichever instance runs
+    // next takes those rows off the ledger once their grace has passed.
+    const testDb = await createTestDatabase();
+    cleanup.push(() => testDb.drop());
+    const BUDGET_MS = 200;
+    const a = await setUp({ decideTimeBudgetMs: BUDGET_MS }, 1_000_000, { testDb });
+    cleanup.push(() => a.app.close());
+    const key = await newKey(a);
+    const query = a.db.query.bind(a.db);
+    let late = 0;
+    a.db.query = (async (sql: string, params?: unknown[]) => {
+      // The corrections (the TIMEOUT row, or the served row turned into it): the database is away.
+      if (sql.includes("'{TIMEOUT}'") || sql.includes('DO NOTHING')) throw new StoreUnavailable('partitioned', 'CONNECTION_LOST');
+      const r = await query(sql, params);
+      // Every other served write is acknowledged too late.
+      if (sql.includes('INSERT INTO decisions') && late++ % 2 === 0) await sleep(BUDGET_MS * 1.5);
+      return r;
+    }) as typeof a.db.query;
+    const answers: Answer[] = [];
+    for (let i = 0; i < 24; i++) answers.push(await decide(a, key, `s-${i}`));
+    const served = answers.filter((x) => x.serve).length;
+    const timedOut = answers.filter((x) => x.reason_codes.includes('TIMEOUT')).length;
+    expect(served).toBeGreaterThan(0);
+    expect(timedOut).toBeGreaterThan(0);
+    expect(served + timedOut).toBe(answers.length);
+    // The instance stops with its corrections still failing: the TIMEOUT answers are served rows.
+    await a.app.close();
+    a.db.query = query;
+    expect((await ledger({ db: testDb.db })).servedRows).toBe(answers.length);
+
+    // The next instance on the same database, past the grace.
+    const b = await setUp({ decideTimeBudgetMs: BUDGET_MS, unconfirmedServeGraceMs: 1_000 }, 1_000_000, { testDb });
+    cleanup.push(() => b.app.close());
+    await sleep(1_100);
+    await b.app.unconfirmedServes.sweep();
+    await expectLedgerMatches(b, served);
+    await expectOneRowPerAnswer(b, answers);
   });
 
   it('deadline races at a tight budget: a TIMEOUT keeps no claim and no served row, one record per request', async () => {
