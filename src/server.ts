@@ -2,7 +2,8 @@
 import { loadConfig, ConfigError, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
-import { ensureDemoKeys } from './apps/demo-keys.js';
+import { ensureDemoKeys, type DemoKeys } from './apps/demo-keys.js';
+import { warmUp } from './health/warm-up.js';
 import type { FastifyInstance } from 'fastify';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
@@ -20,6 +21,11 @@ async function main() {
     throw err;
   }
   const app = await buildApp(config);
+  // The embedded default's demo app exists before the warm-up, which rehearses its first decide.
+  const demo = config.databaseUrl ? null : await ensureDemoKeys(app.repositories.apps, config.dataDir);
+  // Whatever the first decide would pay once is paid before the port opens (warm-up.ts).
+  const warm = await warmUp(app);
+  app.log.info({ ms: Math.round(warm.ms) }, 'warmed up');
   await app.listen({ port: config.port, host: config.host });
   let channel: LocalAdminChannel | undefined;
   let metricsListener: MetricsListener | undefined;
@@ -64,22 +70,15 @@ async function main() {
     });
     app.log.info({ url: metricsListener.url }, 'metrics listening');
   }
-  // A stop that began meanwhile closes what the banner reads; then the banner is moot.
-  if (!config.databaseUrl && !stopping) {
-    try {
-      await printDemoBanner(app);
-    } catch (err) {
-      if (!stopping) throw err;
-    }
-  }
+  // A stop that began meanwhile makes the banner moot.
+  if (demo && !stopping) printDemoBanner(app, demo);
 }
 
 /** On the embedded default, hand the person at the terminal what a first request and a load test
  *  need: the demo app's live and test keys (the same at every start, `src/apps/demo-keys.ts`), its
  *  conversion secret and a curl. On stderr, so stdout stays pure JSON log lines. */
-async function printDemoBanner(app: FastifyInstance) {
+function printDemoBanner(app: FastifyInstance, demo: DemoKeys) {
   const { baseUrl, config } = app;
-  const demo = await ensureDemoKeys(app.repositories.apps, config.dataDir);
   process.stderr.write(
     [
       '',

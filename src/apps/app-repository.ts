@@ -80,6 +80,12 @@ export class AppRepository {
     return insertKey(this.db, appId, kind, mode);
   }
 
+  /** Some app's id, or null when there is none yet (the start's warm-up needs one). */
+  async anyAppId(): Promise<string | null> {
+    const r = await this.db.query<{ id: string }>('SELECT id FROM apps LIMIT 1');
+    return r.rows[0]?.id ?? null;
+  }
+
   async listApps(): Promise<AppSummary[]> {
     const apps = await this.db.query<{ id: string; name: string; created_at: Date }>('SELECT id, name, created_at FROM apps ORDER BY created_at, id');
     const keys = await this.db.query<KeyRow>('SELECT id, app_id, kind, mode, key_hint, created_at, revoked_at FROM api_keys ORDER BY created_at, id');

@@ -29,6 +29,9 @@ export interface Database extends Queryable {
   exec(sql: string): Promise<void>;
   /** Runs fn with a dedicated connection held for its whole duration (advisory locks). */
   withConnection<T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T>;
+  /** Postgres: opens up to `connections` of the pool's connections now, so the first requests
+   *  after a start do not each pay for one. PGlite has one, already open. */
+  openConnections(connections: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -191,6 +194,10 @@ function openPostgres(connectionString: string, max: number, queryTimeoutMs: num
         client.checkIn();
       }
     }),
+    async openConnections(connections: number) {
+      const clients = await Promise.all(Array.from({ length: Math.min(connections, max) }, () => pool.connect()));
+      for (const c of clients) c.release();
+    },
     async close() {
       await pool.end();
     },
@@ -252,6 +259,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     },
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     withConnection: (fn) => fn({ ...wrap(db), exec: async (sql: string) => void (await db.exec(sql)) }),
+    async openConnections() {},
     async close() {
       try {
         await db.close();
