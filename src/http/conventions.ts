@@ -26,8 +26,10 @@ async function httpConventions(app: FastifyInstance, opts: { logRequests?: boole
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', async (request, reply) => {
     if (draining) reply.header('connection', 'close');
+    // Every answer names its request (server-options.ts, requestId), so a host can quote it.
+    reply.header('x-request-id', request.id);
   });
 }
 

@@ -5,6 +5,16 @@ import type { DestinationStream } from 'pino';
 import type { Config } from '../config/config.js';
 import { clientError, frameworkError } from './errors.js';
 
+/** A caller's own `x-request-id` when it is an opaque id (letters, digits, `-_.:`; 8–64
+ *  characters: a UUID, a ULID, a trace id), so the host's and our logs share it; otherwise a new
+ *  UUID. Anything else (free text, an e-mail address) is never taken, logged or echoed. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
+
+export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}
+
 export function serverOptions(config: Config, logStream?: DestinationStream): FastifyServerOptions {
   return {
     logger: {
@@ -22,7 +32,7 @@ export function serverOptions(config: Config, logStream?: DestinationStream): Fa
     bodyLimit: config.bodyLimitBytes,
     // Requests end with their handler's budget; the socket-level guard is for slow clients.
     requestTimeout: 30_000,
-    genReqId: () => crypto.randomUUID(),
+    genReqId: requestId,
     // Each plugin's start is bounded by this. The offer index loads the whole catalog before the
     // server listens, which for a million offers takes a minute or more on a small host; every
     // other wait at start is bounded on its own (database and Redis connects, statement timeouts).
