@@ -8,7 +8,9 @@ export const ReasonCodeSchema = z.enum(REASON_CODE_NAMES).describe('Reason code 
 export const ServedOfferSchema = z
   .strictObject({
     serve: z.literal(true).describe('An offer may be shown.'),
-    request_id: z.string().describe('Id of this HTTP request, for support.'),
+    request_id: z
+      .string()
+      .describe('Id of this HTTP request, for support; also the `x-request-id` response header (the caller’s own when it sent an opaque one).'),
     decision_id: z.string().regex(/^dec_/).describe('Decision id (`dec_…`); send it as `decision_id` on events and read it back with GET /v1/decisions/{id}.'),
     offer_id: z.string().regex(/^snp_/).describe('Offer snapshot id; send it as `offer_snapshot_id` on events.'),
     expires_at: z.string().nullable().describe('ISO expiry of the offer.'),
@@ -26,7 +28,9 @@ export const ServedOfferSchema = z
 export const NoFillSchema = z
   .strictObject({
     serve: z.literal(false).describe('No offer: render nothing.'),
-    request_id: z.string().describe('Id of this HTTP request, for support.'),
+    request_id: z
+      .string()
+      .describe('Id of this HTTP request, for support; also the `x-request-id` response header (the caller’s own when it sent an opaque one).'),
     decision_id: z.string().regex(/^dec_/).describe('Decision id (`dec_…`); the no-fill is recorded too.'),
     reason_codes: z.array(ReasonCodeSchema).describe('Why no offer was returned (SPEC 7.2); every failing gate is listed.'),
     retry_after_seconds: z.number().optional().describe('On TIMEOUT, FREQUENCY_CAPPED and BUDGET_EXHAUSTED: seconds until asking again may fill.'),
@@ -38,7 +42,9 @@ export { ErrorBodySchema } from '../http/error-body.js';
 export const AffiliateFillSchema = z
   .strictObject({
     serve: z.literal(true).describe('An affiliate offer may be shown.'),
-    request_id: z.string().describe('Id of this HTTP request, for support.'),
+    request_id: z
+      .string()
+      .describe('Id of this HTTP request, for support; also the `x-request-id` response header (the caller’s own when it sent an opaque one).'),
     decision_id: z.string().regex(/^dec_/).describe('Decision id (`dec_…`), also the sub id of the affiliate URL.'),
     network: z.string().describe('The travel affiliate network whose tracking URL this is.'),
     advertiser: z.string().describe('Advertiser identity; must be visible.'),
