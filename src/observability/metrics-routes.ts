@@ -7,7 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import cluster from 'node:cluster';
 import { sendError } from '../http/errors.js';
+import { StoreUnavailable } from '../errors/error-registry.js';
+import { clusterScrape } from './cluster-metrics.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
@@ -32,8 +35,14 @@ async function tokenScrape(app: FastifyInstance, opts: { tokenHash: Buffer }) {
     if (!token || !timingSafeEqual(sha256(token), opts.tokenHash)) return sendError(reply, 'invalid_metrics_token');
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.header('content-type', app.metrics.registry.contentType);
-    return app.metrics.registry.metrics();
+    // A cluster worker answers for the whole cluster, as the primary's listener does.
+    const scrape = cluster.isWorker
+      ? await clusterScrape().catch(() => {
+          throw new StoreUnavailable('cluster metrics unavailable', 'CLUSTER_METRICS_UNAVAILABLE');
+        })
+      : { contentType: app.metrics.registry.contentType, body: await app.metrics.registry.metrics() };
+    reply.header('content-type', scrape.contentType);
+    return scrape.body;
   });
 }
 

@@ -56,8 +56,22 @@ export class Metrics {
   private readonly requestSeries = new Map<string, { requests: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
   private readonly outcomeSeries = new Map<string, client.Counter.Internal>();
 
+  private quiet = false;
+
+  /** Runs `fn` with requests and decide outcomes not counted: the start's warm-up, which runs
+   *  before the port opens, is no one's traffic (src/health/warm-up.ts). */
+  async unrecorded<T>(fn: () => Promise<T>): Promise<T> {
+    this.quiet = true;
+    try {
+      return await fn();
+    } finally {
+      this.quiet = false;
+    }
+  }
+
   /** One answered request: counted and timed under its route pattern, method and status. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
+    if (this.quiet) return;
     const key = `${method} ${route} ${status}`;
     let series = this.requestSeries.get(key);
     if (!series) {
@@ -70,6 +84,7 @@ export class Metrics {
 
   /** One decide answer (or refusal) of a kind, by reason code. */
   countDecideOutcome(kind: string, reasonCode: string): void {
+    if (this.quiet) return;
     const key = `${kind} ${reasonCode}`;
     let series = this.outcomeSeries.get(key);
     if (!series) {

@@ -6,6 +6,7 @@ import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../hel
 
 const ROOT = path.resolve('.');
 const ADMIN_KEY = 'cluster-admin-key-0123456789abcdef';
+const METRICS_TOKEN = 'cluster-metrics-token-0123456789abcdef';
 
 function run(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cluster.ts')], {
@@ -31,6 +32,20 @@ describe('cluster mode', () => {
     expect(p.output()).toContain('cluster mode needs DATABASE_URL and REDIS_URL');
   });
 
+  it('stops after five workers in a row die before listening, waiting longer before each new one', async () => {
+    // Nothing listens on port 1: every worker fails at its database connection.
+    const p = run({
+      DATABASE_URL: 'postgres://sidenote:sidenote@127.0.0.1:1/none',
+      REDIS_URL: 'redis://127.0.0.1:1/0',
+      CLUSTER_WORKERS: '1',
+      METRICS_PORT: 'off',
+    });
+    expect(await p.exited).toBe(1);
+    const waits = [...p.output().matchAll(/before it listened; starting a new one in (\d+) ms/g)].map((m) => Number(m[1]));
+    expect(waits).toEqual([500, 1000, 2000, 4000]);
+    expect(p.output()).toContain('before it listened, 5 times in a row; stopping');
+  }, 60_000);
+
   // Registered where real Postgres and Redis are configured (CI); the refusal above is what the
   // embedded run can prove.
   if (usingRealPostgres && process.env.REDIS_URL) {
@@ -44,6 +59,7 @@ describe('cluster mode', () => {
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
         ADMIN_KEY,
+        METRICS_TOKEN,
         LOAD_DEMO_CATALOG: 'true',
         REDIS_KEY_PREFIX: `sn:cluster:${process.pid}:`,
       });
@@ -82,6 +98,17 @@ describe('cluster mode', () => {
         );
         expect(decides).toBe(20);
         expect(metrics).toMatch(/^sidenote_build_info\{/m);
+        // The API port's token scrape lands on either worker and reads the same cluster totals.
+        for (let i = 0; i < 6; i++) {
+          const scraped = await (
+            await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}`, connection: 'close' } })
+          ).text();
+          const fromApiPort = [...scraped.matchAll(/^sidenote_http_requests_total\{[^}]*route="\/v1\/offers\/decide"[^}]*\} (\d+)$/gm)].reduce(
+            (n, m) => n + Number(m[1]),
+            0,
+          );
+          expect(fromApiPort, `scrape ${i}`).toBe(20);
+        }
       } finally {
         p.child.kill('SIGTERM');
       }

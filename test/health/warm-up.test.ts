@@ -35,7 +35,10 @@ describe(`warm-up before the port opens (${usingRealPostgres ? 'Postgres' : 'PGl
 
   it('reads, matches and rehearses a decide, and leaves no row, spend or rollup behind', async () => {
     const before = await trace();
+    const requestsBefore = await t.app.metrics.registry.getSingleMetricAsString('sidenote_http_requests_total');
     const report = await warmUp(t.app);
+    // Not counted as anyone's traffic either.
+    expect(await t.app.metrics.registry.getSingleMetricAsString('sidenote_http_requests_total')).toBe(requestsBefore);
     expect(report.ms).toBeGreaterThan(0);
     const after = await trace();
     expect(after).toEqual(before);
