@@ -4,6 +4,9 @@ import { buildApp } from './app.js';
 import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
 import { ensureDemoKeys, type DemoKeys } from './apps/demo-keys.js';
 import { warmUp } from './health/warm-up.js';
+import { embeddedAdminKey, type EmbeddedAdminKey } from './admin/embedded-admin-key.js';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
@@ -20,6 +23,11 @@ async function main() {
     }
     throw err;
   }
+  // The embedded default opens its admin API (the dashboard, the catalog) with a key of its own,
+  // made at the first start, unless ADMIN_KEY is set (embedded-admin-key.ts).
+  const embedded = !config.databaseUrl && config.dataDir !== 'memory';
+  const adminKey = embedded && !config.adminKey ? await embeddedAdminKey(config.dataDir) : null;
+  if (adminKey) config = { ...config, adminKey: adminKey.key };
   const app = await buildApp(config);
   // The embedded default's demo app exists before the warm-up, which rehearses its first decide.
   const demo = config.databaseUrl ? null : await ensureDemoKeys(app.repositories.apps, config.dataDir);
@@ -71,29 +79,48 @@ async function main() {
     app.log.info({ url: metricsListener.url }, 'metrics listening');
   }
   // A stop that began meanwhile makes the banner moot.
-  if (demo && !stopping) printDemoBanner(app, demo);
+  if (demo && !stopping) printDemoBanner(app, demo, adminKey);
 }
 
-/** On the embedded default, hand the person at the terminal what a first request and a load test
- *  need: the demo app's live and test keys (the same at every start, `src/apps/demo-keys.ts`), its
- *  conversion secret and a curl. On stderr, so stdout stays pure JSON log lines. */
-function printDemoBanner(app: FastifyInstance, demo: DemoKeys) {
-  const { baseUrl, config } = app;
-  process.stderr.write(
-    [
-      '',
-      `Sidenote is serving on ${baseUrl} (embedded PGlite + in-process counters, demo catalog).`,
-      `Demo serving key, live: ${demo.liveKey}`,
-      `Demo serving key, test: ${demo.testKey}   (no budgets or caps: use it for load tests)`,
-      `Demo conversion secret: ${demo.conversionSecret ?? '(none)'}`,
-      config.dataDir === 'memory' ? 'These keys last as long as this process.' : `These keys stay the same at every start (${config.dataDir}/demo-keys.json).`,
-      '',
-      `Try: curl -s ${baseUrl}/v1/offers/decide -H "authorization: Bearer ${demo.liveKey}" -H 'content-type: application/json' \\`,
-      `       -d '{"message":"제주도 호텔 최저가 추천해줘","locale":"ko-KR","country":"KR","audience":{"age_band":"18_plus","contextual_offer_consent":true},"native_surface":{"clickable":true,"disclosure_capable":true}}'`,
-      `Load test: README "Load testing" (DECIDE_RATE_LIMIT_PER_MINUTE=1000000000, the test key above).`,
-      '',
-    ].join('\n'),
-  );
+/** On the embedded default, hand the person at the terminal what a first request needs: the demo
+ *  app's live and test keys (the same at every start, `src/apps/demo-keys.ts`), its conversion
+ *  secret, the admin key, a curl, and where the API reference and the dashboard are. The secrets
+ *  are shown at the start that made them; later starts say where they are kept rather than
+ *  repeat them into logs a process manager keeps. On stderr, so stdout stays JSON log lines. */
+function printDemoBanner(app: FastifyInstance, demo: DemoKeys, admin: EmbeddedAdminKey | null) {
+  const { config } = app;
+  // PORT=0 listens on a port the system picks: the banner names the one it picked.
+  const port = (app.server.address() as AddressInfo | null)?.port;
+  const baseUrl = config.port === 0 && port ? app.baseUrl.replace(/:0(?=\/|$)/, `:${port}`) : app.baseUrl;
+  const showSecrets = demo.created || demo.file === null;
+  const keyFile = demo.file ? path.resolve(demo.file) : null;
+  const liveKey = showSecrets || !keyFile ? demo.liveKey : `$(node -p "require('${keyFile}').live_key")`;
+  const lines = [
+    '',
+    `Sidenote is serving on ${baseUrl} (embedded PGlite + in-process counters, demo catalog).`,
+    ...(showSecrets
+      ? [
+          `Demo serving key, live: ${demo.liveKey}`,
+          `Demo serving key, test: ${demo.testKey}   (no budgets or caps: use it for load tests)`,
+          `Demo conversion secret: ${demo.conversionSecret ?? '(none)'}`,
+          config.dataDir === 'memory' ? 'These keys last as long as this process.' : `These keys stay the same at every start (${keyFile}).`,
+        ]
+      : [`Demo serving keys (live, test): ${keyFile}   (shown at the first start only)`]),
+    ...(admin
+      ? admin.created
+        ? [`Admin key: ${admin.key}   (kept in ${path.resolve(admin.file)}; the dashboard and /admin take it)`]
+        : [`Admin key: ${path.resolve(admin.file)}`]
+      : config.adminKey
+        ? ['Admin key: ADMIN_KEY']
+        : []),
+    `API reference: ${baseUrl}/docs    Dashboard: ${baseUrl}/dashboard`,
+    '',
+    `Try: curl -s ${baseUrl}/v1/offers/decide -H "authorization: Bearer ${liveKey}" -H 'content-type: application/json' \\`,
+    `       -d '{"message":"제주도 호텔 최저가 추천해줘","locale":"ko-KR","country":"KR","audience":{"age_band":"18_plus","contextual_offer_consent":true},"native_surface":{"clickable":true,"disclosure_capable":true}}'`,
+    `Load test: README "Load testing" (DECIDE_RATE_LIMIT_PER_MINUTE=1000000000, the demo test key).`,
+    '',
+  ];
+  process.stderr.write(lines.join('\n'));
 }
 
 main().catch((err) => {

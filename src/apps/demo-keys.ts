@@ -15,6 +15,10 @@ export interface DemoKeys {
   liveKey: string;
   testKey: string;
   conversionSecret: string | null;
+  /** Where they are kept (null in memory). */
+  file: string | null;
+  /** Made at this start: the banner shows the secrets only then. */
+  created: boolean;
 }
 
 interface Kept {
@@ -33,6 +37,8 @@ export async function ensureDemoKeys(apps: AppRepository, dataDir: string): Prom
       liveKey: kept.live_key,
       testKey: kept.test_key,
       conversionSecret: (await apps.activeConversionSecrets(kept.app_id))[0] ?? null,
+      file,
+      created: false,
     };
   }
   const demo = (await apps.listApps()).find((a) => a.name === DEMO_APP_NAME);
@@ -40,7 +46,7 @@ export async function ensureDemoKeys(apps: AppRepository, dataDir: string): Prom
   const live = await apps.createKey(appId, 'serving', 'live');
   const test = await apps.createKey(appId, 'serving', 'test');
   if (file) await writeFile(file, `${JSON.stringify({ app_id: appId, live_key: live.key, test_key: test.key } satisfies Kept, null, 2)}\n`, { mode: 0o600 });
-  return { appId, liveKey: live.key, testKey: test.key, conversionSecret: (await apps.activeConversionSecrets(appId))[0] ?? null };
+  return { appId, liveKey: live.key, testKey: test.key, conversionSecret: (await apps.activeConversionSecrets(appId))[0] ?? null, file, created: true };
 }
 
 async function readKept(file: string): Promise<Kept | null> {

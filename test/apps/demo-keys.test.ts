@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppRepository } from '../../src/apps/app-repository.js';
 import { ensureDemoKeys } from '../../src/apps/demo-keys.js';
+import { embeddedAdminKey } from '../../src/admin/embedded-admin-key.js';
 import { hashKey } from '../../src/apps/keys.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
 
@@ -28,8 +29,9 @@ describe(`demo keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     expect(first.liveKey).toMatch(/^sk_live_/);
     expect(first.testKey).toMatch(/^sk_test_/);
     expect(first.conversionSecret).toMatch(/^whsec_/);
+    expect(first.created).toBe(true);
     const again = await ensureDemoKeys(apps, dir);
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, created: false });
     expect((await stat(path.join(dir, 'demo-keys.json'))).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(path.join(dir, 'demo-keys.json'), 'utf8')).live_key).toBe(first.liveKey);
   });
@@ -41,7 +43,18 @@ describe(`demo keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     const after = await ensureDemoKeys(apps, dir);
     expect(after.appId).toBe(before.appId);
     expect(after.liveKey).not.toBe(before.liveKey);
-    expect(await ensureDemoKeys(apps, dir)).toEqual(after);
+    expect(after.created).toBe(true);
+    expect(await ensureDemoKeys(apps, dir)).toEqual({ ...after, created: false });
+  });
+
+  it('makes the embedded admin key once, owner-only, and keeps it', async () => {
+    const adminDir = path.join(dir, 'fresh', 'pglite');
+    const first = await embeddedAdminKey(adminDir);
+    expect(first).toMatchObject({ created: true, file: path.join(adminDir, 'admin-key') });
+    expect(first.key).toMatch(/^adm_[0-9A-Za-z]{24,}$/);
+    expect((await stat(first.file)).mode & 0o777).toBe(0o600);
+    expect((await stat(adminDir)).mode & 0o777).toBe(0o700);
+    expect(await embeddedAdminKey(adminDir)).toEqual({ ...first, created: false });
   });
 
   it('writes nothing for an in-memory database', async () => {
