@@ -173,7 +173,8 @@ function importJob(j: ImportJobRow): z.infer<typeof ImportJob> {
       offers_total: j.offers_total === null ? null : Number(j.offers_total),
       offers_written: Number(j.offers_written),
     },
-    report: j.report,
+    // Recorded when the catalog commits; shown once the job reads succeeded.
+    report: j.state === 'succeeded' ? j.report : null,
     error: j.failure ? { ok: false, ...j.failure } : null,
   };
 }

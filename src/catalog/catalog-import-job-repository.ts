@@ -83,15 +83,31 @@ export class CatalogImportJobRepository {
     );
   }
 
-  /** Succeeded, with its report. `on`: the catalog's own transaction, so the job reads succeeded
-   *  exactly when its catalog committed. */
-  async succeed(id: string, report: ImportReport, p: ImportJobProgress, on: Queryable = this.db): Promise<void> {
-    await on.query(
+  /** The job's catalog committed, with this report: written in the catalog's own transaction,
+   *  so the record knows it exactly when the catalog does. The job still reads `writing` until
+   *  `succeed` (its instance reloads first); one whose runner is gone then reads succeeded. */
+  async committed(id: string, report: ImportReport, tx: Queryable): Promise<void> {
+    // The report only: progress keeps moving forward through `progress`, then `succeed`.
+    await tx.query(`UPDATE catalog_import_jobs SET report = $2 WHERE id = $1 AND state = ANY($3::text[])`, [id, JSON.stringify(report), UNFINISHED_STATES]);
+  }
+
+  async succeed(id: string, report: ImportReport, p: ImportJobProgress): Promise<void> {
+    await this.db.query(
       `UPDATE catalog_import_jobs SET state = 'succeeded', report = $2, bytes_read = $3, offers_read = $4, offers_checked = $5,
               offers_total = $6, offers_written = $7, finished_at = now(), updated_at = now()
         WHERE id = $1`,
       [id, JSON.stringify(report), p.bytesRead, p.offersRead, p.offersChecked, p.offersTotal, p.offersWritten],
     );
+  }
+
+  /** A job whose runner is gone but whose catalog committed (`committed`): succeeded, as it did. */
+  async succeedCommitted(id: string): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE catalog_import_jobs SET state = 'succeeded', finished_at = now(), updated_at = now()
+        WHERE id = $1 AND report IS NOT NULL AND state = ANY($2::text[])`,
+      [id, UNFINISHED_STATES],
+    );
+    return r.rowCount > 0;
   }
 
   /** Marks a job failed, if it is not finished already. Returns whether it did. */

@@ -7,8 +7,9 @@
 // running for ever. Its runner holds the import lock for the whole job, on a Postgres backend the
 // row names: a job still unfinished whose backend no longer holds the lock was cut off, and the
 // first instance to read it marks it failed with `import_interrupted`. On PGlite (one process)
-// a job this process is not running was cut off. A job reads `succeeded` in the same transaction
-// as the catalog it wrote, so a cut-off job never had its catalog committed: nothing was written.
+// a job this process is not running was cut off. Its report is recorded in the same transaction
+// as the catalog it wrote, so a cut-off job with a report reads succeeded (its catalog serves),
+// and one without reads interrupted: nothing was written.
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -92,7 +93,8 @@ export class CatalogImportJobs {
     const job = await this.repo.get(id);
     if (!job || job.finished_at || this.running.has(id)) return job;
     if (await this.runnerAlive(job)) return job;
-    await this.repo.fail(id, INTERRUPTED);
+    // Cut off: after its catalog committed (it serves), or before (nothing was written).
+    if (!(await this.repo.succeedCommitted(id))) await this.repo.fail(id, INTERRUPTED);
     return this.repo.get(id);
   }
 
@@ -166,9 +168,9 @@ export class CatalogImportJobs {
         onPhase: async (phase) => {
           await this.repo.enter(id, phase);
         },
-        // Succeeded in the catalog's transaction: killed right after the commit, the job still
-        // reads as what happened (its catalog serves), never as interrupted.
-        beforeCommit: (tx, report, p) => this.repo.succeed(id, report, toJobProgress(p), tx),
+        // Its report is recorded in the catalog's transaction: killed right after the commit,
+        // the job reads as what happened (its catalog serves), never as interrupted.
+        beforeCommit: (tx, report) => this.repo.committed(id, report, tx),
         onProgress: (p) => {
           latest = p;
           // Written one at a time: a slow database gets fewer updates, never a queue of them.

@@ -48,7 +48,7 @@ export interface ImportHooks {
   onPhase?(phase: ImportPhase): Promise<void> | void;
   onProgress?(progress: ImportProgress): void;
   /** Runs inside the catalog's transaction, just before it commits (CatalogRepository.write). */
-  beforeCommit?(tx: Queryable, report: ImportReport, progress: ImportProgress): Promise<void>;
+  beforeCommit?(tx: Queryable, report: ImportReport): Promise<void>;
   /** Aborting stops the worker and rolls the transaction back. */
   signal?: AbortSignal;
 }
@@ -144,7 +144,7 @@ export class CatalogImporter {
           progress.offersWritten = written;
           hooks.onProgress?.({ ...progress });
         },
-        hooks.beforeCommit && ((tx, report) => hooks.beforeCommit!(tx, report, { ...progress })),
+        hooks.beforeCommit,
       );
     } finally {
       hooks.signal?.removeEventListener('abort', abort);
