@@ -13,6 +13,8 @@ import { ConversionResponse } from '../conversions/conversion-schemas.js';
 import { ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
 import { DecisionMetadataSchema } from '../decisions/decision-schemas.js';
 
+/** What `decide` and `affiliate` take: one user turn, as the service's own schema describes it. */
+export type { Envelope };
 export type ServedOffer = z.infer<typeof ServedOfferSchema>;
 export type AffiliateFill = z.infer<typeof AffiliateFillSchema>;
 export type NoFill = z.infer<typeof NoFillSchema>;

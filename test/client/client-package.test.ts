@@ -27,12 +27,21 @@ console.log(JSON.stringify({ render: true, disclosure: outcome.offer.disclosure,
 `;
 
 const TYPED_HOST = `
-import { SidenoteClient, type DecideOutcome } from '@sidenote/client';
+import { SidenoteClient, type DecideOutcome, type Envelope } from '@sidenote/client';
 const client = new SidenoteClient({ baseUrl: 'http://localhost:3000', apiKey: 'sk_test_x' });
 export async function turn(message: string): Promise<string | null> {
-  const outcome: DecideOutcome = await client.decide({ message, locale: 'en-US', native_surface: { clickable: true, disclosure_capable: true } });
+  const envelope: Envelope = { message, locale: 'en-US', native_surface: { clickable: true, disclosure_capable: true } };
+  const outcome: DecideOutcome = await client.decide(envelope);
   return outcome.render ? outcome.offer.link : null;
 }
+`;
+
+// The same flow from CommonJS: require() gets the same client.
+const COMMONJS_HOST = `
+const { SidenoteClient } = require('@sidenote/client');
+const client = new SidenoteClient({ baseUrl: process.env.SIDENOTE_URL, apiKey: process.env.SIDENOTE_KEY, decideTimeoutMs: 3000 });
+client.decide({ message: '제주도 오션뷰 호텔 최저가 알려줘', locale: 'ko-KR', country: 'KR', audience: { age_band: '18_plus', contextual_offer_consent: true }, native_surface: { clickable: true, disclosure_capable: true } })
+  .then((outcome) => console.log(JSON.stringify({ render: outcome.render })));
 `;
 
 describe('the client package, installed from its tarball', () => {
@@ -43,7 +52,7 @@ describe('the client package, installed from its tarball', () => {
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'sidenote-client-pkg-'));
-    await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PACKAGE, 'tsconfig.json')], { cwd: ROOT });
+    await run(process.execPath, [path.join(ROOT, 'scripts/build-client.mjs')], { cwd: ROOT });
     const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: PACKAGE });
     const tarball = path.join(scratch, stdout.trim().split('\n').at(-1)!);
     await writeFile(path.join(scratch, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
@@ -70,6 +79,12 @@ describe('the client package, installed from its tarball', () => {
       env: { ...process.env, SIDENOTE_URL: url, SIDENOTE_KEY: app.serving_key, SIDENOTE_SECRET: app.conversion_secret },
     });
     expect(JSON.parse(stdout)).toEqual({ render: true, disclosure: expect.any(String), rendered: true, qualified: true, conversion: true });
+  }, 60_000);
+
+  it('is required from CommonJS as well', async () => {
+    await writeFile(path.join(scratch, 'host.cjs'), COMMONJS_HOST);
+    const { stdout } = await run(process.execPath, ['host.cjs'], { cwd: scratch, env: { ...process.env, SIDENOTE_URL: url, SIDENOTE_KEY: app.serving_key } });
+    expect(JSON.parse(stdout)).toEqual({ render: true });
   }, 60_000);
 
   it('type-checks a TypeScript host against its declarations', async () => {
