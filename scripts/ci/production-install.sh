@@ -30,7 +30,7 @@ fi
 cd "$app"
 npm run build
 npm prune --omit=dev --no-audit --no-fund
-test ! -e node_modules/typescript && test ! -e node_modules/@napi-rs/cli && test ! -e node_modules/vitest
+test ! -e node_modules/typescript && test ! -e node_modules/@napi-rs/cli && test ! -e node_modules/vitest && test ! -e node_modules/tsx && test ! -e node_modules/esbuild
 touch "$work/marker"
 SIDENOTE_DATA_DIR="$work/data" PORT=3917 HOST=127.0.0.1 METRICS_PORT=off setsid npm start >"$work/server.log" 2>&1 &
 server=$!
