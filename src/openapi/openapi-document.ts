@@ -1,10 +1,12 @@
 // What the published /openapi.json adds to what @fastify/swagger builds from the route schemas,
 // so that generated clients get good names and types: an operationId per operation, the public
-// shapes as named components referenced where they are used, `security: []` on public
-// operations, and booleans whose value the spec fixes as plain `type: boolean`, the value said in
-// the description: an `enum: [true]` breaks openapi-generator's Python client, and so does
-// `const: true` (it reads it as the string enum 'true' and refuses every real answer; tried with
-// openapi-generator 7.26, README "The API contract"). Checked by Redocly in CI.
+// shapes as named components referenced where they are used, and `security: []` on public
+// operations. Booleans whose value the spec fixes (`serve` of a served offer and of a no-fill)
+// are `const`, so that openapi-typescript's types narrow on `if (answer.serve)`.
+// openapi-generator's Python client reads a boolean `const` (or one-value `enum`) as the string
+// enum 'true' and refuses every real answer (7.26; its SIMPLIFY_BOOLEAN_ENUM normalizer does not
+// help): `/openapi.json?booleans=plain` serves the same document with those as plain booleans,
+// the value said in the description (`plainBooleanDocument`). Checked by Redocly in CI.
 import { z } from 'zod';
 import { Envelope } from '../decide/envelope.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
@@ -68,6 +70,14 @@ function jsonSchema(schema: z.ZodType): Json {
   return json;
 }
 
+/** The document for generators that cannot read a boolean `const` (openapi-generator's Python
+ *  client): every one-value boolean a plain `type: boolean`, its value said in its description. */
+export function plainBooleanDocument(doc: Json): Json {
+  const plain = structuredClone(doc);
+  plainBooleans(plain);
+  return plain;
+}
+
 /** A one-value boolean enum becomes a plain `type: boolean` whose description names the value,
  *  everywhere in a schema. */
 function plainBooleans(node: unknown): void {
@@ -108,7 +118,6 @@ export function finishDocument(doc: Json): Json {
   doc.components = { ...doc.components, schemas: { ...(doc.components?.schemas ?? {}) } };
   for (const [name, schema] of Object.entries(COMPONENTS)) {
     const json = jsonSchema(schema);
-    plainBooleans(json);
     byShape.set(canonical(json), name);
     doc.components.schemas[name] = json;
   }
@@ -124,7 +133,6 @@ export function finishDocument(doc: Json): Json {
       operation.operationId = id;
       // Public operations say so; a missing `security` would inherit nothing and lint as an error.
       if (!operation.security) operation.security = [];
-      plainBooleans(operation);
       // Media type schemas (one level below `content`) are where a component can stand.
       for (const section of [operation.requestBody, ...Object.values(operation.responses ?? {})] as Json[]) {
         for (const media of Object.values(section?.content ?? {}) as Json[]) {

@@ -5,8 +5,14 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { z } from 'zod';
 import { OPTIONAL_BODY } from '../http/openapi.js';
-import { finishDocument } from './openapi-document.js';
+import { sendError } from '../http/errors.js';
+import { finishDocument, plainBooleanDocument } from './openapi-document.js';
+
+const OpenApiQuery = z.strictObject({
+  booleans: z.enum(['plain']).optional().describe('`plain`: booleans the spec fixes as plain `type: boolean` (openapi-generator’s Python client).'),
+});
 
 /** @fastify/swagger marks every request body required; clear it where the code takes none. */
 function markOptionalBodies(doc: Record<string, any>) {
@@ -42,7 +48,12 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
     hideUntagged: false,
     transformObject: (documentObject) => finishDocument(markOptionalBodies((documentObject as { openapiObject: Record<string, any> }).openapiObject)) as never,
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // `?booleans=plain`: for generators that cannot read a boolean `const` (openapi-document.ts).
+  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    const query = OpenApiQuery.safeParse(request.query);
+    if (!query.success) return sendError(reply, 'invalid_request', { message: 'booleans: only `plain`' });
+    return query.data.booleans === 'plain' ? plainBooleanDocument(app.swagger() as never) : app.swagger();
+  });
   // The same document, browsable. Its assets ship inside the package: no CDN, works offline.
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 }

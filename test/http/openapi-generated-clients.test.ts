@@ -1,6 +1,7 @@
 // The published /openapi.json as a client generator sees it: Redocly's recommended rules pass
 // with 0 errors, and the TypeScript types openapi-typescript generates from it type-check a host
-// flow that narrows decide's answer on `serve` and names the public shapes.
+// flow that narrows decide's answer on `serve` and names the public shapes; `?booleans=plain`
+// serves it for generators that cannot read a boolean const.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +19,8 @@ const HOST = `
 import type { components, operations } from './schema';
 type Decided = operations['decide']['responses'][200]['content']['application/json'];
 export function surface(answer: Decided): string | null {
-  if ('offer_id' in answer) {
+  // Narrowed on \`serve\` alone: the served offer's is \`true\`, the no-fill's \`false\`.
+  if (answer.serve) {
     const offer: components['schemas']['ServedOffer'] = answer;
     return \`\${offer.disclosure} · \${offer.advertiser} → \${offer.link}\`;
   }
@@ -55,9 +57,18 @@ describe('/openapi.json for client generators', () => {
     expect(new Set(ops.map((o) => o.op.operationId)).size).toBe(ops.length);
     for (const { op } of ops) expect(Array.isArray(op.security)).toBe(true);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Envelope', 'ServedOffer', 'NoFill', 'ImpressionEvent', 'Error']));
-    expect(JSON.stringify(doc)).not.toMatch(/"enum":\[(true|false)\]/);
-    // Nor a boolean `const`: openapi-generator's Python client reads it as the string enum 'true'.
-    expect(JSON.stringify(doc)).not.toMatch(/"const":(true|false)/);
+    // The booleans the spec fixes are literals, so that generated types narrow on them.
+    expect(doc.components.schemas.ServedOffer.properties.serve).toMatchObject({ type: 'boolean', const: true });
+    expect(doc.components.schemas.NoFill.properties.serve).toMatchObject({ type: 'boolean', const: false });
+  });
+
+  it('serves the same document with plain booleans for generators that cannot read a boolean const', async () => {
+    // openapi-generator's Python client reads `const: true` as the string enum 'true'.
+    const plain = (await t.app.inject('/openapi.json?booleans=plain')).json();
+    expect(JSON.stringify(plain)).not.toMatch(/"const":(true|false)|"enum":\[(true|false)\]/);
+    expect(plain.components.schemas.ServedOffer.properties.serve).toMatchObject({ type: 'boolean', description: expect.stringContaining('true') });
+    expect(Object.keys(plain.paths)).toEqual(Object.keys(doc.paths));
+    expect((await t.app.inject('/openapi.json?booleans=maybe')).statusCode).toBe(400);
   });
 
   it('passes Redocly lint with 0 errors', async () => {
