@@ -28,7 +28,9 @@ export interface RouteOptions {
 async function routes(app: FastifyInstance, opts: RouteOptions) {
   const routeMethods = trackRouteMethods(app);
   app.setNotFoundHandler(notFound);
-  await registerOpenApi(app, app.baseUrl);
+  // With no PUBLIC_BASE_URL the document names no host: /docs' "Try it out" then calls the
+  // address the page was opened at (127.0.0.1 or localhost alike), not a cross-origin guess.
+  await registerOpenApi(app, app.config.baseUrl ? app.baseUrl : '/');
   await app.register(metricsRoutes);
   await app.register(rateLimiting);
   await app.register(healthRoutes);

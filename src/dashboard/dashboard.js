@@ -197,8 +197,11 @@ function funnelTable(container, rows, steps) {
       if (i > 0) {
         const rate = document.createElement('span');
         rate.className = 'pct';
+        // The share of the step before. A step can count more than the one before it (a decision
+        // rendered twice is two rendered events): then it says so rather than "150%".
         const prev = r[steps[i - 1][0]];
-        rate.textContent = prev ? `${Math.round((100 * r[key]) / prev)}%` : '';
+        rate.textContent = !prev ? '' : r[key] > prev ? '>100%' : `${Math.round((100 * r[key]) / prev)}%`;
+        if (prev && r[key] > prev) rate.title = `${fmt.format(r[key])} counted against ${fmt.format(prev)} at the step before (repeated events)`;
         td.append(rate);
       }
       const bar = document.createElement('span');
@@ -251,8 +254,10 @@ function spendTable(container, rows) {
     meter.innerHTML = '<span class="bar"></span>';
     meter.firstChild.style.width = `${Math.min(100, 100 * (r.today.budget_used ?? 0))}%`;
     today.append(meter);
-    const pacing = cell('pacing', r.today.pacing === null ? '—' : `${r.today.pacing.toFixed(2)}×`, `${pct(r.today.day_elapsed)} of day`);
-    if (r.today.pacing !== null) pacing.classList.add(r.today.pacing > 1.1 ? 'ahead' : r.today.pacing < 0.9 ? 'behind' : 'on-pace');
+    // Before its first spend today a campaign has no pace to judge: a dash, not an amber 0.00×.
+    const paced = r.today.pacing !== null && r.today.spend_micros > 0;
+    const pacing = cell('pacing', paced ? `${r.today.pacing.toFixed(2)}×` : '—', paced ? `${pct(r.today.day_elapsed)} of day` : 'no spend today yet');
+    if (paced) pacing.classList.add(r.today.pacing > 1.1 ? 'ahead' : r.today.pacing < 0.9 ? 'behind' : 'on-pace');
     cell(
       'exhausts',
       r.today.exhausted ? 'exhausted' : r.today.exhausts_at ? new Date(r.today.exhausts_at).toISOString().slice(11, 16) : '—',

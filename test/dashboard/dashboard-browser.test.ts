@@ -47,6 +47,8 @@ describe('dashboard in headless Chromium', () => {
     await page.goto(`${base}/dashboard`);
     await page.waitForSelector('#sign-in', { state: 'visible' });
     expect(await page.locator('#report').isHidden()).toBe(true);
+    // The controls belong to the report: not shown before sign-in.
+    expect(await page.locator('#controls').isHidden()).toBe(true);
     await page.screenshot({ path: new URL('sign-in.png', ARTIFACTS).pathname });
 
     // A wrong key is refused and no data appears.
@@ -104,6 +106,19 @@ describe('dashboard in headless Chromium', () => {
     expect(await hotels.locator('td[data-col="ctr"]').textContent()).toBe('50.0%1 / 2');
     expect(await hotels.locator('td[data-col="ecpm"]').textContent()).toBe('2,666.673 rendered');
     await page.locator('#spend-campaign').screenshot({ path: new URL('spend-1h.png', ARTIFACTS).pathname });
+    // Pacing is judged only once a campaign has spent today: a dash before, never an amber 0.00×.
+    for (const row of await spendRows.all()) {
+      const today = (await row.locator('td[data-col="today"]').textContent()) ?? '';
+      const pacing = row.locator('td[data-col="pacing"]');
+      if (today.startsWith('0.00 /')) {
+        expect(await pacing.textContent()).toMatch(/^—/);
+        expect(await pacing.getAttribute('class')).toBeNull();
+      }
+    }
+    // A funnel share is of the step before and never reads above 100%.
+    for (const share of await page.locator('#funnel-campaign .pct, #funnel-app .pct').allTextContents()) {
+      if (share) expect(share === '>100%' || Number(share.replace('%', '')) <= 100, share).toBe(true);
+    }
 
     // The latency chart says which latency it shows.
     expect(await page.locator('#chart-latency figcaption').textContent()).toBe('Decide handler latency: p50, p90, p99 (ms)');
@@ -132,6 +147,21 @@ describe('dashboard in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelector('[data-total="decides"] .value')?.textContent === '2');
     await page.screenshot({ path: new URL('host-b-1h.png', ARTIFACTS).pathname, fullPage: true });
     expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('fits a phone: nothing wider than a 390 px screen, tables scroll inside their cards', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    await page.goto(`${base}/dashboard`);
+    await page.waitForSelector('#sign-in', { state: 'visible' });
+    expect(await page.locator('#controls').isHidden()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: new URL('phone-sign-in.png', ARTIFACTS).pathname });
+    await page.fill('#admin-key', ADMIN_KEY);
+    await page.click('#sign-in button[type=submit]');
+    await page.waitForSelector('body[data-loaded="true"]');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: new URL('phone-overview.png', ARTIFACTS).pathname, fullPage: true });
     await page.close();
   }, 60_000);
 });
