@@ -259,13 +259,15 @@ export class DecisionRepository {
     await this.db.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
   }
 
-  /** Runs the insert of `rows` (rows, ledger, rollups) and rolls it back: at start, so that the
-   *  first decide does not pay for the statement's first run (on PGlite, tens of ms). */
+  /** Runs the insert of `rows` (rows, ledger, rollups) and their confirmation, and rolls both
+   *  back: at start, so that the first decide does not pay for the statements' first run (on
+   *  PGlite, tens of ms). */
   async rehearseInsert(rows: DecisionRecord[]): Promise<void> {
     checkCreatedAt(rows);
     await this.db
       .transaction(async (tx) => {
         await tx.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
+        await tx.query(CONFIRM_SERVES, [rows.map((r) => r.id), idTimes(rows)]);
         throw new RolledBack();
       })
       .catch((err) => {

@@ -7,6 +7,7 @@
 // are refused before anything is recorded and are not counted in the metrics, the reads read.
 import type { FastifyInstance } from 'fastify';
 import { newDecisionId } from '../util/ids.js';
+import { Envelope } from '../decide/envelope.js';
 
 /** Turns in both languages, read by the matcher at least once before the first request. */
 const SAMPLE_TURNS = [
@@ -43,6 +44,17 @@ async function warm(app: FastifyInstance): Promise<WarmUpReport> {
     }
   }
   await app.counters.ping().catch(() => {});
+  // The envelope's validation and a tracked link's sealing, as a served decide runs them.
+  Envelope.safeParse(SAMPLE_ENVELOPE);
+  app.links.sign({
+    decisionId: newDecisionId(nowMs),
+    snapshotId: 'snp_warmup',
+    appId: 'app_warmup',
+    advertiserId: 'adv.warmup',
+    destination: 'https://warm-up.example/',
+    expiresAt: Math.floor(nowMs / 1000) + 60,
+    test: true,
+  });
   // The request path up to the key check, twice (no key, then an unknown one): refused with 401
   // before anything is recorded.
   for (const authorization of [undefined, 'Bearer sk_live_warmupwarmupwarmupwarmupwarm']) {
