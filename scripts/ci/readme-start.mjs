@@ -143,7 +143,7 @@ try {
     if (!served) await new Promise((r) => setTimeout(r, 500));
   }
   if (!served) fail(`the printed curl's decide never came back serve:true:\n  ${answers.join('\n  ')}`);
-  log(`decide: ${answers.at(-1).slice(0, 120)}…`);
+  log(`decide on try ${answers.length} of 5: ${answers.at(-1).slice(0, 120)}…`);
 
   // SIGTERM to `npm start` (the server's parent), as a container runtime or a process supervisor
   // that started it sends it: the signal must reach the server (the start script execs node, so
