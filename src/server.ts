@@ -3,7 +3,7 @@ import { loadConfig, ConfigError, type Config } from './config/config.js';
 import { buildApp } from './app.js';
 import { startLocalAdminChannel, type LocalAdminChannel } from './admin/local-admin-channel.js';
 import { ensureDemoKeys, type DemoKeys } from './apps/demo-keys.js';
-import { warmUp } from './health/warm-up.js';
+import { DEMO_ENVELOPE, warmUp } from './health/warm-up.js';
 import { embeddedAdminKey, type EmbeddedAdminKey } from './admin/embedded-admin-key.js';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -116,7 +116,7 @@ function printDemoBanner(app: FastifyInstance, demo: DemoKeys, admin: EmbeddedAd
     `API reference: ${baseUrl}/docs    Dashboard: ${baseUrl}/dashboard`,
     '',
     `Try: curl -s ${baseUrl}/v1/offers/decide -H "authorization: Bearer ${liveKey}" -H 'content-type: application/json' \\`,
-    `       -d '{"message":"제주도 호텔 최저가 추천해줘","locale":"ko-KR","country":"KR","audience":{"age_band":"18_plus","contextual_offer_consent":true},"native_surface":{"clickable":true,"disclosure_capable":true}}'`,
+    `       -d '${JSON.stringify(DEMO_ENVELOPE)}'`,
     `Load test: README "Load testing" (DECIDE_RATE_LIMIT_PER_MINUTE=1000000000, the demo test key).`,
     '',
   ];

@@ -15,7 +15,8 @@ const SAMPLE_TURNS = [
   { message: 'cheap flights to tokyo next week', language: 'en' },
 ] as const;
 
-const SAMPLE_ENVELOPE = {
+/** The turn the embedded banner's curl sends (server.ts): the warm-up rehearses exactly it. */
+export const DEMO_ENVELOPE = {
   message: '제주도 호텔 최저가 추천해줘',
   locale: 'ko-KR',
   country: 'KR',
@@ -45,7 +46,7 @@ async function warm(app: FastifyInstance): Promise<WarmUpReport> {
   }
   await app.counters.ping().catch(() => {});
   // The envelope's validation and a tracked link's sealing, as a served decide runs them.
-  Envelope.safeParse(SAMPLE_ENVELOPE);
+  Envelope.safeParse(DEMO_ENVELOPE);
   app.links.sign({
     decisionId: newDecisionId(nowMs),
     snapshotId: 'snp_warmup',
@@ -62,7 +63,7 @@ async function warm(app: FastifyInstance): Promise<WarmUpReport> {
       method: 'POST',
       url: '/v1/offers/decide',
       headers: authorization ? { authorization } : {},
-      payload: SAMPLE_ENVELOPE,
+      payload: DEMO_ENVELOPE,
       remoteAddress: WARM_UP_ADDRESS,
     });
   }

@@ -4,16 +4,9 @@
 // against a documentation address); a decide after it is answered as usual. Whether it makes the first decide fast is a timing, shown by CI's README
 // start (one try of the printed curl), not asserted here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servingEnvelope } from '../helpers/host-traffic.js';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, type TestApp } from '../helpers/test-env.js';
 import { warmUp } from '../../src/health/warm-up.js';
-
-const ENVELOPE = {
-  message: '제주도 호텔 최저가 추천해줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
 
 describe(`warm-up before the port opens (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
   let t: TestApp;
@@ -42,7 +35,7 @@ describe(`warm-up before the port opens (${usingRealPostgres ? 'Postgres' : 'PGl
     expect(report.ms).toBeGreaterThan(0);
     const after = await trace();
     expect(after).toEqual(before);
-    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: ENVELOPE });
+    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: servingEnvelope() });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ serve: true });
     expect(await count('SELECT count(*) AS n FROM decisions')).toBe(before.decisions + 1);

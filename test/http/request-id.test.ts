@@ -2,16 +2,10 @@
 // and ours share it, else a new UUID; never free text the caller sent. A decide's request_id is
 // the same id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servingEnvelope } from '../helpers/host-traffic.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ENVELOPE = {
-  message: '제주도 호텔 최저가 추천해줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
 
 describe('request ids', () => {
   let t: TestApp;
@@ -26,8 +20,8 @@ describe('request ids', () => {
 
   it('names every answer, success or error, with a new UUID when the caller sent none', async () => {
     const answers = [
-      await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: ENVELOPE }),
-      await t.app.inject({ method: 'POST', url: '/v1/offers/decide', payload: ENVELOPE }),
+      await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: servingEnvelope() }),
+      await t.app.inject({ method: 'POST', url: '/v1/offers/decide', payload: servingEnvelope() }),
       await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: { message: 1 } }),
       await t.app.inject({ method: 'GET', url: '/no/such/route' }),
       await t.app.inject({ method: 'GET', url: '/healthz' }),
@@ -42,7 +36,7 @@ describe('request ids', () => {
 
   it("takes the caller's own opaque id, and never free text", async () => {
     const own = '01JDZ8Q4M7T3X9V2K5N8R6P1WC';
-    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: { ...bearer(key), 'x-request-id': own }, payload: ENVELOPE });
+    const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: { ...bearer(key), 'x-request-id': own }, payload: servingEnvelope() });
     expect(res.headers['x-request-id']).toBe(own);
     expect(res.json().request_id).toBe(own);
     for (const text of ['jane.doe@example.com', 'short', 'with spaces in it ok', 'x'.repeat(65), '제주도-호텔-요청-아이디']) {
