@@ -24,7 +24,7 @@ import { Refusal, StoreUnavailable, stackFrames } from '../errors/error-registry
 import { newId } from '../util/ids.js';
 import type { CatalogRepository, ImportReport } from './catalog-repository.js';
 import { CatalogValidationError } from './catalog-validation.js';
-import { CatalogImporter, ImportInProgress, type ImportProgress, type ImportReservation } from './catalog-importer.js';
+import { CatalogImporter, ImportInProgress, type CatalogImporterOptions, type ImportProgress, type ImportReservation } from './catalog-importer.js';
 import { CatalogImportJobRepository, type ImportFailure, type ImportJobProgress, type ImportJobRow } from './catalog-import-job-repository.js';
 
 export type { ImportJobRow } from './catalog-import-job-repository.js';
@@ -82,7 +82,7 @@ export class CatalogImportJobs {
 
   /** start, then wait for the end: the import's report, or what it failed with. */
   async importToEnd(body: Readable | undefined): Promise<ImportReport> {
-    const { done } = await this.begin(body);
+    const { done } = await this.begin(body, { refuseSmallAtOnce: true });
     const job = await done;
     if (job.state === 'succeeded' && job.report) return job.report;
     throw failureError(job.failure ?? { error: 'internal_error' });
@@ -111,7 +111,10 @@ export class CatalogImportJobs {
     return holdsSessionLock(this.db, ADVISORY_LOCKS.catalogImportRunning, job.runner_pid);
   }
 
-  private async begin(body: Readable | undefined): Promise<{ job: ImportJobRow; done: Promise<ImportJobRow> }> {
+  /** `refuseSmallAtOnce`: a small catalog that is not JSON or fails its checks is refused before
+   *  a job is recorded or a worker started (the synchronous import: its caller waits anyway, and
+   *  a job was only ever the way to its answer). */
+  private async begin(body: Readable | undefined, opts: { refuseSmallAtOnce?: boolean } = {}): Promise<{ job: ImportJobRow; done: Promise<ImportJobRow> }> {
     if (this.closed) throw new StoreUnavailable('shutting down', 'SHUTTING_DOWN');
     const reservation = await this.reserve();
     const dir = await makeScratchDir('upload', this.opts.tmpDir);
@@ -123,6 +126,7 @@ export class CatalogImportJobs {
     let bytes: number;
     try {
       ({ file, bytes } = await storeUpload(body, dir, this.opts.maxBytes));
+      if (opts.refuseSmallAtOnce) await this.importer.refuseSmall(file, bytes);
     } catch (err) {
       await cleanUp();
       throw err;
@@ -229,8 +233,12 @@ export class CatalogImportJobs {
 }
 
 /** The jobs of an instance, with their importer. */
-export function catalogImportJobs(db: Database, catalog: CatalogRepository, opts: CatalogImportJobsOptions): CatalogImportJobs {
-  return new CatalogImportJobs(db, new CatalogImporter(db, catalog, { tmpDir: opts.tmpDir }), opts);
+export function catalogImportJobs(
+  db: Database,
+  catalog: CatalogRepository,
+  opts: CatalogImportJobsOptions & Pick<CatalogImporterOptions, 'startWorker'>,
+): CatalogImportJobs {
+  return new CatalogImportJobs(db, new CatalogImporter(db, catalog, { tmpDir: opts.tmpDir, startWorker: opts.startWorker }), opts);
 }
 
 function toJobProgress(p: ImportProgress): ImportJobProgress {

@@ -7,7 +7,6 @@
 // with import_in_progress rather than queued behind a job that may take minutes.
 import type { Worker } from 'node:worker_threads';
 import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { makeScratchDir } from './import-scratch.js';
 import { ADVISORY_LOCKS, trySessionLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -17,6 +16,7 @@ import { CatalogValidationError } from './catalog-validation.js';
 import type { ImportPlan, PreparedOffer } from './catalog-import-plan.js';
 import type { ToImporter, WorkerInput } from './catalog-import-messages.js';
 import { startCatalogWorker } from './worker-threads.js';
+import { checkCatalogFile } from './catalog-check.js';
 
 /** The catalog is not JSON (answered 400 invalid_request; the text is never quoted). */
 export class CatalogNotJson extends Refusal {
@@ -31,6 +31,9 @@ export class ImportInProgress extends Refusal {
     super('import_in_progress', jobId ? { job_id: jobId } : {}, 'another catalog import is running; try again when it has finished');
   }
 }
+
+/** Largest catalog the synchronous import checks on the serving thread before its worker. */
+export const QUICK_CHECK_MAX_BYTES = 64 * 1024;
 
 export type ImportPhase = 'validating' | 'writing';
 
@@ -66,6 +69,8 @@ export interface CatalogImporterOptions {
   /** Where the worker spools offers (default: the OS temporary directory). */
   tmpDir?: string;
   batchSize?: number;
+  /** Starts the import's worker thread (a test counts them). */
+  startWorker?: (input: WorkerInput) => Worker;
 }
 
 export class CatalogImporter {
@@ -106,6 +111,23 @@ export class CatalogImporter {
     };
   }
 
+  /** For a small file, checks it on this thread and throws what its import would fail with (not
+   *  JSON, invalid, every problem listed), so a wrong small catalog is refused without starting
+   *  a worker (about 250 ms, most of it loading the schemas there). A good one is left to `run`,
+   *  which checks it again on the worker. Bounded by the size: well under a millisecond of
+   *  parsing on the serving thread. */
+  async refuseSmall(file: string, bytes: number): Promise<void> {
+    if (bytes > QUICK_CHECK_MAX_BYTES) return;
+    const spool = await makeScratchDir('import', this.opts.tmpDir);
+    try {
+      const checked = await checkCatalogFile(file, spool);
+      if (checked.kind === 'not_json') throw new CatalogNotJson();
+      if (checked.kind === 'invalid') throw new CatalogValidationError(checked.problems);
+    } finally {
+      await rm(spool, { recursive: true, force: true });
+    }
+  }
+
   /** reserve, run, release. */
   async importFile(file: string, hooks: ImportHooks = {}): Promise<ImportReport> {
     const reservation = await this.reserve();
@@ -119,7 +141,7 @@ export class CatalogImporter {
   private async run(file: string, hooks: ImportHooks): Promise<ImportReport> {
     // Made and removed here, whatever becomes of the worker.
     const spoolDir = await makeScratchDir('import', this.opts.tmpDir);
-    const worker = new ImportWorker({ file, spoolDir, batchSize: this.opts.batchSize ?? OFFER_BATCH_SIZE });
+    const worker = new ImportWorker({ file, spoolDir, batchSize: this.opts.batchSize ?? OFFER_BATCH_SIZE }, this.opts.startWorker ?? startWorker);
     const progress: ImportProgress = { bytesTotal: 0, bytesRead: 0, offersRead: 0, offersChecked: 0, offersTotal: null, offersWritten: 0 };
     worker.onProgress = (m) => {
       progress.bytesTotal = m.bytesTotal;
@@ -171,8 +193,8 @@ class ImportWorker {
   private stopped = false;
   onProgress: ((m: Extract<ToImporter, { kind: 'progress' }>) => void) | null = null;
 
-  constructor(input: WorkerInput) {
-    this.worker = startWorker(input);
+  constructor(input: WorkerInput, start: (input: WorkerInput) => Worker) {
+    this.worker = start(input);
     this.worker.on('message', (m: ToImporter) => {
       if (m.kind === 'progress') return this.onProgress?.(m);
       if (m.kind === 'failed') return this.fail(new Error(`catalog import worker failed: ${m.name}\n${m.frames}`));
