@@ -180,6 +180,22 @@ export const BATCH_STARTS = {
     'se-ko': 220,
     'se-en': 211,
   },
+  'session-14': {
+    'ci-ko': 229,
+    'ci-en': 228,
+    'tn-ko': 170,
+    'tn-en': 170,
+    'cx-ko': 181,
+    'cx-en': 185,
+    'am-ko': 154,
+    'am-en': 151,
+    'rk-ko': 143,
+    'rk-en': 149,
+    'km-ko': 175,
+    'km-en': 115,
+    'se-ko': 249,
+    'se-en': 237,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
