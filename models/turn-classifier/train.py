@@ -28,7 +28,7 @@ REPO = HERE.parent.parent
 WEIGHTS_PATH = REPO / "crates" / "sidenote-core" / "src" / "model" / "turn-classifier.bin"
 
 SEED = 20251123
-BUCKET_BITS = 16
+BUCKET_BITS = 18
 EPOCHS = 20
 LEARNING_RATE = 0.4
 L2 = 1e-4
@@ -42,17 +42,17 @@ FORMAT_VERSION = 1
 # The thresholds stored in the weights file, as logits. In the service the model stands beside
 # the catalog's word lists and patterns, which already block most sensitive turns and read most
 # purchase cues, so the thresholds are chosen for the combined system on the relevance
-# benchmark's dev split, never on held-out. Sensitive 0.5 (p 0.62, docs/relevance.md slices 14
-# and 17): biased to block, chosen a step below the highest threshold at which every dev
-# sensitive turn was blocked by the slice-14 model; the slice-17 model would need -0.1 for its
-# one dev miss, which blocks three times the fills on turns written by another hand, so 0.5
-# stayed (and stays with the slice-22 model of session 7, which blocks every dev sensitive turn
-# from 1.0 down); commercial 1.0 (p 0.73, slice 6) recovers cue-less requests
-# ("flights to Tokyo next weekend") with the fewest silent turns flipped. The service also
-# ignores the sensitive head below three words (MODEL_MIN_WORDS in the core): a linear model over
-# a handful of n-grams scores greetings high ("안녕하세요", "test"). The recall-first choice on
-# validation alone is reported as model_alone_thresholds.
-SERVICE_THRESHOLDS = (0.5, 1.0)
+# benchmark's dev split, never on held-out. Sensitive 0.0 (p 0.5, session 14, the 2^18-bucket
+# model trained on 13,164 turns that include five outside authors' 6,785), by the rule earlier
+# sessions used: a step (0.25) below the highest threshold at which the combined system blocks
+# the most dev sensitive turns it reaches (316 of 319 from -1.0 up to 0.25; the session-12 model
+# blocked 314). There it refuses 16 of 661 dev commercial turns POLICY_BLOCK (was 36) and
+# answers 36 of 683 silent ones POLICY_BLOCK (was 55). Commercial 1.0 (p 0.73, slice 6) recovers
+# cue-less requests ("flights to Tokyo next weekend") with the fewest silent turns flipped. The
+# service also ignores the sensitive head below three words (MODEL_MIN_WORDS in the core): a
+# linear model over a handful of n-grams scores greetings high ("안녕하세요", "test"). The
+# recall-first choice on validation alone is reported as model_alone_thresholds.
+SERVICE_THRESHOLDS = (0.0, 1.0)
 
 HEADS = ("sensitive", "commercial")
 

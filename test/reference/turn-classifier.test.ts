@@ -45,7 +45,10 @@ function texts(file: string): string[] {
   return readFileSync(path.join(DATA, file), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => (JSON.parse(l) as { text: string }).text);
+    .map((l) => (JSON.parse(l) as { text: string }).text)
+    // One turn per line on the example's stdin; a pasted turn's line breaks are white space to
+    // normalize(), which collapses them either way.
+    .map((t) => t.replace(/[\r\n]+/g, ' '));
 }
 
 describe('turn classifier: TypeScript twin of the core', () => {
