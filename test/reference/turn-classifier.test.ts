@@ -41,14 +41,13 @@ function bits(x: number): number {
   return view.getUint32(0, true);
 }
 
+/** The turns of a data file, one per line on the example's stdin: a pasted turn's line breaks
+ *  are white space to normalize(), which collapses them either way. */
 function texts(file: string): string[] {
   return readFileSync(path.join(DATA, file), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => (JSON.parse(l) as { text: string }).text)
-    // One turn per line on the example's stdin; a pasted turn's line breaks are white space to
-    // normalize(), which collapses them either way.
-    .map((t) => t.replace(/[\r\n]+/g, ' '));
+    .map((l) => (JSON.parse(l) as { text: string }).text.replace(/[\r\n]+/g, ' '));
 }
 
 describe('turn classifier: TypeScript twin of the core', () => {
