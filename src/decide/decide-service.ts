@@ -12,10 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
-import { namesAdultVenueIn } from './adult-venues.js';
 import { canonicalCountry, canonicalLocale } from './locale-tags.js';
-import { namesMedicineIn } from './medicine-names.js';
-import { patternText, saysMinorAgeIn } from './minor-age.js';
 import { requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
@@ -81,6 +78,7 @@ const DEFAULT_DISCLOSURE = { ko: '광고', en: 'Sponsored' } as const;
  *  its digest says. */
 const unread = (digestIntent: string | undefined): MatchResult => ({
   sensitiveTopicIds: [],
+  sensitivePatterns: [],
   modelSensitive: false,
   messageIntent: 'none',
   intent: digestIntent ?? 'unknown',
@@ -398,13 +396,9 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    // Ages, school years, medicine names and adult venues whose names begin other words are
-    // patterns, read on one normalised copy of the turn, and only when the core found nothing.
-    const patternsSay = () => {
-      const text = patternText(envelope.message);
-      return saysMinorAgeIn(text) || namesMedicineIn(text) || namesAdultVenueIn(text);
-    };
-    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.modelSensitive || patternsSay());
+    // Every policy signal is the core's, read in its one pass: topic words, patterns (ages,
+    // school years, medicine names, adult venues) and the learned classifier.
+    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.sensitivePatterns.length > 0 || match.modelSensitive);
     const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);

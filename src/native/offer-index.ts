@@ -47,6 +47,10 @@ export interface MatchCandidate {
 /** What the core found in one turn (crates/sidenote-core/src/index.rs `MatchResult`). */
 export interface MatchResult {
   sensitiveTopicIds: string[];
+  /** Sensitive moments read as patterns, by family: an age or school year that says the user is
+   *  a minor (`minor_age`), a generic medicine name (`medicine_name`), an adult venue or a veiled
+   *  ask for paid sex (`adult_venue`). crates/sidenote-core/src/policy_patterns.rs. */
+  sensitivePatterns: string[];
   /** The learned classifier reads the turn as a sensitive moment (models/turn-classifier/). */
   modelSensitive: boolean;
   /** `low`: the message says it is not a shopping turn (translation, fiction, code). */
@@ -211,6 +215,7 @@ export interface IndexIds {
 interface CompactMatch {
   g: number;
   s: number[];
+  t: string[];
   m: boolean;
   i: MatchResult['messageIntent'];
   n: string;
@@ -306,6 +311,7 @@ export class LiveOfferIndex implements Matcher {
     const t = current.ids;
     return {
       sensitiveTopicIds: m.s.map((p) => t.sensitiveTopic(p)),
+      sensitivePatterns: m.t,
       modelSensitive: m.m,
       messageIntent: m.i,
       intent: m.n,

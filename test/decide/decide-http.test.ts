@@ -103,9 +103,11 @@ describe(`decide (${stores})`, () => {
       }
       expect(await codes({ ...base(), message: '우울증 때문에 제주도 호텔 가고 싶어' })).toEqual(['POLICY_BLOCK']);
       expect(await codes({ ...base(), locale: 'en', message: 'cheapest jeju hotel near a casino' })).toEqual(['POLICY_BLOCK']);
-      // Patterns read beside the core: a school year, a generic medicine name by its stem.
+      // Patterns the core reads in its one pass: a school year, a generic medicine name by its
+      // stem, an adult venue whose name begins ordinary words.
       expect(await codes({ ...base(), message: '중2인데 제주도 호텔 최저가 알려줘' })).toEqual(['POLICY_BLOCK']);
       expect(await codes({ ...base(), locale: 'en', message: 'on desvenlafaxine, cheapest jeju hotel for next week?' })).toEqual(['POLICY_BLOCK']);
+      expect(await codes({ ...base(), message: '제주도 호텔 잡고 밤에 안마방도 가보려고' })).toEqual(['POLICY_BLOCK']);
     });
 
     it('LOCALE_NOT_LIVE for other or missing locales, case-insensitively live for ko/en', async () => {

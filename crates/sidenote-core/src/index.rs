@@ -3,6 +3,7 @@
 use crate::classifier::TurnClassifier;
 use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
+use crate::policy_patterns;
 use crate::reading::{self, Topic, TopicHit};
 use crate::steps::Steps;
 use crate::text_match::{TextHit, TextMatcher};
@@ -168,6 +169,9 @@ pub struct Candidate {
 #[serde(rename_all = "camelCase")]
 pub struct MatchResult {
     pub sensitive_topic_ids: Vec<String>,
+    /// Sensitive moments read as patterns, by family (`policy_patterns`): `minor_age`,
+    /// `medicine_name`, `adult_venue`.
+    pub sensitive_patterns: Vec<&'static str>,
     /// The learned classifier reads the turn as a sensitive moment (no topic id to name).
     pub model_sensitive: bool,
     pub message_intent: MessageIntent,
@@ -189,6 +193,7 @@ impl MatchResult {
         let intent = effective_intent(MessageIntent::None, digest_intent);
         MatchResult {
             sensitive_topic_ids: Vec::new(),
+            sensitive_patterns: Vec::new(),
             model_sensitive: false,
             message_intent: MessageIntent::None,
             intent,
@@ -210,6 +215,9 @@ impl MatchResult {
 pub struct IndexedMatch {
     #[serde(rename = "s")]
     pub sensitive_topics: Vec<u32>,
+    /// Sensitive moments read as patterns, by family (`policy_patterns`).
+    #[serde(rename = "t")]
+    pub sensitive_patterns: Vec<&'static str>,
     #[serde(rename = "m")]
     pub model_sensitive: bool,
     #[serde(rename = "i")]
@@ -240,6 +248,7 @@ impl IndexedMatch {
         let intent = effective_intent(MessageIntent::None, digest_intent);
         IndexedMatch {
             sensitive_topics: Vec::new(),
+            sensitive_patterns: Vec::new(),
             model_sensitive: false,
             message_intent: MessageIntent::None,
             intent,
@@ -655,6 +664,7 @@ impl OfferIndex {
         let names = |ids: &[Box<str>], list: &[u32]| -> Vec<String> { list.iter().map(|&i| ids[i as usize].to_string()).collect() };
         MatchResult {
             sensitive_topic_ids: names(&self.sensitive_ids, &m.sensitive_topics),
+            sensitive_patterns: m.sensitive_patterns,
             model_sensitive: m.model_sensitive,
             message_intent: m.message_intent,
             intent: m.intent,
@@ -796,12 +806,16 @@ impl OfferIndex {
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
         let mut sensitive = reading.sensitive.clone();
+        // Ages, school years, medicine names and adult venues: patterns, not words (linear in
+        // the text, read whatever the budget).
+        let sensitive_patterns = normalized.as_deref().map(policy_patterns::sensitive_patterns).unwrap_or_default();
         let over_budget = |mut sensitive: Vec<u32>, dropped: u32| {
             sensitive.sort_unstable();
             sensitive.dedup();
             let intent = effective_intent(MessageIntent::None, q.intent_type);
             IndexedMatch {
                 sensitive_topics: self.by_position(&self.sensitive_ids, sensitive),
+                sensitive_patterns: sensitive_patterns.clone(),
                 model_sensitive,
                 message_intent: MessageIntent::None,
                 intent,
@@ -1027,6 +1041,7 @@ impl OfferIndex {
         signal_categories.extend_from_slice(&implied);
         IndexedMatch {
             sensitive_topics: by_id(&self.sensitive_ids, sensitive),
+            sensitive_patterns,
             model_sensitive,
             message_intent,
             intent: effective_intent,

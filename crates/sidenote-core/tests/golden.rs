@@ -41,6 +41,7 @@ fn characterise(index: &OfferIndex, case: &Value) -> Value {
     json!({
         "id": case["id"],
         "sensitive": m.sensitive_topic_ids,
+        "patterns": m.sensitive_patterns,
         "model_sensitive": m.model_sensitive,
         "message_intent": m.message_intent.as_str(),
         "intent": m.intent,

@@ -1,0 +1,423 @@
+//! Sensitive moments that are patterns rather than words, read in the same pass as the words
+//! (`index.rs`): an age or a school year that says the user is a minor ("I'm 14", "중2",
+//! "15살"), a medicine named by its generic naming stem ("escitalopram", "알프라졸람"), and an
+//! adult venue or a veiled ask for paid sex ("안마방", "a girl for the night"). The catalog's
+//! sensitive topics list words; these cannot be listed. Recall first: a false block costs one
+//! impression, an offer beside a child or a health moment is the worst outcome.
+//!
+//! Input is the core's `normalize()` output (invisible characters removed, NFKC, lower case,
+//! white space collapsed). The `regex` crate runs in time linear in the text and has no
+//! look-around: what a pattern must not be next to is checked on each candidate in code
+//! (`any_where`), trying every start, so a rejected candidate never hides a later one.
+//! `tests/policy-patterns/examples.jsonl` holds each family's positive and negative examples.
+use regex::{Match, Regex};
+use std::sync::LazyLock;
+
+/// The pattern families, as the core reports them (`IndexedMatch::sensitive_patterns`).
+pub const MINOR_AGE: &str = "minor_age";
+pub const MEDICINE_NAME: &str = "medicine_name";
+pub const ADULT_VENUE: &str = "adult_venue";
+
+/// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
+pub fn sensitive_patterns(text: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if says_minor_age(text) {
+        out.push(MINOR_AGE);
+    }
+    if names_medicine(text) {
+        out.push(MEDICINE_NAME);
+    }
+    if names_adult_venue(text) {
+        out.push(ADULT_VENUE);
+    }
+    out
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("a policy pattern compiles")
+}
+
+/// Whether any match of `re` in `text`, from any start, satisfies `ok`: after a match that does
+/// not, the search goes on from the character after its start (matches may overlap). Only for
+/// patterns whose matches are short (a few words; white space is collapsed): the search from
+/// each start then reads a bounded stretch past it, and the whole is linear in the text. A
+/// pattern with an unbounded repeat (`[0-9]+`) would make it quadratic; `says_korean_age` walks
+/// its matches instead.
+fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
+    let mut at = 0;
+    while at <= text.len() {
+        let Some(m) = re.find_at(text, at) else { return false };
+        if ok(&m) {
+            return true;
+        }
+        at = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+fn char_before(text: &str, at: usize) -> Option<char> {
+    text[..at].chars().next_back()
+}
+
+fn char_after(text: &str, at: usize) -> Option<char> {
+    text[at..].chars().next()
+}
+
+fn is_hangul_syllable(c: char) -> bool {
+    ('가'..='힣').contains(&c)
+}
+
+// --- minor ages ---------------------------------------------------------------------------------
+// Ages under 19 count (Korea's age of majority; the US one is 18).
+
+/// A number, then 살 or 세. The number is read whole (no digit, Latin letter or dot before it);
+/// 살 is not the verb 사다 in any of its endings (살만해, 살려고, 살라구, 살래, 살까, 살게, 살거야,
+/// 살건데, 살지, 살 수, 살 거): "아이폰16 살라구" buys a phone, "16살" is an age; 세 only right after
+/// the number and not the start of another word (세일, 세트, 세대, 세금 …): "iPhone 16 세일" is a
+/// sale, not an age.
+static KO_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]+(?:\s*살|세)"));
+static KO_SAL_VERB: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:[만려라래까게께거건꺼껀걸지]|\s+[수거건걸지까게만려라](?:[^가-힣]|$))"));
+
+fn says_korean_age(text: &str) -> bool {
+    // Matches are taken one after another (not from every start, as `any_where` does): each
+    // begins a whole run of digits, the only place an age can begin, and a digit run of any
+    // length is then read once.
+    KO_AGE.find_iter(text).any(|m| {
+        let s = m.as_str();
+        let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        // The whole number, as written: 5 to 18, no leading zero.
+        let number = &s[..digits];
+        let age: u32 = match number.parse() {
+            Ok(n) if number.len() <= 2 && !number.starts_with('0') => n,
+            _ => return false,
+        };
+        if !(5..=18).contains(&age) || char_before(text, m.start()).is_some_and(|c| c.is_ascii_digit() || c.is_ascii_lowercase() || c == '.') {
+            return false;
+        }
+        let rest = &text[m.end()..];
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return false;
+        }
+        if s.ends_with('세') {
+            !rest.starts_with(['일', '트', '대', '금', '상', '계', '탁', '련', '븐', '팅'])
+        } else {
+            !KO_SAL_VERB.is_match(rest)
+        }
+    })
+}
+
+static KO_WORD_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣])열(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)?\s*살"));
+
+/// 중2, 고1 written together ("이 중 2개" is not a school year).
+static KO_SCHOOL_SHORT: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣0-9])(?:초|중|고)[1-6]"));
+static KO_SCHOOL_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"(?:초등|중등|고등|중|고)학교\s*[1-6]\s*학년|고딩|중딩|초딩"));
+/// A school year alone ("6학년인데") is a child's: only elementary school has a fourth to a
+/// sixth, and a university's ("대학교 3학년", "대학 2학년", "대 3학년") is excluded.
+static KO_GRADE: LazyLock<Regex> = LazyLock::new(|| re(r"[1-6]\s*학년"));
+
+fn says_korean_school_year(text: &str) -> bool {
+    any_where(&KO_SCHOOL_SHORT, text, |m| !text[m.end()..].starts_with(|c: char| c.is_ascii_digit()))
+        || KO_SCHOOL_LONG.is_match(text)
+        || any_where(&KO_GRADE, text, |m| {
+            // The character before the digit is not a digit; what comes before that character
+            // (white space aside) is not 대, 대학 or 대학교.
+            let Some(c) = char_before(text, m.start()) else { return true };
+            if c.is_ascii_digit() {
+                return false;
+            }
+            let before = text[..m.start() - c.len_utf8()].trim_end();
+            !(before.ends_with("대학교") || before.ends_with("대학") || before.ends_with('대'))
+        })
+}
+
+/// Units that make a number after "I'm" something other than an age ("I'm 15 minutes late").
+static EN_NOT_AGE_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k(?-u:\b)|am(?-u:\b)|pm(?-u:\b)|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won)",
+    )
+});
+static EN_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)(?:i'?m|i am|im|age|aged)\s+(?:only\s+|just\s+)?(?:[5-9]|1[0-8])(?-u:\b)"));
+/// Ages in words: "I'm fifteen", "fourteen years old", "a thirteen-year-old".
+static EN_WORD_AGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:i'?m|i am|im|age|aged|turning|turn)\s+(?:only\s+|just\s+)?(?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)(?-u:\b)|(?-u:\b)(?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)\s*(?:-\s*)?(?:years?|yrs?)\s*(?:-\s*)?old(?-u:\b)",
+    )
+});
+/// School years written the other way round or the British way: "grade 8 student", "in grade
+/// 9", "I'm in year 10".
+static EN_GRADE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?-u:\b)(?:in|i'?m in|im in)\s+(?:grade|year)\s+(?:[1-9]|1[0-2])(?-u:\b)|(?-u:\b)grade\s+(?:[1-9]|1[0-2])\s+(?:student|here|kid|girl|boy)s?(?-u:\b)")
+});
+static EN_YEARS_OLD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?-u:\b)(?:[5-9]|1[0-8])\s*(?:-\s*)?(?:years?|yrs?|y/?o)\s*(?:-\s*)?old(?-u:\b)|(?-u:\b)(?:[5-9]|1[0-8])\s*y/?o(?-u:\b)"));
+static EN_GRADE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade(?:r|rs)?(?-u:\b)|(?-u:\b)(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\s+grade(?:r|rs)?(?-u:\b)",
+    )
+});
+static EN_SCHOOL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school(?-u:\b)|(?-u:\b)(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)(?-u:\b)|(?-u:\b)i'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school(?-u:\b)|(?-u:\b)im\s+in\s+(?:high|middle|elementary)\s+school(?-u:\b)",
+    )
+});
+
+// Things have ages too: "my laptop is 7 years old", "a 5 year old macbook" are why a turn asks
+// for a new one. An "N years old" said of a word that is not a person (the word before "is",
+// "'s", "are", "was"), or an "N-year-old" before a thing, is not the user's age; said of a
+// person or of no one ("15 years old and …", "a 16-year-old asking …") it is.
+const PERSON: &[&str] = &[
+    "i",
+    "im",
+    "i'm",
+    "he",
+    "she",
+    "they",
+    "we",
+    "you",
+    "who",
+    "son",
+    "sons",
+    "daughter",
+    "daughters",
+    "kid",
+    "kids",
+    "child",
+    "children",
+    "brother",
+    "sister",
+    "cousin",
+    "nephew",
+    "niece",
+    "boy",
+    "boys",
+    "girl",
+    "girls",
+    "baby",
+    "boyfriend",
+    "girlfriend",
+    "friend",
+    "friends",
+    "stepson",
+    "stepdaughter",
+    "grandson",
+    "granddaughter",
+    "student",
+    "students",
+    "teen",
+    "teenager",
+];
+static SUBJECT: LazyLock<Regex> = LazyLock::new(|| re(r"([a-z']+)(?:\s+(?:is|are|was|were|turned|turns)|'s)\s*$"));
+static THING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(?:laptops?|phones?|iphones?|macbooks?|computers?|pc|desktop|tablets?|ipads?|cars?|tv|headphones|earbuds|airpods|devices?|machines?|cameras?|consoles?|printers?|routers?|monitors?|speakers?|batter(?:y|ies)|models?|galaxy|samsung|apple|dell|lenovo|thinkpad|one|thing|house|apartment|building|mattress|account)(?-u:\b)",
+    )
+});
+
+fn says_person_years_old(text: &str) -> bool {
+    any_where(&EN_YEARS_OLD, text, |m| {
+        // The 40 characters before, trimmed, then a space (as the subject's `\s*$` expects).
+        let from = text[..m.start()].char_indices().rev().nth(39).map_or(0, |(i, _)| i);
+        let before = format!("{} ", text[from..m.start()].trim_end());
+        if let Some(c) = SUBJECT.captures(&before) {
+            let subject = c[1].strip_suffix("'s").unwrap_or(&c[1]);
+            if !PERSON.contains(&subject) {
+                return false;
+            }
+        }
+        !THING.is_match(text[m.end()..].trim_start())
+    })
+}
+
+/// Whether a turn says the user is a minor by age or school year ("I'm 14", "8th grade",
+/// "freshman in high school", "중2", "고1", "15살", "열다섯 살").
+pub fn says_minor_age(text: &str) -> bool {
+    !text.is_empty()
+        && (says_korean_age(text)
+            || KO_WORD_AGE.is_match(text)
+            || says_korean_school_year(text)
+            || any_where(&EN_AGE, text, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]))
+            || says_person_years_old(text)
+            || EN_WORD_AGE.is_match(text)
+            || EN_GRADE_NUMBER.is_match(text)
+            || EN_GRADE.is_match(text)
+            || EN_SCHOOL.is_match(text))
+}
+
+// --- medicines ----------------------------------------------------------------------------------
+// The catalog's `medication` topic lists brand and common generic names ("lexapro",
+// "sertraline", "졸피뎀"); the generics it cannot list share the naming stems of the USAN/INN
+// system (-azepam, -oxetine, -statin, -sartan …). A medicine beside a purchase ("on
+// escitalopram, ok to fly to Tokyo?") is a health moment.
+
+/// Each stem ends a word of at least seven letters (three before the shortest stem), and none
+/// ends a common English word ("april" is why -pril needs a letter other than a before it; -aline,
+/// -pine and -done are left out for "saline", "alpine", "done").
+const EN_STEMS: &[&str] = &[
+    "azepam",
+    "zolam",
+    "oxetine",
+    "alopram",
+    "triptyline",
+    "faxine",
+    "iapine",
+    "zapine",
+    "piprazole",
+    "peridone",
+    "trigine",
+    "statin",
+    "sartan",
+    "dipine",
+    "olol",
+    "prazole",
+    "tidine",
+    "gliflozin",
+    "gliptin",
+    "glutide",
+    "formin",
+    "cillin",
+    "mycin",
+    "floxacin",
+    "cycline",
+    "conazole",
+    "codone",
+    "morphone",
+    "triptan",
+    "profen",
+    "coxib",
+    "phenidate",
+    "barbital",
+    "semide",
+    "thiazide",
+    "lukast",
+    "umab",
+    "ximab",
+    "tinib",
+    "ciclovir",
+    "navir",
+    "setron",
+    "nisone",
+    "nisolone",
+    "thasone",
+    "thyroxine",
+];
+
+/// The same stems as Korean writes them (에스시탈로프람, 알프라졸람, 아토르바스타틴), after two
+/// syllables at least: a stem alone is often a word of its own ("실린 기사").
+const KO_STEMS: &[&str] = &[
+    "제팜",
+    "졸람",
+    "옥세틴",
+    "로프람",
+    "팍신",
+    "피프라졸",
+    "리돈",
+    "트리진",
+    "스타틴",
+    "사르탄",
+    "디핀",
+    "프라졸",
+    "포르민",
+    "글루타이드",
+    "실린",
+    "마이신",
+    "플록사신",
+    "사이클린",
+    "코돈",
+    "트립탄",
+    "프로펜",
+    "페니데이트",
+    "니솔론",
+];
+
+/// The word ends with a stem, or a stem and a plural s, or with "pril" after a letter other than a.
+fn ends_with_generic_stem(word: &str) -> bool {
+    let singular = word.strip_suffix('s');
+    EN_STEMS.iter().any(|s| word.ends_with(s) || singular.is_some_and(|w| w.ends_with(s))) || (word.ends_with("pril") && !word.ends_with("april"))
+}
+
+/// Whether a turn names a medicine by its generic name.
+pub fn names_medicine(text: &str) -> bool {
+    let mut words = text.split(|c: char| !c.is_ascii_lowercase());
+    if words.any(|w| w.len() >= 7 && ends_with_generic_stem(w)) {
+        return true;
+    }
+    text.split(|c: char| !is_hangul_syllable(c)).filter(|w| w.chars().count() >= 4).any(|w| {
+        // A stem after two syllables at least, anywhere in the word.
+        let from = w.char_indices().nth(2).map_or(w.len(), |(i, _)| i);
+        KO_STEMS.iter().any(|s| w[from..].contains(s))
+    })
+}
+
+// --- adult venues and veiled asks ---------------------------------------------------------------
+// The catalog's `adult` topic lists the venues (룸살롱, 휴게텔, 대딸방, 소프랜드 …), but a
+// sensitive alias is a stem that any Hangul may follow (text_match.rs), and three common names
+// begin or end other words: 안마방 begins 안마방석 (a massage cushion) and 안마방법 (how to give a
+// massage), 키스방 begins 키스방법 (how to kiss), and 립카페 ends 핸드드립카페 (a hand-drip coffee
+// shop). So they are read here, with those continuations left out.
+
+static KO_VENUE: LazyLock<Regex> = LazyLock::new(|| re(r"안마방|키스방|립카페"));
+
+fn names_korean_venue(text: &str) -> bool {
+    any_where(&KO_VENUE, text, |m| {
+        let after = char_after(text, m.end());
+        match m.as_str() {
+            "안마방" => !matches!(after, Some('석' | '법')),
+            "키스방" => after != Some('법'),
+            _ => !matches!(char_before(text, m.start()), Some('드' | '슬')),
+        }
+    })
+}
+
+/// Veiled asks, which name no venue: the euphemisms people use for paid sex in both languages
+/// ("그런 업소", a place where "아가씨" or "여자" come out, "풍속 쪽"; a woman "for the night",
+/// paying a girl to come, bringing one back to the hotel). Each is a phrase whose ordinary sense
+/// is the sensitive one; the words alone are not (업소용 냉장고, 그런 가게, a ladies' night, women
+/// for the night shift).
+static KO_VEILED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"그런\s*업소|아가씨\s*(?:있는|나오는|불러|부르|부를)|여자\s*(?:나오는|있는)\s*(?:술집|가게|곳|데|바|업소)|풍속\s*(?:쪽|업소|가게)|업소\s*(?:언니|아가씨|여자)",
+    )
+});
+static EN_FOR_THE_NIGHT: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)(?:woman|women|girl|girls|lady|ladies) for the night(?-u:\b)"));
+static EN_VEILED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)ladies of the night(?-u:\b)|(?-u:\b)pay(?:ing)? (?:for )?(?:a |some )?(?:woman|women|girl|girls|lady|ladies) (?:for|to)(?-u:\b)|(?-u:\b)bring(?:ing)? (?:a |some )?(?:girl|girls|woman|women|lady) back to (?:my|the|our) (?:hotel|room)(?-u:\b)",
+    )
+});
+static SHIFT: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*shift"));
+/// "Happy ending" is a story's end until a place that sells massages is beside it ("'happy
+/// ending' spots", "a spa with happy endings", 해피엔딩 마사지).
+static HAPPY_ENDING: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)happy[^a-zA-Z0-9_]{0,3}endings?[^a-zA-Z0-9_]{0,3}(?:spots?|places?|parlou?rs?|shops?|joints?|salons?|massages?|spas?)(?-u:\b)|(?-u:\b)(?:massages?|spas?|parlou?rs?|salons?)(?-u:\b)[^.?!]{0,30}(?-u:\b)happy[^a-zA-Z0-9_]{0,3}endings?(?-u:\b)|해피\s*엔딩\s*(?:마사지|스파|업소|가게|있는|해주는|되는)|(?:마사지|스파|업소|안마)[^.?!]{0,15}해피\s*엔딩",
+    )
+});
+
+/// Whether a turn names an adult venue or asks for paid sex in the words people use for it.
+pub fn names_adult_venue(text: &str) -> bool {
+    names_korean_venue(text)
+        || KO_VEILED.is_match(text)
+        || any_where(&EN_FOR_THE_NIGHT, text, |m| !SHIFT.is_match(&text[m.end()..]))
+        || EN_VEILED.is_match(text)
+        || HAPPY_ENDING.is_match(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::normalize;
+
+    #[test]
+    fn a_rejected_candidate_does_not_hide_a_later_one() {
+        // "아이폰16 살라구" is the verb; the age comes after it.
+        assert!(says_minor_age(&normalize("아이폰16 살라구 하는데 나 15살이야")));
+        assert!(!says_minor_age(&normalize("아이폰16 살라구 하는데")));
+        assert!(names_adult_venue(&normalize("안마방석 말고 진짜 안마방")));
+    }
+
+    #[test]
+    fn reports_each_family() {
+        assert_eq!(sensitive_patterns(&normalize("im 14 and on escitalopram, a girl for the night?")), [MINOR_AGE, MEDICINE_NAME, ADULT_VENUE]);
+        assert!(sensitive_patterns(&normalize("flights to tokyo next week")).is_empty());
+    }
+}

@@ -1,0 +1,37 @@
+//! The pattern families' examples (`tests/policy-patterns/examples.jsonl`): each row a turn, the
+//! family it is read for, and whether that family must find it (`expect`), with a `note` where
+//! the row was written for a case. A change to a pattern is a change to this file first: add the
+//! turn it is for and the ordinary turns it must leave alone.
+use serde_json::Value;
+use sidenote_core::normalize;
+use sidenote_core::policy_patterns::{names_adult_venue, names_medicine, says_minor_age, sensitive_patterns};
+
+const EXAMPLES: &str = include_str!("policy-patterns/examples.jsonl");
+
+#[test]
+fn every_example_reads_as_written() {
+    let mut wrong = Vec::new();
+    let mut rows = 0;
+    for line in EXAMPLES.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Value = serde_json::from_str(line).expect("an example is JSON");
+        let text = normalize(row["text"].as_str().expect("text"));
+        let family = row["family"].as_str().expect("family");
+        let found = match family {
+            "minor_age" => says_minor_age(&text),
+            "medicine_name" => names_medicine(&text),
+            "adult_venue" => names_adult_venue(&text),
+            other => panic!("unknown family {other}"),
+        };
+        if found != row["expect"].as_bool().expect("expect") {
+            wrong.push(format!("{family} {} (expected {})", row["text"], row["expect"]));
+        }
+        rows += 1;
+    }
+    assert!(rows >= 100, "the examples file lost its rows ({rows})");
+    assert!(wrong.is_empty(), "{} examples read wrong:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn an_empty_turn_is_no_family() {
+    assert!(sensitive_patterns("").is_empty());
+}
