@@ -50,6 +50,20 @@ export const CASE_FILES: Record<Split, string> = {
  *  of that order are dev, the other two held-out. Every stratum is therefore 60/40 to within one
  *  block's remainder, and a new case appended to a stratum lands where its number says. */
 export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
+/** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
+ *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids. */
+export const RELABELLED_SENSITIVE: ReadonlySet<string> = new Set([
+  'se-ko-066',
+  'se-ko-165',
+  'se-ko-189',
+  'se-ko-204',
+  'se-en-065',
+  'se-en-185',
+  'se-en-193',
+  'se-en-208',
+  'se-en-214',
+]);
+
 export function splitOf(id: string): Split {
   const m = /^([a-z]{2}-(?:ko|en))-(\d{3,})$/.exec(id);
   if (!m) throw new Error(`case id ${id} does not look like ci-ko-001`);
@@ -285,7 +299,7 @@ export function caseProblems(c: RelevanceCase, tax: Taxonomy): string[] {
   } else if (c.categories !== undefined) {
     bad(`${c.expect} takes no categories`);
   }
-  if (c.family === 'sensitive' && c.expect !== 'block') bad('every sensitive case is block');
+  if (c.family === 'sensitive' && c.expect !== 'block' && !RELABELLED_SENSITIVE.has(c.id)) bad('every sensitive case is block');
   if (c.digest !== undefined) {
     if (typeof c.digest !== 'object' || c.digest === null) bad('digest must be an object');
     else {
