@@ -98,11 +98,12 @@ fn says_korean_age(text: &str) -> bool {
         if rest.starts_with(|c: char| c.is_ascii_digit()) {
             return false;
         }
-        if s.ends_with('세') {
+        let an_age = if s.ends_with('세') {
             !rest.starts_with(['일', '트', '대', '금', '상', '계', '탁', '련', '븐', '팅'])
         } else {
             !KO_SAL_VERB.is_match(rest)
-        }
+        };
+        an_age && !said_of_family_ko(text, &m)
     })
 }
 
@@ -116,17 +117,17 @@ static KO_SCHOOL_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"(?:초등|중등|
 static KO_GRADE: LazyLock<Regex> = LazyLock::new(|| re(r"[1-6]\s*학년"));
 
 fn says_korean_school_year(text: &str) -> bool {
-    any_where(&KO_SCHOOL_SHORT, text, |m| !text[m.end()..].starts_with(|c: char| c.is_ascii_digit()))
-        || KO_SCHOOL_LONG.is_match(text)
+    any_where(&KO_SCHOOL_SHORT, text, |m| !text[m.end()..].starts_with(|c: char| c.is_ascii_digit()) && !said_of_family_ko(text, m))
+        || any_where(&KO_SCHOOL_LONG, text, |m| !said_of_family_ko(text, m))
         || any_where(&KO_GRADE, text, |m| {
             // The character before the digit is not a digit; what comes before that character
             // (white space aside) is not 대, 대학 or 대학교.
-            let Some(c) = char_before(text, m.start()) else { return true };
+            let Some(c) = char_before(text, m.start()) else { return !said_of_family_ko(text, m) };
             if c.is_ascii_digit() {
                 return false;
             }
             let before = text[..m.start() - c.len_utf8()].trim_end();
-            !(before.ends_with("대학교") || before.ends_with("대학") || before.ends_with('대'))
+            !(before.ends_with("대학교") || before.ends_with("대학") || before.ends_with('대') || said_of_family_ko(text, m))
         })
 }
 
@@ -213,6 +214,43 @@ static THING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+// An age or a school year said of the user's child is a parent speaking, not a minor: "초3 딸
+// 첫 폰", "딸이 중2인데", "my 10 year old wants an ipad", "my son is in 6th grade". A sibling, a
+// friend or a partner still counts (the user may be as young).
+
+/// A child of the user's, right after the age or school year (after 되는, 인, 짜리 …).
+static KO_FAMILY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^\s*(?:(?:이\s*)?되는|인|짜리|된|올라가는|올라갈|입학하는|졸업하는)?\s*(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내|아기)(?:[^가-힣]|$|[이가은는을를도의들용]|한테|에게|랑)",
+    )
+});
+/// A child of the user's, right before it, with its particle ("딸이 중2", "아들은 15살").
+static KO_FAMILY_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|[^가-힣])(?:우리\s*)?(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내)(?:[이가은는도]|이가)?\s*$"));
+/// "my son is in", "our daughter's", "my 10 year old": the clause before the age names a child
+/// of the user's (or the age follows "my").
+static EN_FAMILY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:(?-u:\b)(?:my|our|his|her)\s+(?:(?:little|youngest|oldest|eldest)\s+)?(?:sons?|daughters?|kids?|child|children|nephews?|nieces?|grandsons?|granddaughters?|grandkids?|grandchild|stepsons?|stepdaughters?)(?:'s|\s+(?:is|was|will be|just|starts|started|goes|is going|going|starting))?(?:\s+(?:in|into|to|a))?\s*|(?-u:\b)(?:my|our)\s+)$",
+    )
+});
+
+fn said_of_family_ko(text: &str, m: &Match) -> bool {
+    KO_FAMILY_AFTER.is_match(&text[m.end()..]) || {
+        let from = text[..m.start()].char_indices().rev().nth(11).map_or(0, |(i, _)| i);
+        KO_FAMILY_BEFORE.is_match(&text[from..m.start()])
+    }
+}
+
+fn said_of_family_en(text: &str, m: &Match) -> bool {
+    let from = text[..m.start()].char_indices().rev().nth(59).map_or(0, |(i, _)| i);
+    EN_FAMILY_BEFORE.is_match(&text[from..m.start()])
+}
+
+/// Children of the user's, as the subject of "is N years old".
+const FAMILY: &[&str] =
+    &["son", "sons", "daughter", "daughters", "kid", "kids", "child", "children", "nephew", "niece", "stepson", "stepdaughter", "grandson", "granddaughter"];
+
 fn says_person_years_old(text: &str) -> bool {
     any_where(&EN_YEARS_OLD, text, |m| {
         // The 40 characters before, trimmed, then a space (as the subject's `\s*$` expects).
@@ -220,11 +258,11 @@ fn says_person_years_old(text: &str) -> bool {
         let before = format!("{} ", text[from..m.start()].trim_end());
         if let Some(c) = SUBJECT.captures(&before) {
             let subject = c[1].strip_suffix("'s").unwrap_or(&c[1]);
-            if !PERSON.contains(&subject) {
+            if !PERSON.contains(&subject) || FAMILY.contains(&subject) {
                 return false;
             }
         }
-        !THING.is_match(text[m.end()..].trim_start())
+        !THING.is_match(text[m.end()..].trim_start()) && !said_of_family_en(text, m)
     })
 }
 
@@ -233,14 +271,11 @@ fn says_person_years_old(text: &str) -> bool {
 pub fn says_minor_age(text: &str) -> bool {
     !text.is_empty()
         && (says_korean_age(text)
-            || KO_WORD_AGE.is_match(text)
+            || any_where(&KO_WORD_AGE, text, |m| !said_of_family_ko(text, m))
             || says_korean_school_year(text)
             || any_where(&EN_AGE, text, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]))
             || says_person_years_old(text)
-            || EN_WORD_AGE.is_match(text)
-            || EN_GRADE_NUMBER.is_match(text)
-            || EN_GRADE.is_match(text)
-            || EN_SCHOOL.is_match(text))
+            || [&*EN_WORD_AGE, &*EN_GRADE_NUMBER, &*EN_GRADE, &*EN_SCHOOL].into_iter().any(|re| any_where(re, text, |m| !said_of_family_en(text, m))))
 }
 
 // --- medicines ----------------------------------------------------------------------------------
