@@ -331,14 +331,48 @@ def dev_overlap(limit: float = 0.5) -> int:
     return 0
 
 
+def decode(blob: bytes) -> tuple[int, list[float], list[float], list[int]]:
+    """The weights file (see encode): bucket bits, biases, scales and the interleaved i8 weights."""
+    if blob[:4] != MAGIC:
+        raise ValueError("not a turn classifier weights file")
+    _version, heads, bits = struct.unpack_from("<HHI", blob, 4)
+    biases, scales, at = [], [], 12
+    for _ in range(heads):
+        bias, scale, _threshold = struct.unpack_from("<fff", blob, at)
+        biases.append(bias)
+        scales.append(scale)
+        at += 12
+    at += 4  # the weights' checksum
+    return bits, biases, scales, list(struct.unpack_from(f"<{len(blob) - at}b", blob, at))
+
+
+def score_stdin() -> int:
+    """The oracle the core is tested against (test/classifier/trainer-oracle.test.ts): the
+    trainer's own scoring, on the weights the core embeds, for turns the core normalised."""
+    bits, biases, scales, weights = decode(WEIGHTS_PATH.read_bytes())
+    mask = (1 << bits) - 1
+    out = []
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        buckets = features(json.loads(line), mask)
+        logits = [quantised_logit(biases[h], scales[h], weights, buckets, h) for h in range(len(HEADS))]
+        out.append(json.dumps({"sensitive_bits": struct.unpack("<I", struct.pack("<f", logits[0]))[0], "commercial_bits": struct.unpack("<I", struct.pack("<f", logits[1]))[0]}))
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail if the written .bin would differ from the one on disk")
     parser.add_argument("--errors", action="store_true", help="print the validation turns each head gets wrong")
     parser.add_argument("--dev-overlap", action="store_true", help="list training or validation turns too close to a relevance-benchmark dev turn, then stop")
+    parser.add_argument("--score", action="store_true", help="score turns already normalised by the core (one JSON string a line on stdin) with the .bin on disk: the f32 bits of both logits, one JSON line each; the core's test oracle")
     args = parser.parse_args()
     if args.dev_overlap:
         return dev_overlap()
+    if args.score:
+        return score_stdin()
 
     mask = (1 << BUCKET_BITS) - 1
     train_rows = load(HERE / "data" / "train.jsonl")

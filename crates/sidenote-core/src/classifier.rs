@@ -11,8 +11,8 @@
 //! - each word, and each pair of adjacent words.
 //!
 //! Words are the runs between ASCII white space and ASCII punctuation. A head's logit is
-//! `bias + scale * (Σ i8 weight of every feature) / sqrt(feature count)` in f32; the TypeScript
-//! twin (`testkit/matching-reference/turn-classifier.ts`) and the trainer compute the same bits.
+//! `bias + scale * (Σ i8 weight of every feature) / sqrt(feature count)` in f32; the trainer
+//! (`train.py --score`) computes the same bits (test/classifier/trainer-oracle.test.ts).
 //!
 //! Weights file, little-endian: `b"SNTC"`, u16 format version, u16 head count (2), u32
 //! bucket_bits, then per head (sensitive, commercial) f32 bias, f32 scale, f32 threshold (a
