@@ -29,10 +29,21 @@ export function makeDataDirPrivate(dataDir: string): void {
     if (stat.isSymbolicLink()) return;
     if (stat.isDirectory()) {
       if (stat.mode & 0o077) chmodSync(entry, 0o700);
-      for (const name of readdirSync(entry)) repair(path.join(entry, name));
+      for (const name of readdirSync(entry)) goneIsFine(() => repair(path.join(entry, name)));
     } else if (stat.mode & 0o077) {
       chmodSync(entry, 0o600);
     }
   };
   repair(dataDir);
+}
+
+/** An entry removed while the walk reaches it (another process' temporary lock file, a WAL
+ *  segment PGlite recycled) holds nothing any more: ENOENT there is not an error. A CLI command
+ *  beside a running server crashed on one ("ENOENT … lstat sidenote.lock.<token>.tmp"). */
+function goneIsFine(step: () => void): void {
+  try {
+    step();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
