@@ -63,6 +63,12 @@ fn char_after(text: &str, at: usize) -> Option<char> {
     text[at..].chars().next()
 }
 
+/// The (at most) `n` characters of `text` before byte `at`: the context a candidate is read in.
+fn chars_before(text: &str, at: usize, n: usize) -> &str {
+    let from = text[..at].char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i);
+    &text[from..at]
+}
+
 fn is_hangul_syllable(c: char) -> bool {
     ('가'..='힣').contains(&c)
 }
@@ -165,7 +171,9 @@ static EN_SCHOOL: LazyLock<Regex> = LazyLock::new(|| {
 // Things have ages too: "my laptop is 7 years old", "a 5 year old macbook" are why a turn asks
 // for a new one. An "N years old" said of a word that is not a person (the word before "is",
 // "'s", "are", "was"), or an "N-year-old" before a thing, is not the user's age; said of a
-// person or of no one ("15 years old and …", "a 16-year-old asking …") it is.
+// person or of no one ("15 years old and …", "a 16-year-old asking …") it is. A child of the
+// user's (son, daughter, kid, nephew, grandchild …) is not among these persons: a parent is
+// speaking (below).
 const PERSON: &[&str] = &[
     "i",
     "im",
@@ -176,19 +184,9 @@ const PERSON: &[&str] = &[
     "we",
     "you",
     "who",
-    "son",
-    "sons",
-    "daughter",
-    "daughters",
-    "kid",
-    "kids",
-    "child",
-    "children",
     "brother",
     "sister",
     "cousin",
-    "nephew",
-    "niece",
     "boy",
     "boys",
     "girl",
@@ -198,10 +196,6 @@ const PERSON: &[&str] = &[
     "girlfriend",
     "friend",
     "friends",
-    "stepson",
-    "stepdaughter",
-    "grandson",
-    "granddaughter",
     "student",
     "students",
     "teen",
@@ -236,29 +230,20 @@ static EN_FAMILY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn said_of_family_ko(text: &str, m: &Match) -> bool {
-    KO_FAMILY_AFTER.is_match(&text[m.end()..]) || {
-        let from = text[..m.start()].char_indices().rev().nth(11).map_or(0, |(i, _)| i);
-        KO_FAMILY_BEFORE.is_match(&text[from..m.start()])
-    }
+    KO_FAMILY_AFTER.is_match(&text[m.end()..]) || KO_FAMILY_BEFORE.is_match(chars_before(text, m.start(), 12))
 }
 
 fn said_of_family_en(text: &str, m: &Match) -> bool {
-    let from = text[..m.start()].char_indices().rev().nth(59).map_or(0, |(i, _)| i);
-    EN_FAMILY_BEFORE.is_match(&text[from..m.start()])
+    EN_FAMILY_BEFORE.is_match(chars_before(text, m.start(), 60))
 }
-
-/// Children of the user's, as the subject of "is N years old".
-const FAMILY: &[&str] =
-    &["son", "sons", "daughter", "daughters", "kid", "kids", "child", "children", "nephew", "niece", "stepson", "stepdaughter", "grandson", "granddaughter"];
 
 fn says_person_years_old(text: &str) -> bool {
     any_where(&EN_YEARS_OLD, text, |m| {
         // The 40 characters before, trimmed, then a space (as the subject's `\s*$` expects).
-        let from = text[..m.start()].char_indices().rev().nth(39).map_or(0, |(i, _)| i);
-        let before = format!("{} ", text[from..m.start()].trim_end());
+        let before = format!("{} ", chars_before(text, m.start(), 40).trim_end());
         if let Some(c) = SUBJECT.captures(&before) {
             let subject = c[1].strip_suffix("'s").unwrap_or(&c[1]);
-            if !PERSON.contains(&subject) || FAMILY.contains(&subject) {
+            if !PERSON.contains(&subject) {
                 return false;
             }
         }
