@@ -6,10 +6,11 @@
 // BCP 47 and ISO 3166 write it: "ko_kr" is kept as "ko-KR", "kr" as "KR", anything else as null.
 const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+const scripts = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none' });
 
 /** The canonical BCP 47 language, script and region of `locale` when it is a tag with a known
- *  language (and, if it has one, a known region), else null. Variants, extensions and private-use
- *  parts are dropped: they can spell anything ("ko-KR-x-anything"). */
+ *  language (and, if it has one, a known region), else null. Variants, unknown scripts, extensions
+ *  and private-use parts are dropped: they can spell anything ("ko-KR-x-anything"). */
 export function canonicalLocale(locale: string | undefined): string | null {
   if (!locale) return null;
   try {
@@ -17,7 +18,10 @@ export function canonicalLocale(locale: string | undefined): string | null {
     const { language, script, region } = new Intl.Locale(tag);
     if (languages.of(language) === undefined) return null;
     if (region !== undefined && regions.of(region) === undefined) return null;
-    return [language, script, region].filter(Boolean).join('-');
+    // ICU reads some made-up variants as a script ("ko-qedd5e" → "ko-Qedd"): a script is kept
+    // only when it is a known one, else dropped like a variant.
+    const knownScript = script !== undefined && scripts.of(script) !== undefined ? script : undefined;
+    return [language, knownScript, region].filter(Boolean).join('-');
   } catch {
     return null;
   }

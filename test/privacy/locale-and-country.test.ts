@@ -42,6 +42,10 @@ describe('locale and country as stored', () => {
       ['EN-us', 'us', { locale: 'en-US', country: 'US' }],
       ['ko-KR-x-private', 'KR', { locale: 'ko-KR', country: 'KR' }],
       ['ja-JP', 'JP', { locale: 'ja-JP', country: 'JP' }],
+      ['zh-Hant-TW', 'TW', { locale: 'zh-Hant-TW', country: 'TW' }],
+      // ICU canonicalises this made-up variant to a made-up script, "ko-Qedd": four letters of
+      // free text that were stored (a random canary in the test below hit it).
+      ['ko-qedd5e', 'KR', { locale: 'ko', country: 'KR' }],
     ] as const) {
       expect(await stored((await decide(locale, country)).decision_id), `${locale} ${country}`).toEqual(expected);
     }
