@@ -210,6 +210,22 @@ export const BATCH_STARTS = {
     'se-ko': 249,
     'se-en': 237,
   },
+  'session-15': {
+    'ci-ko': 251,
+    'ci-en': 252,
+    'tn-ko': 186,
+    'tn-en': 187,
+    'cx-ko': 200,
+    'cx-en': 205,
+    'am-ko': 168,
+    'am-en': 166,
+    'rk-ko': 156,
+    'rk-en': 165,
+    'km-ko': 192,
+    'km-en': 123,
+    'se-ko': 273,
+    'se-en': 261,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
