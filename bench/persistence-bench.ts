@@ -62,6 +62,8 @@ function row(appId: string): DecisionRecord {
     matchedEntityIds: ['place.jeju'],
     impliedCategoryIds: [],
     droppedDigestIds: 0,
+    policyReasons: [],
+    readingOverBudget: false,
     latencyUs: 120,
     spendMicros: 0,
   };

@@ -141,6 +141,8 @@ async function seed(db: Database, other: Database, until: number) {
         matchedEntityIds: rnd() < 0.6 ? [pick(entities)] : [],
         impliedCategoryIds: [],
         droppedDigestIds: 0,
+        policyReasons: [],
+        readingOverBudget: false,
         latencyUs: Math.round(300 * 60 ** rnd()),
         spendMicros: serve && !test ? 150_000 : 0,
       };

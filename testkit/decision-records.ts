@@ -30,6 +30,8 @@ export function decisionAt(
     matchedEntityIds: [],
     impliedCategoryIds: [],
     droppedDigestIds: 0,
+    policyReasons: [],
+    readingOverBudget: false,
     latencyUs: 100,
     spendMicros: served?.spend ?? 0,
     ...overrides,

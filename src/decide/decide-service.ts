@@ -11,7 +11,7 @@
 // transaction) and its frequency and budget claim is given back to the counter store.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from './envelope.js';
-import { effectiveDigest, evaluateGates, liveLanguage } from './gates.js';
+import { effectiveDigest, evaluateGates, liveLanguage, NOTHING_SENSITIVE, policyReasons } from './gates.js';
 import { canonicalCountry, canonicalLocale } from './locale-tags.js';
 import { requestedTestOutcome } from './test-mode.js';
 import type { DecisionRecorder } from './decision-recorder.js';
@@ -346,8 +346,9 @@ export class DecideService {
     // Gates that need no message run first. When one already fails, the answer is a no-fill
     // whatever the message says: a sensitive topic could only add POLICY_BLOCK, so the message
     // is read for that alone (no ranking), or not at all once POLICY_BLOCK is listed.
-    const gatedBeforeMessage = evaluateGates(envelope, digest, false);
-    const policyBlocked = gatedBeforeMessage.includes('POLICY_BLOCK');
+    const policyBeforeMessage = policyReasons(envelope, digest, NOTHING_SENSITIVE);
+    const gatedBeforeMessage = evaluateGates(envelope, policyBeforeMessage);
+    const policyBlocked = policyBeforeMessage.length > 0;
     const match = policyBlocked
       ? unread(digest?.intent_type)
       : this.matcher.match({
@@ -382,6 +383,8 @@ export class DecideService {
       matchedEntityIds: match.signalEntityIds,
       impliedCategoryIds: [],
       droppedDigestIds: match.droppedDigestIds,
+      policyReasons: policyBeforeMessage,
+      readingOverBudget: match.overBudget,
     };
     const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
       if (deadline.expired()) throw new DeadlineExceeded();
@@ -398,8 +401,9 @@ export class DecideService {
 
     // Every policy signal is the core's, read in its one pass: topic words, patterns (ages,
     // school years, medicine names, adult venues) and the learned classifier.
-    const sensitive = !policyBlocked && (match.sensitiveTopicIds.length > 0 || match.sensitivePatterns.length > 0 || match.modelSensitive);
-    const gates = sensitive ? evaluateGates(envelope, digest, true) : gatedBeforeMessage;
+    const policy = policyBlocked ? policyBeforeMessage : policyReasons(envelope, digest, match);
+    base.policyReasons = policy;
+    const gates = policy.length > 0 && !policyBlocked ? evaluateGates(envelope, policy) : gatedBeforeMessage;
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);
     if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);
@@ -465,6 +469,8 @@ export class DecideService {
       matchedEntityIds: [],
       impliedCategoryIds: [],
       droppedDigestIds: 0,
+      policyReasons: [],
+      readingOverBudget: false,
       latencyUs: micros(attempt.started),
       spendMicros: 0,
     };

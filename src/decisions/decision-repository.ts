@@ -18,6 +18,7 @@ import type { LedgerSpend } from '../counters/counter-store.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { campaignKey, foldDecisions } from '../reporting/report-repository.js';
 import { decisionIdTime } from '../util/ids.js';
+import type { ImpressionCounts } from './decision-schemas.js';
 
 export interface DecisionRecord {
   id: string;
@@ -41,6 +42,10 @@ export interface DecisionRecord {
   /** Served: the offer's categories met only as implied by a named entity (evidence that won). */
   impliedCategoryIds: string[];
   droppedDigestIds: number;
+  /** What a POLICY_BLOCK stood on (gates.ts, PolicyReason); empty otherwise. */
+  policyReasons: string[];
+  /** The core's reading spent its step budget: only its policy reading is whole. */
+  readingOverBudget: boolean;
   latencyUs: number;
   /** What this decision spent of its campaign's budget: the bid when served live, else 0. */
   spendMicros: number;
@@ -70,6 +75,8 @@ const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
   { name: 'latency_us', type: 'int', value: (r) => r.latencyUs },
   { name: 'spend_micros', type: 'bigint', value: (r) => r.spendMicros },
   { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
+  { name: 'policy_reasons', type: 'text[]', value: (r) => r.policyReasons },
+  { name: 'reading_over_budget', type: 'boolean', value: (r) => r.readingOverBudget },
   // A served row counts once its decide confirms the answer went out in time (migration 011).
   { name: 'unconfirmed', type: 'boolean', value: (r) => r.serve },
 ];
@@ -194,6 +201,13 @@ function idTimes(rows: ReadonlyArray<{ id: string }>): Date[] {
   return times;
 }
 
+/** What the explanation names beyond the decision lookup's fields. */
+export interface DecisionEvidence {
+  implied_category_ids: string[];
+  policy_reasons: string[];
+  reading_over_budget: boolean;
+}
+
 export interface DecisionOwnership {
   appId: string;
   offerSnapshotId: string | null;
@@ -219,9 +233,7 @@ export interface DecisionMetadata {
   matched_entity_ids: string[];
   dropped_digest_ids: number;
   latency_ms: number;
-  events: {
-    offer_rendered: number;
-    qualified_impression: number;
+  events: ImpressionCounts & {
     clicks: number;
     conversions: number;
     click_intents: number;
@@ -231,7 +243,7 @@ export interface DecisionMetadata {
 /** What followed a decision, counted by the repositories that own those tables (events,
  *  clicks, conversions, click intents). Passed in by app.ts, so this folder imports none of them. */
 export interface DecisionActivity {
-  events: { countsOfDecision(decisionId: string): Promise<{ offer_rendered: number; qualified_impression: number }> };
+  events: { countsOfDecision(decisionId: string): Promise<ImpressionCounts> };
   clicks: { countOfDecision(decisionId: string): Promise<number> };
   conversions: { countOfDecision(decisionId: string): Promise<number> };
   clickIntents: { clickIntentsOfDecision(decisionId: string): Promise<number> };
@@ -340,16 +352,17 @@ export class DecisionRepository {
   async lookup(appId: string, decisionId: string): Promise<DecisionMetadata | null> {
     const found = await this.lookupWithEvidence(appId, decisionId);
     if (!found) return null;
-    const { implied_category_ids: _implied, ...metadata } = found;
+    const { implied_category_ids: _implied, policy_reasons: _policy, reading_over_budget: _budget, ...metadata } = found;
     return metadata;
   }
 
-  /** As `lookup`, plus the categories a served offer met only as implied by a named entity:
-   *  the explanation names them, the decision lookup (SPEC 4.9) does not carry them. */
+  /** As `lookup`, plus the evidence only the explanation names: the categories a served offer
+   *  met only as implied by a named entity, what a POLICY_BLOCK stood on, and whether the
+   *  reading ran out of steps. The decision lookup does not carry them. */
   // Every count is what arrived for the decision, counted or not (a test key's events, a bot's
   // click, a qualified impression before any render): the integrator checking its integration
   // sees each call it made. What counts for reports and billing is the reports' business.
-  async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & { implied_category_ids: string[] }) | null> {
+  async lookupWithEvidence(appId: string, decisionId: string): Promise<(DecisionMetadata & DecisionEvidence) | null> {
     const at = decisionIdTime(decisionId);
     const r = await this.db.query<Record<string, unknown> & { created_at: Date; expires_at: Date | null }>(
       at === null
@@ -383,11 +396,12 @@ export class DecisionRepository {
       matched_category_ids: d.matched_category_ids as string[],
       matched_entity_ids: d.matched_entity_ids as string[],
       implied_category_ids: (d.implied_category_ids as string[] | null) ?? [],
+      policy_reasons: (d.policy_reasons as string[] | null) ?? [],
+      reading_over_budget: (d.reading_over_budget as boolean | null) ?? false,
       dropped_digest_ids: d.dropped_digest_ids as number,
       latency_ms: Math.round((d.latency_us as number) / 10) / 100,
       events: {
-        offer_rendered: impressions.offer_rendered,
-        qualified_impression: impressions.qualified_impression,
+        ...impressions,
         clicks: clickCount,
         conversions: conversionCount,
         click_intents: clickIntentCount,

@@ -1,6 +1,14 @@
 // Decision metadata returned by GET /v1/decisions/{id} (SPEC 4.9, DESIGN.md §2).
 import { z } from 'zod';
 
+/** A decision's impression events by kind, counted or not. The events folder maps each of its
+ *  kinds to one of these fields (a kind it does not map does not compile). */
+export const ImpressionCounts = z.strictObject({
+  offer_rendered: z.int().describe('offer_rendered events recorded (counted or not).'),
+  qualified_impression: z.int().describe('qualified_impression events recorded (counted or not).'),
+});
+export type ImpressionCounts = z.infer<typeof ImpressionCounts>;
+
 export const DecisionMetadataSchema = z
   .strictObject({
     decision_id: z.string().describe('Decision id (`dec_…`).'),
@@ -22,8 +30,7 @@ export const DecisionMetadataSchema = z
     latency_ms: z.number().describe('Server time spent deciding, in milliseconds.'),
     events: z
       .strictObject({
-        offer_rendered: z.int().describe('offer_rendered events recorded (counted or not).'),
-        qualified_impression: z.int().describe('qualified_impression events recorded (counted or not).'),
+        ...ImpressionCounts.shape,
         clicks: z.int().describe('Tracked-link clicks recorded (counted or not).'),
         conversions: z.int().describe('Conversions recorded.'),
         click_intents: z.int().describe('Affiliate click intents recorded.'),
@@ -46,6 +53,14 @@ export const DecisionExplanationSchema = z
         country: z.string().nullable().describe('The country hint used.'),
         personal_data_used: z.literal(false).describe('Always false: no personal data is used.'),
         conversation_history_used: z.literal(false).describe('Always false: only the current turn is used, and not stored.'),
+        policy: z
+          .array(z.string())
+          .describe(
+            "What a `POLICY_BLOCK` stood on, empty otherwise: `audience` (not 18_plus), `consent` (no contextual-offer consent), `host_safety` (the digest said unknown or blocked), or the sensitive families read in the message (`health`, `self-harm`, `medication`, `minors`, `gambling`, `adult`, `politics`, … the catalog's topic ids; `sensitive` when only the learned classifier read it). Never the words.",
+          ),
+        reading_budget_exceeded: z
+          .boolean()
+          .describe("Whether the message was too long or complex to read within the core's step budget (its policy reading is still whole)."),
       })
       .describe('The main parameters behind the choice.'),
   })

@@ -17,12 +17,31 @@ import DataLoader from 'dataloader';
 import type { Database } from '../db/database.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
+import type { ImpressionCounts } from '../decisions/decision-schemas.js';
 import { sinceDecision } from '../persistence/decision-time.js';
-import { foldFunnelSteps } from '../reporting/report-repository.js';
+import { foldFunnelSteps, type FunnelStep } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
+import { ImpressionType } from './event-schemas.js';
 
 export type { ImpressionType } from './event-schemas.js';
-import type { ImpressionType } from './event-schemas.js';
+
+/** The report funnel step a counted event of each kind reaches, or null for none. A `Record`
+ *  over the kinds: a new kind does not compile until it is given its step (the SQL below has no
+ *  default step). */
+export const FUNNEL_STEP_OF: Record<ImpressionType, FunnelStep | null> = {
+  offer_rendered: 'rendered',
+  qualified_impression: 'qualified',
+};
+
+/** The field of the decision lookup's counts that counts each kind: likewise exhaustive, and a
+ *  field the lookup's schema must have. */
+const LOOKUP_COUNT_OF: Record<ImpressionType, keyof ImpressionCounts> = {
+  offer_rendered: 'offer_rendered',
+  qualified_impression: 'qualified_impression',
+};
+
+const KINDS = ImpressionType.options;
+const STEPPED = KINDS.filter((k) => FUNNEL_STEP_OF[k] !== null);
 
 export interface ImpressionRow {
   id: string;
@@ -81,8 +100,8 @@ const INSERT_EVENTS_COUNTED = `
 WITH ${KEYS_TAKEN}, inserted AS (
 ${EVENT_ROWS.sql}
 ), reached AS (
-  SELECT DISTINCT decision_id, CASE type WHEN 'offer_rendered' THEN 'rendered' ELSE 'qualified' END AS step
-  FROM inserted WHERE counted AND decision_id IS NOT NULL
+  SELECT DISTINCT decision_id, CASE type ${STEPPED.map((k) => `WHEN '${k}' THEN '${FUNNEL_STEP_OF[k]}'`).join(' ')} END AS step
+  FROM inserted WHERE counted AND decision_id IS NOT NULL AND type IN (${STEPPED.map((k) => `'${k}'`).join(', ')})
 ), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
 SELECT id FROM inserted`;
 
@@ -104,8 +123,7 @@ CROSS JOIN LATERAL (
   LIMIT 1) rendered`;
 
 const COUNTS_OF_DECISION = `
-SELECT (count(*) FILTER (WHERE type = 'offer_rendered'))::int AS offer_rendered,
-       (count(*) FILTER (WHERE type = 'qualified_impression'))::int AS qualified_impression
+SELECT ${KINDS.map((k) => `(count(*) FILTER (WHERE type = '${k}'))::int AS ${LOOKUP_COUNT_OF[k]}`).join(',\n       ')}
 FROM events WHERE decision_id = $1 AND ${sinceDecision('created_at')}`;
 
 /** Statements whose plans a test reads. */
@@ -163,8 +181,8 @@ export class EventRepository {
   }
 
   /** Every event that arrived for a decision, counted or not, by type (the decision lookup's counts). */
-  async countsOfDecision(decisionId: string): Promise<{ offer_rendered: number; qualified_impression: number }> {
-    const r = await this.db.query<{ offer_rendered: number; qualified_impression: number }>(COUNTS_OF_DECISION, [decisionId]);
+  async countsOfDecision(decisionId: string): Promise<ImpressionCounts> {
+    const r = await this.db.query<ImpressionCounts>(COUNTS_OF_DECISION, [decisionId]);
     return r.rows[0];
   }
 

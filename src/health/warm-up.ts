@@ -92,6 +92,8 @@ async function warm(app: FastifyInstance): Promise<WarmUpReport> {
         matchedEntityIds: [],
         impliedCategoryIds: [],
         droppedDigestIds: 0,
+        policyReasons: [],
+        readingOverBudget: false,
         latencyUs: 0,
         spendMicros: 0,
       },

@@ -129,7 +129,7 @@ export function finishDocument(doc: Json): Json {
       item[method] = operation;
       const key = `${method.toUpperCase()} ${path}`;
       const id = OPERATION_IDS[key];
-      if (!id) throw new Error(`no operationId for ${key}: add it to OPERATION_IDS in src/http/openapi-document.ts`);
+      if (!id) throw new Error(`no operationId for ${key}: add it to OPERATION_IDS in src/openapi/openapi-document.ts`);
       operation.operationId = id;
       // Public operations say so; a missing `security` would inherit nothing and lint as an error.
       if (!operation.security) operation.security = [];

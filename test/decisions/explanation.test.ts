@@ -71,6 +71,44 @@ describe('decision explanation', () => {
     expect(body.explanation).toContain('광고가 표시되지 않았습니다');
   });
 
+  it('names the sensitive family a POLICY_BLOCK stood on, never the words that fired', async () => {
+    const d = await decide(envelope('우울증 때문에 제주도 호텔 최저가 CANARY-policy', 'ko-KR', 'KR'));
+    expect(d.reason_codes).toEqual(['POLICY_BLOCK']);
+    const res = await explain(d.decision_id);
+    const body = res.json();
+    expect(body.parameters.policy).toEqual(['health']);
+    expect(body.explanation).toContain('건강 관련 대화에는 광고를 표시하지 않습니다');
+    expect(res.body).not.toContain('우울증');
+    expect(res.body).not.toContain('CANARY');
+    const en = (await explain((await decide(envelope('best casino hotel in tokyo, cheapest price', 'en-US', 'US'))).decision_id)).json();
+    expect(en.parameters.policy).toEqual(['gambling']);
+    expect(en.explanation).toContain('never shown beside conversations about gambling');
+  });
+
+  it('names the core policy pattern by its family, and the classifier alone as a sensitive conversation', async () => {
+    // An age read as the user's own (the core's minor_age pattern): no catalog word fires.
+    const minor = (await explain((await decide(envelope("i'm 14, what's the cheapest iphone 16", 'en-US', 'US'))).decision_id)).json();
+    expect(minor.parameters.policy).toEqual(['minors']);
+    expect(minor.explanation).toContain('about minors');
+    // A veiled goodbye: no word of the catalog and no pattern, only the learned classifier.
+    const veiled = await decide(
+      envelope("i've given away most of my things and written letters to everyone. it won't matter after this weekend", 'en-US', 'US'),
+    );
+    expect(veiled.reason_codes).toEqual(['POLICY_BLOCK']);
+    const body = (await explain(veiled.decision_id)).json();
+    expect(body.parameters.policy).toEqual(['sensitive']);
+    expect(body.explanation).toContain('never shown beside sensitive conversations');
+  });
+
+  it("says when the envelope's audience stopped it, and leaves policy empty otherwise", async () => {
+    const d = await decide({ ...envelope('제주도 호텔 최저가', 'ko-KR', 'KR'), audience: { age_band: '13_17', contextual_offer_consent: true } });
+    const body = (await explain(d.decision_id)).json();
+    expect(body.parameters.policy).toEqual(['audience']);
+    expect(body.explanation).toContain('성인에게만 표시됩니다');
+    const low = (await explain((await decide(envelope('오늘 날씨 어때', 'ko', 'KR'))).decision_id)).json();
+    expect(low.parameters).toMatchObject({ policy: [], reading_budget_exceeded: false });
+  });
+
   it("is 404 for another app's decision and unknown ids, 401 without a key", async () => {
     const d = await decide(envelope('제주도 호텔 최저가', 'ko-KR', 'KR'));
     expect((await explain(d.decision_id, b)).json()).toEqual({ ok: false, error: 'not_found' });
