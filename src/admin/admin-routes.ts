@@ -5,7 +5,6 @@
 // spelled: the router decodes it) and for its not-found handler, and never for other routes.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
 import { sha256 } from '../util/ids.js';
 import { sendError } from '../http/errors.js';
 import { paramsSchema, requestBody, response } from '../http/openapi.js';
@@ -16,6 +15,7 @@ import { catalogRoutes } from './catalog-routes.js';
 import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, RevokedKey, RotatedSecret } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 import { feature } from '../http/feature.js';
+import type { ZodSchemas } from '../http/validation.js';
 
 const UNKNOWN_ID = {
   404: errorResponse('No app or key with this id.', [{ name: 'unknown_id', error: 'not_found', summary: 'Unknown id · 알 수 없는 id' }]),
@@ -37,7 +37,8 @@ export interface AdminApiOptions {
   routeMethods: ReadonlySet<string>;
 }
 
-async function admin(app: FastifyInstance, opts: AdminApiOptions) {
+async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
+  const app = plain.withTypeProvider<ZodSchemas>();
   const adminKeyHash = sha256(opts.adminKey);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -60,7 +61,6 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
   await app.register(catalogRoutes);
 
   const params = paramsSchema(IdParam);
-  type Id = { Params: z.infer<typeof IdParam> };
 
   app.post(
     '/apps',
@@ -79,7 +79,7 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
       },
       config: bad,
     },
-    async (req: FastifyRequest<{ Body: z.infer<typeof CreateAppBody> }>, reply) => reply.code(201).send(await apps.createApp(req.body.name.trim())),
+    async (req, reply) => reply.code(201).send(await apps.createApp(req.body.name.trim())),
   );
 
   app.get(
@@ -118,8 +118,7 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
         if (req.headers['content-type'] === undefined) req.body = {};
       },
     },
-    async (req: FastifyRequest<Id & { Body: z.infer<typeof CreateKeyBody> }>, reply) =>
-      reply.code(201).send(await apps.createKey(req.params.id, req.body.kind, req.body.mode)),
+    async (req, reply) => reply.code(201).send(await apps.createKey(req.params.id, req.body.kind, req.body.mode)),
   );
 
   app.post(
@@ -133,7 +132,7 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
         response: { 200: response(RevokedKey, 'The key, now revoked.', EX.revokedKey), ...INVALID_ID, ...ADMIN_KEY_ERRORS, ...UNKNOWN_ID },
       },
     },
-    async (req: FastifyRequest<Id>) => apps.revokeKey(req.params.id),
+    async (req) => apps.revokeKey(req.params.id),
   );
 
   app.post(
@@ -152,7 +151,7 @@ async function admin(app: FastifyInstance, opts: AdminApiOptions) {
         },
       },
     },
-    async (req: FastifyRequest<Id>, reply) => reply.code(201).send(await apps.rotateConversionSecret(req.params.id)),
+    async (req, reply) => reply.code(201).send(await apps.rotateConversionSecret(req.params.id)),
   );
 }
 

@@ -7,7 +7,7 @@
 // with one that hands the handler the stream, so a catalog of hundreds of megabytes is never one
 // string on the serving event loop (src/catalog/catalog-import-jobs.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { paramsSchema, requestBody, response } from '../http/openapi.js';
@@ -17,6 +17,15 @@ import type { ImportJobRow } from '../catalog/catalog-import-jobs.js';
 import { ImportJob, ImportJobIdParam, ImportReport } from './admin-schemas.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 import { feature } from '../http/feature.js';
+import type { ZodSchemas } from '../http/validation.js';
+
+/** The body as this plugin's parser leaves it: the request stream, which the importers read
+ *  themselves; absent when the request had none. */
+function bodyStream(req: FastifyRequest): Readable | undefined {
+  if (req.body === undefined || req.body === null) return undefined;
+  if (req.body instanceof Readable) return req.body;
+  throw new Error('a catalog body came through a parser other than the stream parser');
+}
 
 const tags = ['admin'];
 const security = [{ adminKey: [] }];
@@ -50,7 +59,8 @@ const NOT_OBJECT = {
 } as const;
 const EMPTY = { name: 'empty', error: 'invalid_request', summary: 'Empty body · 빈 본문', extra: { message: 'the catalog is empty' } } as const;
 
-async function catalog(app: FastifyInstance) {
+async function catalog(plain: FastifyInstance) {
+  const app = plain.withTypeProvider<ZodSchemas>();
   const { catalogImports } = app;
   const { catalog } = app.repositories;
 
@@ -95,7 +105,7 @@ async function catalog(app: FastifyInstance) {
         },
       },
     },
-    async (req) => catalogImports.importToEnd(req.body as Readable | undefined),
+    async (req) => catalogImports.importToEnd(bodyStream(req)),
   );
 
   app.post(
@@ -122,7 +132,7 @@ async function catalog(app: FastifyInstance) {
       },
     },
     async (req, reply) => {
-      const job = await catalogImports.start(req.body as Readable | undefined);
+      const job = await catalogImports.start(bodyStream(req));
       return reply.code(202).header('location', `${app.prefix}/catalog/imports/${job.id}`).send(importJob(job));
     },
   );
@@ -145,7 +155,7 @@ async function catalog(app: FastifyInstance) {
         },
       },
     },
-    async (req: FastifyRequest<{ Params: z.infer<typeof ImportJobIdParam> }>, reply) => {
+    async (req, reply) => {
       const job = await catalogImports.get(req.params.id);
       if (!job) return sendError(reply, 'not_found');
       return importJob(job);

@@ -1,16 +1,17 @@
 // POST /v1/events/click-intent (SPEC 4.3): authorised by possession of the impression token.
 // It is public (no Bearer key), so it is rate limited per client IP like decide.
 import type { FastifyInstance } from 'fastify';
-import type { z } from 'zod';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, UNAVAILABLE, badRequest, errorResponse } from '../http/error-responses.js';
 import { ClickIntentRequest, ClickIntentResponse } from './click-intent-schemas.js';
 import { feature } from '../http/feature.js';
+import type { ZodSchemas } from '../http/validation.js';
 import { AffiliateImpressions } from './affiliate-impressions.js';
 
 async function clickIntents(app: FastifyInstance) {
+  const routes = app.withTypeProvider<ZodSchemas>();
   const affiliateImpressions = new AffiliateImpressions(app.repositories.affiliateImpressions, app.now);
-  app.post(
+  routes.post(
     '/v1/events/click-intent',
     {
       schema: {
@@ -45,7 +46,7 @@ async function clickIntents(app: FastifyInstance) {
       },
     },
     async (request) => {
-      const { impression_token, event_id, occurred_at } = request.body as z.infer<typeof ClickIntentRequest>;
+      const { impression_token, event_id, occurred_at } = request.body;
       return affiliateImpressions.recordClickIntent(impression_token, event_id, occurred_at ? new Date(occurred_at) : null);
     },
   );

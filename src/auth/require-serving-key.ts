@@ -67,3 +67,11 @@ async function applyOutcome(outcome: AuthOutcome, request: FastifyRequest, reply
   }
   sendError(reply, outcome.error);
 }
+
+/** The calling app, on a route guarded by `requireServingKey`, which answers before the
+ *  handler when there is none. A handler reading it on a route without the guard is a
+ *  programming error: thrown (500), never typed away with `!`. */
+export function callerOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route reads its caller without a serving-key guard');
+  return request.principal;
+}

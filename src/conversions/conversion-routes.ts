@@ -1,6 +1,7 @@
 // POST /v1/events/conversion (SPEC 4.8).
 import type { FastifyInstance } from 'fastify';
-import { requireServingKey } from '../auth/require-serving-key.js';
+import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
+import type { ZodSchemas } from '../http/validation.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { ConversionRequest, ConversionResponse } from './conversion-schemas.js';
@@ -25,6 +26,7 @@ const RECORDED = {
 };
 
 async function conversions(app: FastifyInstance) {
+  const routes = app.withTypeProvider<ZodSchemas>();
   const { repositories: repos, config } = app;
   const service = new ConversionService(
     repos.conversions,
@@ -34,7 +36,7 @@ async function conversions(app: FastifyInstance) {
     config.attributionWindowDays * 86_400_000,
     app.now,
   );
-  app.post(
+  routes.post(
     '/v1/events/conversion',
     {
       schema: {
@@ -84,7 +86,7 @@ async function conversions(app: FastifyInstance) {
       // Before validation: a request without a valid key is a 401 whatever its body.
       preValidation: requireServingKey,
     },
-    async (request) => service.record(request.principal!, request.body as ConversionRequest),
+    async (request) => service.record(callerOf(request), request.body),
   );
 }
 

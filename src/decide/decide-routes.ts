@@ -9,7 +9,7 @@ import { deadlineAfter, type Deadline } from '../util/deadline.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
 import { sendError } from '../http/errors.js';
-import { RequestInvalid } from '../http/validation.js';
+import { RequestInvalid, type ZodSchemas } from '../http/validation.js';
 import { requestBody, response, type Examples } from '../http/openapi.js';
 import { BODY_ERRORS, RATE_LIMITED, SERVING_KEY_ERRORS, errorResponse } from '../http/error-responses.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from './decide-schemas.js';
@@ -127,7 +127,7 @@ interface EnvelopeRoute {
 
 function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, route: EnvelopeRoute) {
   const config = app.config;
-  app.post(
+  app.withTypeProvider<ZodSchemas>().post(
     route.url,
     {
       schema: {
@@ -157,8 +157,8 @@ function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, rou
         return app.errorHandler(err, request, reply);
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const answer = await handle(request.body as Envelope, request, reply);
+    async (request, reply) => {
+      const answer = await handle(request.body, request, reply);
       for (const code of (answer as { reason_codes?: string[] } | undefined)?.reason_codes ?? []) countOutcome(code);
       return answer;
     },

@@ -2,7 +2,8 @@
 // Another app's decision is 404 not_found, exactly like an unknown one.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { requireServingKey } from '../auth/require-serving-key.js';
+import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
+import type { ZodSchemas } from '../http/validation.js';
 import { sendError } from '../http/errors.js';
 import { paramsSchema, response } from '../http/openapi.js';
 import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
@@ -45,7 +46,8 @@ const NOT_FOUND_WHEN_MALFORMED = { badRequest: { error: 'not_found' as const, de
 const PARAMETERS = { personal_data_used: false, conversation_history_used: false };
 
 async function decisions(app: FastifyInstance) {
-  app.get(
+  const routes = app.withTypeProvider<ZodSchemas>();
+  routes.get(
     '/v1/decisions/:id',
     {
       schema: {
@@ -84,13 +86,13 @@ async function decisions(app: FastifyInstance) {
       config: NOT_FOUND_WHEN_MALFORMED,
     },
     async (request, reply) => {
-      const { id } = request.params as z.infer<typeof IdParam>;
-      const decision = await app.repositories.decisions.lookup(request.principal!.appId, id);
+      const { id } = request.params;
+      const decision = await app.repositories.decisions.lookup(callerOf(request).appId, id);
       return decision ?? sendError(reply, 'not_found');
     },
   );
 
-  app.get(
+  routes.get(
     '/v1/decisions/:id/explanation',
     {
       schema: {
@@ -147,10 +149,10 @@ async function decisions(app: FastifyInstance) {
       config: NOT_FOUND_WHEN_MALFORMED,
     },
     async (request, reply) => {
-      const { id } = request.params as z.infer<typeof IdParam>;
+      const { id } = request.params;
       const { repositories, catalogRuntime } = app;
       const { decisions: decisionRepo, catalog } = repositories;
-      const decision = await decisionRepo.lookupWithEvidence(request.principal!.appId, id);
+      const decision = await decisionRepo.lookupWithEvidence(callerOf(request).appId, id);
       if (!decision) return sendError(reply, 'not_found');
       const advertiser = decision.offer_snapshot_id ? await catalog.snapshotAdvertiserName(decision.offer_snapshot_id) : null;
       return explainDecision(decision, advertiser, (x) => catalogRuntime.serving.names.get(x));

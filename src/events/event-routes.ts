@@ -2,7 +2,8 @@
 // A 200 means the row is committed. When the database cannot be reached the answer is 503 with
 // retry-after: a host that retries loses nothing, and nothing is half-written.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireServingKey } from '../auth/require-serving-key.js';
+import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
+import type { ZodSchemas } from '../http/validation.js';
 import { sendError } from '../http/errors.js';
 import type { z } from 'zod';
 import { requestBody, response, type Examples } from '../http/openapi.js';
@@ -14,7 +15,8 @@ import { feature } from '../http/feature.js';
 import { ImpressionEvents } from './impression-events.js';
 import { SnapshotLookup } from '../catalog/snapshot-lookup.js';
 
-type Route = { path: string; fixedType: ImpressionType | null; summary: string; body: z.ZodType };
+// Every path's body parses to the alias' shape (a canonical one is the alias' without the key).
+type Route = { path: string; fixedType: ImpressionType | null; summary: string; body: z.ZodType<ImpressionEventRequest> };
 
 const ROUTES: Route[] = [
   {
@@ -85,7 +87,7 @@ async function events(app: FastifyInstance) {
   const impressions = new ImpressionEvents(new SnapshotLookup(repos.catalog), repos.decisions, repos.events, app.writers.events, app.now);
   for (const route of ROUTES) {
     const canonical = route.fixedType !== null;
-    app.post(
+    app.withTypeProvider<ZodSchemas>().post(
       route.path,
       {
         schema: {
@@ -123,14 +125,13 @@ async function events(app: FastifyInstance) {
         // Before validation: a request without a valid key is a 401 whatever its body.
         preValidation: requireServingKey,
       },
-      (request, reply) => handle(impressions, route, request, reply),
+      (request, reply) => handle(impressions, route, request.body, request, reply),
     );
   }
 }
 
-async function handle(impressions: ImpressionEvents, route: Route, request: FastifyRequest, reply: FastifyReply) {
+async function handle(impressions: ImpressionEvents, route: Route, body: ImpressionEventRequest, request: FastifyRequest, reply: FastifyReply) {
   const invalid = (message: string) => sendError(reply, 'invalid_event', { message });
-  const body = request.body as ImpressionEventRequest;
   // A canonical path's schema admits only its own type, so the path decides here.
   const type = body.type ?? route.fixedType ?? 'offer_rendered';
 
@@ -146,7 +147,7 @@ async function handle(impressions: ImpressionEvents, route: Route, request: Fast
   const key = header ?? body.idempotency_key ?? `auto_${newId('k')}`;
 
   return impressions.record({
-    principal: request.principal!,
+    principal: callerOf(request),
     type,
     offerSnapshotId: body.offer_snapshot_id,
     decisionId: body.decision_id ?? null,

@@ -2,7 +2,7 @@
 // the zod schema it came from, which validates the request (validation.ts). One schema per
 // shape, so the document cannot drift from what the code accepts.
 import { z } from 'zod';
-import { ZOD_SCHEMA } from './validation.js';
+import { ZOD_SCHEMA, type ZodRouteSchema } from './validation.js';
 
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -25,6 +25,8 @@ export const OPTIONAL_BODY = 'x-sidenote-optional-body';
  *  `optional` for an operation that also takes no body at all; `validatedBy: 'handler'` for the
  *  one body whose service validates it itself (the catalog import lists every problem, schema
  *  and references together, as the CLI does). */
+export function requestBody<S extends z.ZodType>(schema: S, examples: Examples, options?: { optional?: boolean; validatedBy?: 'route' }): ZodRouteSchema<S>;
+export function requestBody(schema: z.ZodType, examples: Examples, options: { optional?: boolean; validatedBy: 'handler' }): Record<string, unknown>;
 export function requestBody(
   schema: z.ZodType,
   examples: Examples,
@@ -39,12 +41,12 @@ export function requestBody(
 }
 
 /** Path parameters, validated by this zod schema. */
-export function paramsSchema(schema: z.ZodType): Record<string | symbol, unknown> {
+export function paramsSchema<S extends z.ZodType>(schema: S): ZodRouteSchema<S> {
   return { ...toJsonSchema(schema), [ZOD_SCHEMA]: schema };
 }
 
 /** A query string, validated by this zod schema. */
-export function querySchema(schema: z.ZodType): Record<string | symbol, unknown> {
+export function querySchema<S extends z.ZodType>(schema: S): ZodRouteSchema<S> {
   return { ...toJsonSchema(schema), [ZOD_SCHEMA]: schema };
 }
 

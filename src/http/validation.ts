@@ -3,11 +3,23 @@
 // paramsSchema in openapi.ts) is the one that documents it in /openapi.json and the one that
 // parses it here, so handlers receive parsed values and never validate by hand. zod rather than
 // Fastify's Ajv: strict, no coercion, no silent removal of unknown keys (DESIGN.md §4).
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifySchema, FastifyTypeProvider } from 'fastify';
 import type { z } from 'zod';
 
 /** Where a route schema keeps the zod schema it was made from. */
-export const ZOD_SCHEMA = Symbol.for('sidenote.zod-schema');
+export const ZOD_SCHEMA: unique symbol = Symbol.for('sidenote.zod-schema');
+
+/** A route schema part made from a zod schema (openapi.ts): the zod schema rides along, typed. */
+export type ZodRouteSchema<S extends z.ZodType> = Record<string, unknown> & { readonly [ZOD_SCHEMA]: S };
+
+/** Types a route's handler from the zod schemas its route schema was made from, the same ones
+ *  that validate it below: `request.body`, `request.query` and `request.params` are what they
+ *  parsed to, with no cast. (`app.withTypeProvider<ZodSchemas>()`.) A part without a zod schema
+ *  stays `unknown`; answers stay unchecked by type (checkResponses checks them at run time). */
+export interface ZodSchemas extends FastifyTypeProvider {
+  validator: this['schema'] extends { readonly [ZOD_SCHEMA]: infer S extends z.ZodType } ? z.output<S> : unknown;
+  serializer: unknown;
+}
 
 type HttpPart = 'body' | 'querystring' | 'params' | 'headers';
 

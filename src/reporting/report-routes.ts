@@ -6,6 +6,7 @@ import { querySchema, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 import { feature } from '../http/feature.js';
+import type { ZodSchemas } from '../http/validation.js';
 
 const ReportQuery = z.strictObject({
   range: z
@@ -197,7 +198,7 @@ const EXAMPLE = {
 };
 
 async function reports(app: FastifyInstance) {
-  app.get(
+  app.withTypeProvider<ZodSchemas>().get(
     '/reports',
     {
       schema: {
@@ -215,7 +216,7 @@ async function reports(app: FastifyInstance) {
       config: { badRequest: { error: 'invalid_request' } },
     },
     async (request) => {
-      const query = request.query as z.infer<typeof ReportQuery>;
+      const query = request.query;
       return buildReport(app.reports, {
         range: query.range,
         appId: query.app_id ?? null,
