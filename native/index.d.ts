@@ -65,8 +65,6 @@ export declare class LiveOfferIndex {
    * "offers": [[snapshot, offer, campaign, advertiser], ...]}` of the index in use.
    */
   idTablesJson(): string
-  /** Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000. */
-  setPacing(entries: Array<BindingPacing>): void
   stats(): BindingIndexStats
 }
 
@@ -94,18 +92,18 @@ export interface BindingMatchQuery {
   excludedEntityIds?: Array<string>
   budgetBucket?: string
   intentType?: string
-  /** `sponsored` or `affiliate`. */
-  kind: string
+  /**
+   * Which offers may answer: a string enum, so anything else is refused at the boundary
+   * (it once meant "any kind").
+   */
+  kind: BindingOfferKind
   /** Milliseconds since the epoch: the core has no clock of its own. */
   nowMs: number
   topK: number
 }
 
-export interface BindingPacing {
-  campaignId: string
-  /** 0..=1000; 1000 serves at full score. */
-  perMille: number
-}
+/** The kind of offer a query asks for. */
+export type BindingOfferKind = 'sponsored' | 'affiliate'
 
 /** What `IndexBuilder.finish` staged. */
 export interface BindingStagedIndex {

@@ -773,8 +773,9 @@ if (
   }
 }
 
-const { IndexBuilder, LiveOfferIndex, discardStagedIndex } = nativeBinding
+const { IndexBuilder, LiveOfferIndex, BindingOfferKind, discardStagedIndex } = nativeBinding
 export { IndexBuilder }
 export { LiveOfferIndex }
+export { BindingOfferKind }
 export { discardStagedIndex }
 export const __napiBindingTarget = __napiLoadedBindingTarget

@@ -28,7 +28,8 @@ function loadAddon(): Addon {
   }
 }
 
-export type MatchQuery = Omit<BindingMatchQuery, 'kind'> & { kind: 'sponsored' | 'affiliate' };
+/** One turn's query; `kind` is 'sponsored' or 'affiliate', checked again at the boundary. */
+export type MatchQuery = BindingMatchQuery;
 
 /** One ranked offer (crates/sidenote-core/src/index.rs `Candidate`). */
 export interface MatchCandidate {
@@ -339,10 +340,6 @@ export class LiveOfferIndex implements Matcher {
   /** The plain JSON `MatchResult` straight from Rust, for tests of the compact path. */
   matchJson(query: MatchQuery): MatchResult {
     return JSON.parse(this.inner.matchJson(query)) as MatchResult;
-  }
-
-  setPacing(entries: { campaignId: string; perMille: number }[]): void {
-    this.inner.setPacing(entries);
   }
 
   stats(): IndexStats {

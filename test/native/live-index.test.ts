@@ -29,6 +29,14 @@ describe('LiveOfferIndex', () => {
     expect(r.candidates).toEqual([]);
   });
 
+  it('refuses a kind it does not know at the boundary (it once matched any kind)', async () => {
+    const index = new LiveOfferIndex();
+    await index.load(JSON.stringify(generateDocument(1, 20, 10)));
+    const query = { message: 'hotel', language: 'en', nowMs: 0, topK: 8 };
+    expect(() => index.match({ ...query, kind: 'any' as 'sponsored' })).toThrow(/does not match any variant of enum `BindingOfferKind`/);
+    expect(() => index.match({ ...query, kind: 'affiliate' })).not.toThrow();
+  });
+
   it('rejects bad documents with stable codes and keeps the index in use', async () => {
     const index = new LiveOfferIndex();
     const doc = generateDocument(1, 50, 20);

@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
                         top_k: 8,
                         ..Default::default()
                     };
-                    black_box(index.find(&q, &|_| 1000))
+                    black_box(index.find(&q))
                 })
             });
         }

@@ -651,16 +651,9 @@ impl OfferIndex {
         self.alias_count * 64
     }
 
-    /// Campaign id of an interned campaign index (for pacing lookups by the caller).
-    pub fn campaign_id(&self, i: u32) -> &str {
-        &self.campaign_ids[i as usize]
-    }
-
-    /// Matches one turn. `pacing_per_mille(campaign_id)` gives each campaign's pacing factor
-    /// (0..=1000; 1000 when the caller has none).
     /// Matches one turn: the ids of [`find_indexed`](Self::find_indexed) as strings.
-    pub fn find(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> MatchResult {
-        let m = self.find_indexed(q, pacing_per_mille);
+    pub fn find(&self, q: &MatchQuery) -> MatchResult {
+        let m = self.find_indexed(q);
         let names = |ids: &[Box<str>], list: &[u32]| -> Vec<String> { list.iter().map(|&i| ids[i as usize].to_string()).collect() };
         MatchResult {
             sensitive_topic_ids: names(&self.sensitive_ids, &m.sensitive_topics),
@@ -782,15 +775,15 @@ impl OfferIndex {
 
     /// Matches one turn: what the message says (read clause by clause), digest ids, intent,
     /// then the top-K eligible offers.
-    pub fn find_indexed(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32) -> IndexedMatch {
-        self.find_indexed_within(q, pacing_per_mille, &mut Steps::default())
+    pub fn find_indexed(&self, q: &MatchQuery) -> IndexedMatch {
+        self.find_indexed_within(q, &mut Steps::default())
     }
 
     /// [`find_indexed`](Self::find_indexed) within a step budget (`steps`): past it, the turn is
     /// a no-fill that says so (`over_budget`: no message intent, no signal, no candidate) and
     /// keeps every sensitive topic the message names, which are read before anything can spend
     /// the budget. `steps.used()` is what the turn cost, the fuzz harness's measure.
-    pub fn find_indexed_within(&self, q: &MatchQuery, pacing_per_mille: &dyn Fn(&str) -> u32, steps: &mut Steps) -> IndexedMatch {
+    pub fn find_indexed_within(&self, q: &MatchQuery, steps: &mut Steps) -> IndexedMatch {
         // 1. What the message says: its words read clause by clause, and the learned classifier's
         //    reading of the whole turn (models/turn-classifier/).
         let normalized = q.message.map(normalize);
@@ -1031,7 +1024,7 @@ impl OfferIndex {
             std::borrow::Cow::Owned(entities.iter().copied().filter(|e| leaving_entities.binary_search(e).is_err()).collect())
         };
         let evidence = Evidence { entities: &entities, named: &named, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
-        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, pacing_per_mille, steps) };
+        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, steps) };
         if steps.spent() {
             return over_budget(sensitive, dropped);
         }
@@ -1144,7 +1137,7 @@ impl OfferIndex {
 
     /// The top-K eligible offers. Each posting entry read costs a step: a turn naming hundreds of
     /// things on a large catalog reads hundreds of lists, and the budget bounds that too.
-    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, pacing_per_mille: &dyn Fn(&str) -> u32, steps: &mut Steps) -> Vec<RankedOffer> {
+    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, steps: &mut Steps) -> Vec<RankedOffer> {
         let language = self.languages.iter().position(|l| **l == *q.language);
         let Some(language) = language else { return Vec::new() };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
@@ -1207,8 +1200,7 @@ impl OfferIndex {
                 let entity_matched = o.entities.iter().any(|e| ev.entities.binary_search(e).is_ok());
                 let points = if entity_matched { POINTS_ENTITY } else { 0 } + self.category_points(o, ev);
                 let boost = intent_boost(effective_intent, entity_matched);
-                let pacing = u64::from(pacing_per_mille(&self.campaign_ids[o.campaign as usize]).min(1000));
-                let ranked = Ranked { score: points * o.static_score * boost * pacing / 1000, key: (&o.offer_id, &o.snapshot_id), offer: oi };
+                let ranked = Ranked { score: points * o.static_score * boost, key: (&o.offer_id, &o.snapshot_id), offer: oi };
                 if top.len() < q.top_k {
                     top.push(ranked);
                 } else if top.peek().is_some_and(|w| ranked < *w) {

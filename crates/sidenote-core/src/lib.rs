@@ -3,8 +3,8 @@
 //! Given a catalog's taxonomy and live offer snapshots ([`IndexDocument`]), [`OfferIndex`]
 //! answers one question per chat turn: which allowlisted categories and entities does this turn
 //! name, does it touch a sensitive topic, how strong is its commercial intent, and which
-//! eligible offers fit it best. Pure and deterministic: the clock (`now_ms`) and pacing
-//! factors are inputs; nothing here does I/O. See `docs/matching.md` for the rules.
+//! eligible offers fit it best. Pure and deterministic: the clock (`now_ms`) is an input;
+//! nothing here does I/O. See `docs/matching.md` for the rules.
 
 mod classifier;
 mod document;

@@ -44,7 +44,7 @@ fn query<'a>(message: &'a str, intent_type: Option<&'a str>) -> MatchQuery<'a> {
 /// The steps a turn took, whether it ran out of them, and whether it ranked anything.
 fn cost(message: &str) -> (u64, bool) {
     let mut steps = Steps::default();
-    let m = index().find_indexed_within(&query(message, None), &|_| 1000, &mut steps);
+    let m = index().find_indexed_within(&query(message, None), &mut steps);
     (steps.used(), m.over_budget)
 }
 
@@ -59,7 +59,7 @@ fn answers_within(message: String, limit: Duration) -> bool {
     let (tx, rx) = mpsc::channel();
     let index = index();
     std::thread::spawn(move || {
-        let m = index.find(&query(&message, None), &|_| 1000);
+        let m = index.find(&query(&message, None));
         let _ = tx.send(m.over_budget);
     });
     rx.recv_timeout(limit).is_ok()
@@ -92,15 +92,15 @@ fn past_the_budget_a_turn_is_a_safe_no_fill_that_keeps_its_sensitive_topics() {
     let index = index();
     // An ask that fills, with a digest that says purchase, and a sensitive word at its end.
     let ask = "다음 달 제주도 호텔 최저가 추천해줘";
-    let full = index.find_indexed_within(&query(ask, Some("purchase")), &|_| 1000, &mut Steps::default());
+    let full = index.find_indexed_within(&query(ask, Some("purchase")), &mut Steps::default());
     assert!(!full.over_budget && !full.candidates.is_empty() && full.message_intent == MessageIntent::Purchase);
     let mut few = Steps::new(3);
-    let cut = index.find_indexed_within(&query(ask, Some("purchase")), &|_| 1000, &mut few);
+    let cut = index.find_indexed_within(&query(ask, Some("purchase")), &mut few);
     assert!(cut.over_budget && cut.candidates.is_empty() && cut.signal_categories.is_empty() && cut.signal_entities.is_empty());
     assert_eq!(cut.message_intent, MessageIntent::None);
     let sensitive = format!("{ask} 요즘 우울증 때문에 힘들어");
-    let whole = index.find_indexed_within(&query(&sensitive, None), &|_| 1000, &mut Steps::default());
-    let cut = index.find_indexed_within(&query(&sensitive, None), &|_| 1000, &mut Steps::new(3));
+    let whole = index.find_indexed_within(&query(&sensitive, None), &mut Steps::default());
+    let cut = index.find_indexed_within(&query(&sensitive, None), &mut Steps::new(3));
     assert!(!whole.sensitive_topics.is_empty());
     assert!(cut.over_budget);
     assert_eq!(cut.sensitive_topics, whole.sensitive_topics);

@@ -53,9 +53,9 @@ fn built_in_chunks_it_matches_as_built_whole() {
         for (lang, len) in [("en", 60), ("ko", 60), ("en", 400)] {
             let message = generate::message(&doc, lang, len, seed);
             let q = MatchQuery { message: Some(&message), language: lang, kind: Some(OfferKind::Sponsored), now_ms: 1_000, top_k: 8, ..Default::default() };
-            let expected = whole.find_indexed(&q, &|_| 1000);
+            let expected = whole.find_indexed(&q);
             compared += expected.candidates.len();
-            assert_eq!(pieces.find_indexed(&q, &|_| 1000), expected, "{message}");
+            assert_eq!(pieces.find_indexed(&q), expected, "{message}");
         }
     }
     assert!(compared > 100, "the queries found offers ({compared})");

@@ -41,9 +41,8 @@ proptest! {
             top_k,
             ..Default::default()
         };
-        let pacing = |c: &str| if c.ends_with('5') { 600 } else { 1000 };
-        let stopped = index.find(&query(k), &pacing).candidates;
-        let full = index.find(&query(doc.offers.len() + 1), &pacing).candidates;
+        let stopped = index.find(&query(k)).candidates;
+        let full = index.find(&query(doc.offers.len() + 1)).candidates;
         prop_assert_eq!(&stopped[..], &full[..k.min(full.len())]);
     }
 }
@@ -64,7 +63,7 @@ fn generated_turns_rank_more_offers_than_asked() {
             top_k: doc.offers.len() + 1,
             ..Default::default()
         };
-        longer += usize::from(index.find(&q, &|_| 1000).candidates.len() > 10);
+        longer += usize::from(index.find(&q).candidates.len() > 10);
     }
     assert!(longer >= 50, "{longer} of 100 turns ranked more than 10 offers");
 }

@@ -37,7 +37,7 @@ fn characterise(index: &OfferIndex, case: &Value) -> Value {
         top_k: 3,
         ..Default::default()
     };
-    let m = index.find(&q, &|_| 1000);
+    let m = index.find(&q);
     json!({
         "id": case["id"],
         "sensitive": m.sensitive_topic_ids,

@@ -38,7 +38,7 @@ fn query<'a>(message: &'a str) -> MatchQuery<'a> {
 }
 
 fn ids(index: &OfferIndex, q: &MatchQuery) -> Vec<String> {
-    index.find(q, &|_| 1000).candidates.into_iter().map(|c| c.snapshot_id).collect()
+    index.find(q).candidates.into_iter().map(|c| c.snapshot_id).collect()
 }
 
 #[test]
@@ -70,13 +70,13 @@ fn entity_beats_category_and_hierarchy_reaches_both_ways() {
 fn signals_intent_and_sensitive_topics() {
     let d = doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }));
     let index = OfferIndex::build(&d).expect("builds");
-    let r = index.find(&MatchQuery { language: "ko", ..query("제주도에서 도박 최저가") }, &|_| 1000);
+    let r = index.find(&MatchQuery { language: "ko", ..query("제주도에서 도박 최저가") });
     assert_eq!(r.signal_entity_ids, vec!["place.jeju"]);
     assert_eq!(r.signal_category_ids, vec!["travel"]);
     assert_eq!(r.sensitive_topic_ids, vec!["gambling"]);
     assert_eq!(r.message_intent, MessageIntent::Purchase);
     let cats = vec!["travel.hotels".to_string(), "nope".to_string()];
-    let r = index.find(&MatchQuery { message: None, category_ids: &cats, ..query("") }, &|_| 1000);
+    let r = index.find(&MatchQuery { message: None, category_ids: &cats, ..query("") });
     assert_eq!(r.signal_category_ids, vec!["travel.hotels"]);
     assert_eq!(r.dropped_digest_ids, 1);
     assert_eq!(r.message_intent, MessageIntent::None);
@@ -100,9 +100,9 @@ fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
     // And the index reports both, with or without a loaded catalog.
     let d = doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }));
     let index = OfferIndex::build(&d).expect("builds");
-    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("browse"), ..query("제주도 호텔 최저가") }, &|_| 1000);
+    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("browse"), ..query("제주도 호텔 최저가") });
     assert_eq!((r.intent, r.commercial_intent), ("purchase", true));
-    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("low"), ..query("제주도 호텔 최저가") }, &|_| 1000);
+    let r = index.find(&MatchQuery { language: "ko", intent_type: Some("low"), ..query("제주도 호텔 최저가") });
     assert_eq!((r.intent, r.commercial_intent), ("low", false));
     let empty = sidenote_core::MatchResult::empty(Some("compare"));
     assert_eq!((empty.intent, empty.commercial_intent), ("compare", true));
@@ -129,7 +129,7 @@ fn invisible_characters_inside_any_alias_kind_still_hit() {
     ]);
     let d = doc(serde_json::json!({ "taxonomy": t, "offers": [offer("a_hotel", &["travel.hotels"], &[])] }));
     let index = OfferIndex::build(&d).expect("builds");
-    let find = |language: &str, message: &str| index.find(&MatchQuery { language, ..query(message) }, &|_| 1000);
+    let find = |language: &str, message: &str| index.find(&MatchQuery { language, ..query(message) });
     let mut checked = 0;
     for c in (0..=0x10FFFFu32).filter_map(char::from_u32).filter(|&c| is_default_ignorable(c)) {
         let s = |w: &str| split(w, c);
@@ -195,15 +195,13 @@ fn eligibility_filters() {
 }
 
 #[test]
-fn score_ties_break_on_snapshot_id_and_pacing_demotes() {
+fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
         "offers": [offer("s2", &["travel.hotels"], &[]), offer("s1", &["travel.hotels"], &[]), offer("s3", &["travel.hotels"], &[])]
     }));
     let index = OfferIndex::build(&d).expect("builds");
     assert_eq!(ids(&index, &query("hotel")), vec!["s1", "s2", "s3"]);
-    let paced: Vec<String> = index.find(&query("hotel"), &|c| if c == "cmp.s1" { 500 } else { 1000 }).candidates.into_iter().map(|c| c.snapshot_id).collect();
-    assert_eq!(paced, vec!["s2", "s3", "s1"]);
 }
 
 #[test]
@@ -230,18 +228,15 @@ fn generated_catalog_builds_and_answers() {
     let mut served = 0;
     for i in 0..200 {
         let m = generate::message(&d, if i % 2 == 0 { "ko" } else { "en" }, 200, i);
-        let r = index.find(
-            &MatchQuery {
-                message: Some(&m),
-                language: if i % 2 == 0 { "ko" } else { "en" },
-                country: Some("KR"),
-                kind: Some(OfferKind::Sponsored),
-                now_ms: 0,
-                top_k: 8,
-                ..Default::default()
-            },
-            &|_| 1000,
-        );
+        let r = index.find(&MatchQuery {
+            message: Some(&m),
+            language: if i % 2 == 0 { "ko" } else { "en" },
+            country: Some("KR"),
+            kind: Some(OfferKind::Sponsored),
+            now_ms: 0,
+            top_k: 8,
+            ..Default::default()
+        });
         assert!(r.candidates.len() <= 8);
         if !r.candidates.is_empty() {
             served += 1;
@@ -270,14 +265,14 @@ fn a_purpose_of_another_kind_is_not_what_is_asked() {
     }));
     let index = OfferIndex::build(&d).expect("builds");
     // The hotel and Tokyo are what the VPN is for: only the VPN is asked.
-    let r = index.find(&query("buy a vpn for hotel wifi in tokyo"), &|_| 1000);
+    let r = index.find(&query("buy a vpn for hotel wifi in tokyo"));
     assert_eq!(r.signal_category_ids, vec!["software.security"]);
     assert!(r.signal_entity_ids.is_empty());
     assert_eq!(ids(&index, &query("buy a vpn for hotel wifi in tokyo")), vec!["a_vpn"]);
     // Beside something of its own kind a purpose still counts: a hotel for a trip to Tokyo.
     assert_eq!(ids(&index, &query("buy a hotel for my trip to tokyo")), vec!["b_tokyo_hotel"]);
     // Alone, it is all the turn names, and it counts; but a place alone is not an ask.
-    let r = index.find(&query("buy something for tokyo"), &|_| 1000);
+    let r = index.find(&query("buy something for tokyo"));
     assert_eq!(r.signal_entity_ids, vec!["place.tokyo"]);
     assert!(r.candidates.is_empty());
 }
@@ -336,7 +331,7 @@ fn a_thing_the_user_moves_away_from_asks_for_its_kind() {
     // Asked about Trello, an offer aimed at Notion users is another thing.
     assert!(ids(&index, &query("is trello any good")).is_empty());
     // Moving away from Trello asks for its kind: the offer for another task app is the answer.
-    let r = index.find(&query("we've outgrown trello, what should we switch to"), &|_| 1000);
+    let r = index.find(&query("we've outgrown trello, what should we switch to"));
     assert_eq!(r.signal_category_ids, vec!["software.productivity"]);
     assert_eq!(r.candidates.iter().map(|c| c.snapshot_id.as_str()).collect::<Vec<_>>(), vec!["a_tasks"]);
     let ko = MatchQuery { language: "ko", ..query("트렐로에서 갈아타려고 하는데 협업툴 추천") };

@@ -9,11 +9,10 @@
 //! with its own view of the same catalog.
 #![deny(clippy::unwrap_used)]
 
-use arc_swap::{ArcSwap, ArcSwapOption};
+use arc_swap::ArcSwapOption;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use sidenote_core::{IndexDocument, IndexError, IndexStats, IndexedMatch, MatchQuery, MatchResult, OfferDoc, OfferIndex, OfferKind, TaxonomyDoc};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -31,8 +30,9 @@ pub struct BindingMatchQuery {
     pub excluded_entity_ids: Option<Vec<String>>,
     pub budget_bucket: Option<String>,
     pub intent_type: Option<String>,
-    /// `sponsored` or `affiliate`.
-    pub kind: String,
+    /// Which offers may answer: a string enum, so anything else is refused at the boundary
+    /// (it once meant "any kind").
+    pub kind: BindingOfferKind,
     /// Milliseconds since the epoch: the core has no clock of its own.
     pub now_ms: f64,
     pub top_k: u32,
@@ -51,11 +51,20 @@ pub struct BindingIndexStats {
     pub memory_bytes: f64,
 }
 
-#[napi(object)]
-pub struct BindingPacing {
-    pub campaign_id: String,
-    /// 0..=1000; 1000 serves at full score.
-    pub per_mille: u32,
+/// The kind of offer a query asks for.
+#[napi(string_enum = "lowercase")]
+pub enum BindingOfferKind {
+    Sponsored,
+    Affiliate,
+}
+
+impl From<&BindingOfferKind> for OfferKind {
+    fn from(kind: &BindingOfferKind) -> Self {
+        match kind {
+            BindingOfferKind::Sponsored => OfferKind::Sponsored,
+            BindingOfferKind::Affiliate => OfferKind::Affiliate,
+        }
+    }
 }
 
 /// A finished index and what is known about it, not yet live.
@@ -82,7 +91,6 @@ struct Loaded {
 
 struct Shared {
     current: ArcSwapOption<Loaded>,
-    pacing: ArcSwap<HashMap<String, u32>>,
     version: AtomicU32,
 }
 
@@ -192,9 +200,7 @@ fn stats_of(shared: &Shared) -> BindingIndexStats {
 impl LiveOfferIndex {
     #[napi(constructor)]
     pub fn new() -> Self {
-        LiveOfferIndex {
-            shared: Arc::new(Shared { current: ArcSwapOption::empty(), pacing: ArcSwap::from_pointee(HashMap::new()), version: AtomicU32::new(0) }),
-        }
+        LiveOfferIndex { shared: Arc::new(Shared { current: ArcSwapOption::empty(), version: AtomicU32::new(0) }) }
     }
 
     /// Builds an index from an index document (JSON) on a worker thread and swaps it in.
@@ -230,9 +236,8 @@ impl LiveOfferIndex {
     #[napi]
     pub fn match_json(&self, query: BindingMatchQuery) -> String {
         let current = self.shared.current.load();
-        let pacing = self.shared.pacing.load();
         let result = match current.as_ref() {
-            Some(loaded) => with_query(&query, |q| loaded.built.index.find(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
+            Some(loaded) => with_query(&query, |q| loaded.built.index.find(q)),
             None => MatchResult::empty(query.intent_type.as_deref()),
         };
         // Serialising plain strings and integers cannot fail.
@@ -246,12 +251,8 @@ impl LiveOfferIndex {
     #[napi]
     pub fn match_compact(&self, query: BindingMatchQuery) -> String {
         let current = self.shared.current.load();
-        let pacing = self.shared.pacing.load();
         match current.as_ref() {
-            Some(loaded) => tagged(
-                loaded.generation,
-                &with_query(&query, |q| loaded.built.index.find_indexed(q, &|campaign| pacing.get(campaign).copied().unwrap_or(1000))),
-            ),
+            Some(loaded) => tagged(loaded.generation, &with_query(&query, |q| loaded.built.index.find_indexed(q))),
             None => tagged(0, &IndexedMatch::empty(query.intent_type.as_deref())),
         }
     }
@@ -265,13 +266,6 @@ impl LiveOfferIndex {
             Some(loaded) => tagged(loaded.generation, &loaded.built.index.id_tables()),
             None => String::from(r#"{"g":0,"categories":[],"entities":[],"sensitive_topics":[],"offers":[]}"#),
         }
-    }
-
-    /// Replaces every campaign's pacing factor at once; campaigns not listed pace at 1000.
-    #[napi]
-    pub fn set_pacing(&self, entries: Vec<BindingPacing>) {
-        let map = entries.into_iter().map(|e| (e.campaign_id, e.per_mille.min(1000))).collect();
-        self.shared.pacing.store(Arc::new(map));
     }
 
     #[napi]
@@ -369,7 +363,10 @@ impl IndexBuilder {
 /// Frees a staged index that will not be installed (the reload that built it failed or stopped).
 #[napi]
 pub fn discard_staged_index(token: u32) {
-    drop_elsewhere(take_staged(token));
+    // Nothing under the token (already installed or discarded): no thread to start, no trim.
+    if let Some(built) = take_staged(token) {
+        drop_elsewhere(built);
+    }
 }
 
 fn spent() -> Error {
@@ -393,11 +390,6 @@ fn tagged(generation: u32, value: &impl serde::Serialize) -> String {
 /// Runs `f` with the core's view of a binding query.
 fn with_query<T>(query: &BindingMatchQuery, f: impl FnOnce(&MatchQuery) -> T) -> T {
     let empty: Vec<String> = Vec::new();
-    let kind = match query.kind.as_str() {
-        "affiliate" => Some(OfferKind::Affiliate),
-        "sponsored" => Some(OfferKind::Sponsored),
-        _ => None,
-    };
     f(&MatchQuery {
         message: query.message.as_deref(),
         language: &query.language,
@@ -407,7 +399,7 @@ fn with_query<T>(query: &BindingMatchQuery, f: impl FnOnce(&MatchQuery) -> T) ->
         excluded_entity_ids: query.excluded_entity_ids.as_ref().unwrap_or(&empty),
         budget_bucket: query.budget_bucket.as_deref(),
         intent_type: query.intent_type.as_deref(),
-        kind,
+        kind: Some(OfferKind::from(&query.kind)),
         now_ms: query.now_ms as i64,
         top_k: query.top_k as usize,
     })
