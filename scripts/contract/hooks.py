@@ -32,7 +32,7 @@ def _every_other(value):
 
 
 class _FirstUse:
-    """Retry keys and nonces are single use per body (DESIGN.md §2: 422 idempotency_key_reused,
+    """Retry keys and nonces are single use per body (422 idempotency_key_reused,
     400 invalid_conversion). Generated values repeat across requests, so a repeat with another
     body is given a fresh value; the first use keeps what Schemathesis generated."""
 
@@ -55,7 +55,7 @@ _nonces = _FirstUse()
 @schemathesis.hook("filter_case").apply_to(path="/v1/events/impression")
 def keys_agree(context, case):
     """On the alias, the Idempotency-Key header and the body `idempotency_key` must be equal when
-    both are sent (DESIGN.md §2); a header and a body field cannot be tied in a schema. Valid
+    both are sent; a header and a body field cannot be tied in a schema. Valid
     cases with two different keys are left out; their 400 is tested in events-http.test.ts."""
     if not _valid(case):
         return True
@@ -104,8 +104,8 @@ def impression_event(context, case):
 
 @schemathesis.hook("map_case").apply_to(path="/v1/events/conversion")
 def signed_conversion(context, case):
-    """A conversion counts only when recent (300 s) and signed with the app's secret
-    (DESIGN.md §2). Valid bodies get the current time, a single-use nonce and a real
+    """A conversion counts only when recent (300 s) and signed with the app's secret.
+    Valid bodies get the current time, a single-use nonce and a real
     signature, so the run reaches the snapshot checks instead of stopping at 401."""
     body = case.body
     if not _valid(case) or not CONVERSION_SECRET or not isinstance(body, dict):

@@ -1,4 +1,4 @@
-// Affiliate impression tokens and the click intents that present them (SPEC 4.3). A token is a
+// Affiliate impression tokens and the click intents that present them. A token is a
 // capability: 256 random bits handed to the host once; only its SHA-256 is stored.
 import { Refusal } from '../errors/error-registry.js';
 import { newId, sha256 } from '../util/ids.js';

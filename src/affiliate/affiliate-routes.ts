@@ -1,4 +1,4 @@
-// POST /v1/events/click-intent (SPEC 4.3): authorised by possession of the impression token.
+// POST /v1/events/click-intent: authorised by possession of the impression token.
 // It is public (no Bearer key), so it is rate limited per client IP like decide.
 import type { FastifyInstance } from 'fastify';
 import { requestBody, response } from '../http/openapi.js';

@@ -1,4 +1,4 @@
-// Key formats (DESIGN.md §5): serving keys `sk_live_<base62>` / `sk_test_<base62>`, setup tokens
+// Key formats: serving keys `sk_live_<base62>` / `sk_test_<base62>`, setup tokens
 // `st_<base62>`. Only the SHA-256 of a key is stored; the plain key exists once, at creation.
 import { randomBytes } from 'node:crypto';
 import { base62, sha256 } from '../util/ids.js';

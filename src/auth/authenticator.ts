@@ -1,4 +1,4 @@
-// Bearer serving-key authentication (SPEC §5, DESIGN.md §2 "Keys and apps").
+// Bearer serving-key authentication.
 // Lookups are cached for `cacheMs` (≤ 1 s), which bounds how long a revoked key keeps working
 // on any instance. While the database is unreachable, the last known answer for a key is used,
 // so decide can fail open for hosts that were already talking to us.

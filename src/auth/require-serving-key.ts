@@ -1,4 +1,4 @@
-// Route guard for Bearer serving-key endpoints (SPEC §5). Decorates the request with the
+// Route guard for Bearer serving-key endpoints. Decorates the request with the
 // calling app; answers 401 with the documented error strings otherwise.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthOutcome, Principal } from './authenticator.js';

@@ -6,7 +6,7 @@ import { pathsWithNul } from '../http/text.js';
 import { destinationHostProblem, isRewrittenByUrlParser } from './destinations.js';
 import { aliasProblem } from './alias-rules.js';
 
-/** Ids are short machine identifiers, never free text (DESIGN.md §2, digest ids). */
+/** Ids are short machine identifiers, never free text. */
 export const CatalogId = z.string().regex(/^[a-z0-9][a-z0-9._:-]{0,63}$/, 'must match ^[a-z0-9][a-z0-9._:-]{0,63}$ (lowercase id, max 64)');
 
 /** One alias; rules that keep it from matching every message in alias-rules.ts. A category's or

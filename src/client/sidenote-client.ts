@@ -1,5 +1,5 @@
 // A small typed client for hosts, for use on the host's server (the serving key never goes to
-// a browser). It treats every doubt as "do not render" exactly as SPEC §1 asks: a no-fill, a
+// a browser). It treats every doubt as "do not render", as the contract asks of every host: a no-fill, a
 // timeout (its own, short), a network error, an error status or a response that does not
 // match the published schema all come back as `{ render: false, … }`, never as an exception.
 // Events get an Idempotency-Key and are retried on 503 / network errors; conversions are

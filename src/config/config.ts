@@ -28,7 +28,7 @@ export const ConfigSchema = z.object({
   /** Secret of tracked-link tokens (their sealing key is derived from it). When unset one is
    *  generated once and kept in the database, so every instance sharing it reads the same links. */
   linkSigningSecret: z.string().min(32).optional(),
-  /** Handler time budget of decide, from request receipt (DESIGN.md §2). */
+  /** Handler time budget of decide, from request receipt. */
   decideTimeBudgetMs: z.coerce.number().int().min(1).max(10_000).default(50),
   /** How long a campaign's spend record that went missing from the counter store waits before it
    *  is rebuilt from the ledger (src/spend/). Default: the decide budget + 250 ms. */
@@ -40,7 +40,7 @@ export const ConfigSchema = z.object({
   unconfirmedServeSweepMs: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** How often counter-store spend records are raised to at least the ledger's figures. */
   spendReconcileMs: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
-  /** Decide requests per minute per client IP (SPEC §8). Raised by configuration for benchmarks. */
+  /** Decide requests per minute per client IP. Raised by configuration for benchmarks. */
   decideRateLimitPerMinute: z.coerce.number().int().min(1).default(60),
   /** Tracked-link clicks (GET|HEAD /r/) per minute per client address (IPv6: per /64);
    *  past it 429 and nothing is recorded (src/links/redirect-routes.ts says why). */

@@ -1,4 +1,4 @@
-// POST /v1/events/conversion (SPEC 4.8).
+// POST /v1/events/conversion.
 import type { FastifyInstance } from 'fastify';
 import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
 import type { ZodSchemas } from '../http/validation.js';

@@ -1,4 +1,4 @@
-// Conversion event request and response (SPEC 2.6, DESIGN.md §2).
+// Conversion event request and response.
 import { z } from 'zod';
 import { DecisionId, SnapshotId } from '../events/event-schemas.js';
 import { chars, storedText } from '../http/text.js';
@@ -13,7 +13,7 @@ export const ConversionRequest = z
       'Lowercase hex HMAC-SHA256 of "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}" with the app\'s conversion secret.',
     ),
   })
-  .describe('Signed conversion (SPEC 2.6).');
+  .describe('Signed conversion.');
 
 export const ConversionResponse = z
   .strictObject({
@@ -21,9 +21,9 @@ export const ConversionResponse = z
     inserted: z.boolean().describe('false for an exact retry of a recorded conversion.'),
     conversion_id: z.string().regex(/^cnv_/).describe('Conversion id (`cnv_…`); the same for an exact retry.'),
     offer_snapshot_id: z.string().describe('The snapshot id sent.'),
-    billable: z.literal(false).describe('Recorded events are never billable (SPEC 6).'),
-    ledger_written: z.literal(false).describe('No ledger entry is written for a recorded conversion (SPEC 6).'),
+    billable: z.literal(false).describe('Recorded events are never billable.'),
+    ledger_written: z.literal(false).describe('No ledger entry is written for a recorded conversion.'),
   })
-  .describe('Conversion response (DESIGN.md §2).');
+  .describe('Conversion response.');
 
 export type ConversionRequest = z.infer<typeof ConversionRequest>;

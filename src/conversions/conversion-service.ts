@@ -1,4 +1,4 @@
-// Signed conversions (SPEC 4.8). Order of checks: signature (is it really the host?), clock
+// Signed conversions. Order of checks: signature (is it really the host?), clock
 // tolerance, snapshot and decision ownership with the attribution window, then the single-use
 // nonce, enforced by the (app_id, nonce) unique constraint.
 import { createHash } from 'node:crypto';

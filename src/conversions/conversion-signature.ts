@@ -1,4 +1,4 @@
-// Conversion signatures (DESIGN.md §2): lowercase hex HMAC-SHA256, keyed by one of the app's
+// Conversion signatures: lowercase hex HMAC-SHA256, keyed by one of the app's
 // active conversion secrets, over "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}".
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

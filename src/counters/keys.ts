@@ -1,7 +1,7 @@
 // Every counter key, its prefix and the TTLs of the fast-path entries, in one place.
 //
 // Keys never carry user-controlled free text. Redis keeps command arguments in SLOWLOG and
-// MONITOR output (DESIGN.md §4), so a host's message, a session token or a client-chosen string
+// MONITOR output, so a host's message, a session token or a client-chosen string
 // must not reach a key. Callers pass ids (catalog ids, generated ids, UTC days) and hashes only;
 // as a second line of defence every part that is not a plain id is replaced by its SHA-256 here,
 // and the client-chosen parts (idempotency keys, nonces, rate-limit client keys) are always hashed.

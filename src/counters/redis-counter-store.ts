@@ -1,6 +1,6 @@
 // The Redis counter store: the hot state every instance shares (REDIS_URL).
 //
-// Bounded on purpose (DESIGN.md §4: with ioredis defaults a hung or refused Redis stalls each
+// Bounded on purpose (with ioredis defaults a hung or refused Redis stalls each
 // request for over 8 s):
 // - enableOfflineQueue:false: while disconnected a command fails at once instead of queueing;
 // - maxRetriesPerRequest:0: a command in flight when the connection drops is failed, never

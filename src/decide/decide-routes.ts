@@ -1,4 +1,4 @@
-// POST /v1/offers/decide (SPEC 4.1) and its affiliate twin POST /v1/offers/affiliate (SPEC 4.2).
+// POST /v1/offers/decide and its affiliate twin POST /v1/offers/affiliate.
 // Thin: auth, strict validation, then the pipeline under the handler time budget. Anything that
 // goes wrong past validation fails open: 200, serve:false, TIMEOUT — never a 5xx for a host to
 // turn into an error page.
@@ -144,7 +144,7 @@ function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, rou
         rateLimit: { max: config.decideRateLimitPerMinute, timeWindow: 60_000, hook: 'preHandler' },
       },
       // The key first (a request without a valid key is a 401 whatever its body), then the
-      // forbidden-key scan, which wins over every other validation failure (DESIGN.md §2), then
+      // forbidden-key scan, which wins over every other validation failure, then
       // the envelope schema.
       // One deadline per request, counted from its receipt; the key lookup and the pipeline
       // both spend it.

@@ -1,9 +1,9 @@
-// Response shapes of decide (SPEC 2.2, 2.3, 2.8): the OpenAPI document, the typed client and the
+// Response shapes of decide: the OpenAPI document, the typed client and the
 // service's own types all come from these.
 import { z } from 'zod';
 import { REASON_CODE_NAMES } from '../errors/reason-codes.js';
 
-export const ReasonCodeSchema = z.enum(REASON_CODE_NAMES).describe('Reason code (SPEC 7.2).');
+export const ReasonCodeSchema = z.enum(REASON_CODE_NAMES).describe('Reason code.');
 
 export const ServedOfferSchema = z
   .strictObject({
@@ -23,7 +23,7 @@ export const ServedOfferSchema = z
     cta: z.string().optional().describe('Presentation hint only.'),
     reason_codes: z.array(ReasonCodeSchema).describe('Includes `MATCHED`.'),
   })
-  .describe('Served offer (SPEC 2.2).');
+  .describe('Served offer.');
 
 export const NoFillSchema = z
   .strictObject({
@@ -32,10 +32,10 @@ export const NoFillSchema = z
       .string()
       .describe('Id of this HTTP request, for support; also the `x-request-id` response header (the caller’s own when it sent an opaque one).'),
     decision_id: z.string().regex(/^dec_/).describe('Decision id (`dec_…`); the no-fill is recorded too.'),
-    reason_codes: z.array(ReasonCodeSchema).describe('Why no offer was returned (SPEC 7.2); every failing gate is listed.'),
+    reason_codes: z.array(ReasonCodeSchema).describe('Why no offer was returned; every failing gate is listed.'),
     retry_after_seconds: z.number().optional().describe('On TIMEOUT, FREQUENCY_CAPPED and BUDGET_EXHAUSTED: seconds until asking again may fill.'),
   })
-  .describe('No-fill (SPEC 2.3). A successful answer: do not render anything.');
+  .describe('No-fill. A successful answer: do not render anything.');
 
 export { ErrorBodySchema } from '../http/error-body.js';
 
@@ -58,7 +58,7 @@ export const AffiliateFillSchema = z
     cta: z.string().optional().describe('Presentation hint only.'),
     reason_codes: z.array(ReasonCodeSchema).describe('Includes `MATCHED`.'),
   })
-  .describe('Affiliate fill (DESIGN.md §2).');
+  .describe('Affiliate fill.');
 
 export type ServedOffer = z.infer<typeof ServedOfferSchema>;
 export type NoFill = z.infer<typeof NoFillSchema>;

@@ -1,4 +1,4 @@
-// The decide pipeline (SPEC 4.1, DESIGN.md §2 "Decide"): gates → intent → native match →
+// The decide pipeline: gates → intent → native match →
 // frequency and budget claim → tracked link → decision record. It composes the native core,
 // the counter store and the decision recorder and never sees an HTTP request. The message is
 // read here and handed to the core; it is never stored, logged or put in a key.
@@ -146,7 +146,7 @@ export class DecideService {
     );
   }
 
-  /** The affiliate variant (SPEC 4.2): same envelope and gates, matched against affiliate
+  /** The affiliate variant: same envelope and gates, matched against affiliate
    *  offers, answered with a direct tracking URL of the offer's travel affiliate network. */
   decideAffiliate(envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log?: FailOpenLog): Promise<AffiliateResponse> {
     return this.withinDeadline('affiliate', envelope, principal, requestId, deadline, log, (attempt) =>

@@ -1,5 +1,5 @@
-// The context envelope (SPEC 2.1) and its strict validation. Strict everywhere: an unknown key at
-// any level is INVALID_ENVELOPE, nothing is coerced, nothing silently dropped (DESIGN.md §4).
+// The context envelope and its strict validation. Strict everywhere: an unknown key at
+// any level is INVALID_ENVELOPE, nothing is coerced, nothing silently dropped.
 import { z } from 'zod';
 import { chars, storedText } from '../http/text.js';
 
@@ -54,11 +54,11 @@ export const Envelope = z
       })
       .describe('The existing surface the host would show an offer on; either flag false gives CAPABILITY_UNMET.'),
   })
-  .describe('Context envelope (SPEC 2.1).');
+  .describe('Context envelope.');
 
 export type Envelope = z.infer<typeof Envelope>;
 
-/** Keys rejected anywhere in the body (SPEC 2.1), matched exactly. */
+/** Keys rejected anywhere in the body, matched exactly. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
   'email',
   'phone',
@@ -100,7 +100,7 @@ export interface ForbiddenScan {
 const SAFE_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
 
 /** Finds forbidden keys at any depth, arrays included. Iterative with a depth cap, so a deeply
- *  nested body cannot overflow the stack (DESIGN.md §4). */
+ *  nested body cannot overflow the stack. */
 export function scanForbiddenKeys(body: unknown, maxPaths = 20): ForbiddenScan {
   const paths: string[] = [];
   let tooDeep = false;

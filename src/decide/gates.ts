@@ -1,5 +1,5 @@
-// The gates that run before any offer is considered, in DESIGN.md's order. Every failing
-// gate's code is listed, so a host can see all that stood in the way at once.
+// The gates that run before any offer is considered, in this order: capability, policy, locale.
+// Every failing gate's code is listed, so a host can see all that stood in the way at once.
 import type { Envelope } from './envelope.js';
 
 export type GateCode = 'CAPABILITY_UNMET' | 'POLICY_BLOCK' | 'LOCALE_NOT_LIVE';

@@ -1,4 +1,4 @@
-// GET /v1/decisions/{id} (SPEC 4.9): the calling app's decision metadata with event counts.
+// GET /v1/decisions/{id}: the calling app's decision metadata with event counts.
 // Another app's decision is 404 not_found, exactly like an unknown one.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';

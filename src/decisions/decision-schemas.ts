@@ -1,4 +1,4 @@
-// Decision metadata returned by GET /v1/decisions/{id} (SPEC 4.9, DESIGN.md §2).
+// Decision metadata returned by GET /v1/decisions/{id}.
 import { z } from 'zod';
 
 /** A decision's impression events by kind, counted or not. The events folder maps each of its
@@ -17,7 +17,7 @@ export const DecisionMetadataSchema = z
     test: z.boolean().describe('Made with a test key: stored and shown, never counted.'),
     created_at: z.string().describe('ISO time of the decision.'),
     serve: z.boolean().describe('Whether an offer was returned.'),
-    reason_codes: z.array(z.string()).describe('The reason codes answered (SPEC 7.2).'),
+    reason_codes: z.array(z.string()).describe('The reason codes answered.'),
     offer_snapshot_id: z.string().nullable().describe('The served offer snapshot (`snp_…`), null for a no-fill.'),
     campaign_id: z.string().nullable().describe('Campaign of the served offer, null for a no-fill.'),
     expires_at: z.string().nullable().describe('ISO expiry of the served offer, null for a no-fill.'),

@@ -1,5 +1,5 @@
 // The error vocabulary of the API, in one place: every `error` string an error body can carry
-// (SPEC 2.8), the HTTP status it comes with, what it means and whether to retry. The error
+// and the HTTP status it comes with, what it means and whether to retry. The error
 // handler takes statuses from here (src/http/errors.ts), the reason-code reference and
 // docs/reason-codes.md are generated from it (src/reference/), and the OpenAPI error examples
 // take their summaries from it. Domain code names an error by its code and never by a status.

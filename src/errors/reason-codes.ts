@@ -1,4 +1,4 @@
-// The reason codes of a decide answer (SPEC 7.2): what each means and whether asking again may
+// The reason codes of a decide answer: what each means and whether asking again may
 // fill. The answer schemas, the ReasonCode type and the reference (/v1/reference/reason-codes,
 // docs/reason-codes.md) are derived from this table, so a new reason code is an entry here
 // and the code that gives it.
@@ -42,7 +42,7 @@ export const REASON_CODES = {
 
 export type NoFillReason = keyof typeof REASON_CODES;
 
-/** The two 400 errors of decide that also name themselves in `reason_codes` (SPEC 2.8). */
+/** The two 400 errors of decide that also name themselves in `reason_codes`. */
 const ERROR_REASON_CODES = ['INVALID_ENVELOPE', 'FORBIDDEN_IDENTITY_FIELD'] as const;
 
 export type ReasonCode = NoFillReason | (typeof ERROR_REASON_CODES)[number];

@@ -1,8 +1,8 @@
-// Impression event request and response (SPEC 2.4, 2.5).
+// Impression event request and response.
 import { z } from 'zod';
 import { storedText } from '../http/text.js';
 
-/** Body `idempotency_key` (alias path): 8 to 80 characters (SPEC 2.4). */
+/** Body `idempotency_key` (alias path): 8 to 80 characters. */
 export const IdempotencyKey = storedText(8, 80);
 /** The `Idempotency-Key` header: 8 to 80 visible ASCII characters. HTTP strips a header's outer
  *  spaces and carries no other text safely, so this is SPEC's 8 to 80 as a header can hold it. */
@@ -30,7 +30,7 @@ export const ImpressionEventRequest = z
     type: ImpressionType.optional().describe('Which impression event; default `offer_rendered`.'),
     idempotency_key: IdempotencyKey.optional().describe('Retry key, 8 to 80 characters; must equal the Idempotency-Key header when both are sent.'),
   })
-  .describe('Impression event (SPEC 2.4), alias path.');
+  .describe('Impression event, alias path.');
 
 /** A canonical path: the path names the event, the retry key is the Idempotency-Key header only. */
 export function canonicalImpressionRequest(type: z.infer<typeof ImpressionType>) {
@@ -39,7 +39,7 @@ export function canonicalImpressionRequest(type: z.infer<typeof ImpressionType>)
       ...common,
       type: z.literal(type).optional().describe(`\`${type}\` or omitted; this path records only that event.`),
     })
-    .describe(`Impression event (SPEC 2.4) on the canonical path for \`${type}\`.`);
+    .describe(`Impression event on the canonical path for \`${type}\`.`);
 }
 
 export const ImpressionEventResponse = z
@@ -49,8 +49,8 @@ export const ImpressionEventResponse = z
     event_id: z.string().regex(/^evt_/).describe('Event id (`evt_…`); the same for a retry.'),
     offer_snapshot_id: z.string().describe('The snapshot id sent.'),
     type: ImpressionType.describe('The event recorded.'),
-    billable: z.literal(false).describe('Recorded events are never billable (SPEC 6).'),
+    billable: z.literal(false).describe('Recorded events are never billable.'),
   })
-  .describe('Impression event response (SPEC 2.5).');
+  .describe('Impression event response.');
 
 export type ImpressionEventRequest = z.infer<typeof ImpressionEventRequest>;

@@ -1,4 +1,4 @@
-// Rendered and qualified impressions (SPEC 4.5–4.7, §6). Validation of ownership happens
+// Rendered and qualified impressions. Validation of ownership happens
 // before the write: the snapshot must exist, and a decision id must be the calling app's
 // decision that served that very snapshot (else 404 unknown_snapshot, never a hint that
 // another app's decision exists).

@@ -1,4 +1,4 @@
-// The error body every error answer has (SPEC 2.8): a schema on its own, with nothing of the
+// The error body every error answer has: a schema on its own, with nothing of the
 // server in its imports, so the typed client (clients/typescript) can validate with it too.
 import { z } from 'zod';
 
@@ -12,4 +12,4 @@ export const ErrorBodySchema = z
     paths: z.array(z.string()).optional().describe('FORBIDDEN_IDENTITY_FIELD: JSON paths of the forbidden keys, never their values.'),
     problems: z.array(z.string()).optional().describe('invalid_catalog: what is wrong with the catalog, one line each.'),
   })
-  .describe('Error body (SPEC 2.8).');
+  .describe('Error body.');

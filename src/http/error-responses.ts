@@ -1,4 +1,4 @@
-// The error responses every operation documents, built once: the error body schema (SPEC 2.8)
+// The error responses every operation documents, built once: the error body schema
 // and the statuses that come from the framework or shared guards rather than from a handler
 // (auth, body size and type, rate limit, store outage). Routes add their own 400/404 on top.
 import { ErrorBodySchema } from './error-body.js';
@@ -19,7 +19,7 @@ export function errorResponse(description: string, examples: ErrorExample[], hea
 
 const RETRY_AFTER: Record<string, HeaderDoc> = { 'retry-after': { description: 'Seconds to wait before retrying.', type: 'integer' } };
 
-/** 401 of every serving-key operation (SPEC §5; strings fixed in DESIGN.md §2). */
+/** 401 of every serving-key operation. */
 export const SERVING_KEY_ERRORS = {
   401: errorResponse('Missing, malformed, unknown or revoked serving key, or a setup token.', [
     { error: 'missing_api_key' },
@@ -59,7 +59,7 @@ export const UNAVAILABLE = {
 };
 
 /** A 400 for a body that is not valid JSON or fails the operation's schema; `error` is the
- *  operation's own error string (SPEC 7.3). */
+ *  operation's own error string. */
 export function badRequest(error: ErrorCode, description: string, examples: Array<Omit<ErrorExample, 'error'> & { name: string }>) {
   return errorResponse(description, [
     ...examples.map((e) => ({ ...e, error })),

@@ -1,5 +1,5 @@
 // Error answers: every error body is `{ ok:false, error }` with a stable string from the error
-// registry (src/errors/, SPEC 2.8), at the registry's status. Internal details never reach a
+// registry (src/errors/; docs/reason-codes.md lists them), at the registry's status. Internal details never reach a
 // response body, and no input text ever does.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, Refusal, StoreUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS, stackFrames, type ErrorCode } from '../errors/error-registry.js';

@@ -1,7 +1,7 @@
 // Per-client rate limits through @fastify/rate-limit, a well-kept plugin that already does
 // windows, headers and per-route limits. Its windows live in our counter store, so instances
 // sharing Redis share one limit. `request.ip` honours X-Forwarded-For only from the configured
-// trusted proxies (Fastify's trustProxy), never from arbitrary callers (DESIGN.md §4).
+// trusted proxies (Fastify's trustProxy), never from arbitrary callers.
 //
 // A client is its address, an IPv6 address cut to its first RATE_LIMIT_IPV6_PREFIX_BITS (64 by
 // default: one subscriber's prefix). On routes that take a serving key the limit runs after

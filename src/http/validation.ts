@@ -2,7 +2,7 @@
 // declares for its body, query string or path parameters (requestBody, querySchema and
 // paramsSchema in openapi.ts) is the one that documents it in /openapi.json and the one that
 // parses it here, so handlers receive parsed values and never validate by hand. zod rather than
-// Fastify's Ajv: strict, no coercion, no silent removal of unknown keys (DESIGN.md §4).
+// Fastify's Ajv: strict, no coercion, no silent removal of unknown keys.
 import type { FastifyInstance, FastifySchema, FastifyTypeProvider } from 'fastify';
 import type { z } from 'zod';
 

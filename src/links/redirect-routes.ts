@@ -1,4 +1,4 @@
-// GET /r/{token} (SPEC 4.4): verify, re-check the destination, redirect, then record.
+// GET /r/{token}: verify, re-check the destination, redirect, then record.
 // The redirect needs neither the database nor Redis: the sealed token names the destination
 // and the in-memory catalog holds the advertiser's allowlist, so it keeps working while either
 // is down. Recording happens after the reply and can never fail the redirect.

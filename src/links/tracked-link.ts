@@ -1,4 +1,4 @@
-// Tracked-link tokens (DESIGN.md §2): `{base_url}/r/<token>`. The token carries the decision,
+// Tracked-link tokens: `{base_url}/r/<token>`. The token carries the decision,
 // snapshot, app, advertiser, destination and expiry, so the redirect needs no database read:
 // the token proves we issued it, the in-memory allowlist proves the destination is still allowed.
 //

@@ -35,7 +35,7 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string) {
         title: 'Sidenote sponsored-offer decision API',
         version: '1.0.0',
         description:
-          "Decides, once per user turn of a host AI application, whether a labelled, tracked sponsored offer may be shown beside the host's own answer. See SPEC.md.",
+          "Decides, once per user turn of a host AI application, whether a labelled, tracked sponsored offer may be shown beside the host's own answer. The README and docs/ of the repository say more.",
       },
       servers: [{ url: baseUrl }],
       components: {

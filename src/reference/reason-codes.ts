@@ -1,6 +1,6 @@
 // Every reason code and error string the service can answer with, what it means, and whether
 // and when a host should try again. Served as JSON at /v1/reference/reason-codes and rendered
-// into docs/reason-codes.md. The reason codes (SPEC 7.2) and the error strings both come from
+// into docs/reason-codes.md. The reason codes and the error strings both come from
 // src/errors/: the decide answers and the error handler use the same tables.
 import { ERRORS } from '../errors/error-registry.js';
 import { REASON_CODES } from '../errors/reason-codes.js';

@@ -1,4 +1,4 @@
-// POST /v1/offers/affiliate and POST /v1/events/click-intent through HTTP (SPEC 4.2, 4.3).
+// POST /v1/offers/affiliate and POST /v1/events/click-intent through HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalogWithAffiliates } from '../helpers/mini-catalog.js';

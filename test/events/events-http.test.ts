@@ -1,4 +1,4 @@
-// Events, conversions, tracked links and decision lookup through HTTP (SPEC 2.4–2.8, 4.4–4.9, §5, §6, 7.3).
+// Events, conversions, tracked links and decision lookup through HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';

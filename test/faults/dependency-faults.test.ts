@@ -1,4 +1,4 @@
-// Fault injection with real servers (DESIGN.md §3 "Quality bars"): a spawned service on its own
+// Fault injection with real servers: a spawned service on its own
 // Redis and Postgres, each behind a fault proxy, under a steady stream of decides and events.
 // Each dependency is made slow (past the 50 ms decide budget), blackholed, cut, stopped and
 // restarted (Redis also frozen with SIGSTOP). Throughout:

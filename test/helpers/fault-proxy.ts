@@ -1,5 +1,5 @@
 // A TCP proxy between the service and Redis or Postgres that misbehaves on demand. There is no
-// toxiproxy or tc netem here (DESIGN.md §4), so faults are injected in the byte stream:
+// toxiproxy or tc netem here, so faults are injected in the byte stream:
 // - delay: every chunk, both ways, arrives this many ms late (a slow server or network);
 // - blackhole: nothing gets through, connections stay open (a partition); bytes held back are
 //   delivered when healed, as TCP retransmission would;

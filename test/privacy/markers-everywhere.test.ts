@@ -1,4 +1,4 @@
-// The full privacy proof (DESIGN.md §2: "The message is never written anywhere"): thousands of
+// The full privacy proof: thousands of
 // decides whose messages carry unique markers, in Korean and English, served, gated and
 // refused, plus bodies built to fail (forbidden and unknown keys, bad ids, oversized, malformed,
 // wrong content type). Then every place a marker could land is searched: every response body,

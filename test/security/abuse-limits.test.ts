@@ -1,4 +1,4 @@
-// Limits that protect the service from abusive callers (SPEC §8, DESIGN.md §2 and §4):
+// Limits that protect the service from abusive callers:
 // oversized bodies get a 413 with an error body on every route, the decide rate limit is one
 // global limit across instances sharing the counter store, and X-Forwarded-For is believed only
 // from a configured trusted proxy.

@@ -1,4 +1,4 @@
-// Who may do what (SPEC §5, DESIGN.md §2 "Keys and apps"): every authenticated route refuses
+// Who may do what: every authenticated route refuses
 // missing, malformed, unknown, setup and revoked keys with the documented 401, and no app can
 // read or write through another app's ids (BOLA): decisions, explanations, events on another
 // app's decisions, conversions, idempotency keys and click intents.

@@ -1,4 +1,4 @@
-// Secrets are compared in constant time (DESIGN.md §2, §4). A timing measurement would be
+// Secrets are compared in constant time. A timing measurement would be
 // flaky, so this proves the mechanism instead: every verify path ends in crypto.timingSafeEqual
 // on equal-length buffers, and inputs of another length never reach it (where it would throw
 // and turn a bad signature into a 500).

@@ -1,6 +1,5 @@
 // Invisible characters (Unicode Default_Ignorable_Code_Point) inside a word do not hide it from
-// matching (DESIGN.md §2 "Intent": sensitive-topic detection runs after removing invisible
-// characters). A self-harm term split by a zero width space next to a hotel request is still a
+// matching (sensitive-topic detection runs after removing invisible characters). A self-harm term split by a zero width space next to a hotel request is still a
 // POLICY_BLOCK, not an ad beside it; a commercial message with its aliases split the same way
 // still matches the same offer. Terms are real aliases of the demo catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

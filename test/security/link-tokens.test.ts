@@ -1,4 +1,4 @@
-// Tracked-link tokens are opaque (DESIGN.md §2 "Tracked link and redirect"): a link pasted into a
+// Tracked-link tokens are opaque: a link pasted into a
 // chat log, a browser history or an advertiser's access log must not tell anyone which app showed
 // it, which decision it came from or where it goes. v2 tokens are sealed with AES-256-GCM; any
 // change to a single byte is refused; legacy v1 links already handed out keep redirecting until

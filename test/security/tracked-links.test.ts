@@ -1,4 +1,4 @@
-// Tracked links and destinations (SPEC 4.4, DESIGN.md §2 "Tracked link and redirect"): a token
+// Tracked links and destinations: a token
 // is unforgeable (and opaque: link-tokens.test.ts), and no token — forged, replayed, or even
 // validly sealed — sends a browser anywhere but an allowlisted https destination. Open-redirect attempts are refused both when a
 // catalog is imported and at click time.

@@ -401,7 +401,7 @@ pub fn effective_intent(message_intent: MessageIntent, digest_intent: Option<&st
     }
 }
 
-/// Intent is a gate, not a score (DESIGN.md §2): a turn serves only with evidence of commercial
+/// Intent is a gate, not a score: a turn serves only with evidence of commercial
 /// intent, purchase or compare, from the message's cues or a fresh digest. A topic named
 /// without it ("what year did the first iPhone come out?") is `LOW_INTENT`.
 pub fn is_commercial(intent: &str) -> bool {
