@@ -22,10 +22,10 @@ describe.skipIf(!usingRealPostgres)('an instance on Postgres with in-process cou
     const counters = createCounterStore({ keyPrefix: 'sn:lock-test:' }); // in process: takes the sole-instance lock
     const t = await createTestApp({ loadDemoCatalog: false }, { testDb, counters });
     try {
-      const started = Date.now();
+      // The old shared lock made this import wait for its query timeout and answer 500: the
+      // status says it, where a wall-clock bound failed on a busy machine (5,041 ms in CI).
       const res = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
       expect(res.statusCode).toBe(200);
-      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       await t.close();
       await counters.close();
