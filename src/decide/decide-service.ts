@@ -18,11 +18,10 @@ import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { ServedSnapshot, ServingCatalog } from '../catalog/serving-catalog.js';
-import type { CounterStore, ClaimCandidate } from '../counters/counter-store.js';
-import { counterKeys } from '../counters/keys.js';
+import type { CounterStore } from '../counters/counter-store.js';
+import { refusalOf, serveClaim, sessionOf, type CampaignLimits } from '../counters/serve-claims.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
 import type { SpendKeeper } from '../spend/spend-keeper.js';
-import { utcDay } from '../spend/spend-keeper.js';
 import type { MatchCandidate, MatchResult, Matcher } from '../native/offer-index.js';
 import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
@@ -477,7 +476,8 @@ export class DecideService {
   }
 
   /** Frequency caps and budgets of the top-K candidates, checked in one round trip; the first
-   *  candidate that passes is claimed atomically. Test keys never touch live counters. */
+   *  candidate that passes is claimed atomically (src/counters/serve-claims.ts says what a serve
+   *  claims). Test keys never touch live counters. */
   private async claim(
     serving: ServingCatalog,
     candidates: MatchCandidate[],
@@ -486,58 +486,32 @@ export class DecideService {
     nowMs: number,
   ): Promise<{ winner: MatchCandidate | null; receipt: ClaimReceipt | null; reasons: ReasonCode[]; retryAfterSeconds?: number }> {
     if (principal.mode === 'test') return { winner: candidates[0], receipt: null, reasons: [] };
-    // The session token is hashed before it names a key: Redis never sees host values. Without a
-    // token nothing identifies the user, so there is no frequency cap; budgets apply regardless.
-    const session = sessionToken ? sha256(`${principal.appId}\u0000${sessionToken}`).toString('base64url').slice(0, 22) : null;
-    const day = utcDay(nowMs);
-    const now = new Date(nowMs);
-    const msToDayEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - nowMs;
-    const requests: ClaimCandidate[] = candidates.map((c) => {
-      const campaign = serving.campaigns.get(c.campaignId)!;
-      return {
-        frequency: session
-          ? [
-              {
-                key: counterKeys.frequency(session, c.campaignId),
-                limit: campaign.frequency_cap.count,
-                windowMs: campaign.frequency_cap.window_seconds * 1000,
-              },
-              { key: counterKeys.globalFrequency(session), limit: this.settings.sessionCap.count, windowMs: this.settings.sessionCap.windowMs },
-            ]
-          : [],
-        spend: {
-          campaignId: c.campaignId,
-          amountMicros: campaign.bid_micros,
-          totalLimitMicros: campaign.budget.total_micros,
-          dailyLimitMicros: campaign.budget.daily_micros,
-          day,
-          msToDayEnd,
-        },
-      };
-    });
-    const outcome = await this.counters.claimFirst(requests);
+    const session = sessionOf(principal.appId, sessionToken);
+    const claims = candidates.map((c) => serveClaim(limitsOf(serving.campaigns.get(c.campaignId)!), session, this.settings.sessionCap, nowMs));
+    const outcome = await this.counters.claimFirst(claims);
     const unknown = outcome.skipped.filter((s) => s.reason === 'spend_unknown').map((s) => candidates[s.index].campaignId);
     // Campaigns whose spend the store lost are loaded from the ledger, and not served until then.
     if (unknown.length > 0) this.spend.ensureLoaded(unknown);
     if (outcome.claimedIndex >= 0) return { winner: candidates[outcome.claimedIndex], receipt: outcome.receipt, reasons: [] };
-    const reasons: ReasonCode[] = [];
-    if (outcome.skipped.some((s) => s.reason === 'frequency')) reasons.push('FREQUENCY_CAPPED');
-    if (outcome.skipped.some((s) => s.reason === 'budget' || s.reason === 'spend_unknown')) reasons.push('BUDGET_EXHAUSTED');
-    // A lifetime budget has no window to wait for; an hour is when an operator's top-up is
-    // likely to have been imported. A spend being loaded from the ledger is known within seconds.
-    const waits = outcome.skipped.map((s) => (s.reason === 'spend_unknown' ? SPEND_UNKNOWN_RETRY_MS : (s.retryAfterMs ?? 3_600_000)));
-    const retryAfterSeconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
-    return { winner: null, receipt: null, reasons, retryAfterSeconds };
+    return { winner: null, receipt: null, ...refusalOf(outcome) };
   }
+}
+
+/** A catalog campaign's limits in the counters' terms. */
+function limitsOf(campaign: Campaign): CampaignLimits {
+  return {
+    id: campaign.id,
+    bidMicros: campaign.bid_micros,
+    totalBudgetMicros: campaign.budget.total_micros,
+    dailyBudgetMicros: campaign.budget.daily_micros,
+    frequencyCap: { count: campaign.frequency_cap.count, windowSeconds: campaign.frequency_cap.window_seconds },
+  };
 }
 
 /** The answer of a decide that ran out of time or lost a dependency: fail open. */
 export function timeoutAnswer(requestId: string, decisionId: string): NoFill {
   return { serve: false, request_id: requestId, decision_id: decisionId, reason_codes: ['TIMEOUT'], retry_after_seconds: TIMEOUT_RETRY_AFTER_SECONDS };
 }
-
-/** How long a host is told to wait when a campaign's spend is being loaded from the ledger. */
-const SPEND_UNKNOWN_RETRY_MS = 1_000;
 
 export interface FailOpenLog {
   warn(obj: object, msg: string): void;

@@ -13,6 +13,7 @@
 //   ledger's figures: a Redis restored from an old snapshot, or a replica promoted without the
 //   last writes, keeps its records but under-counts; this bounds what it can overspend.
 import type { CounterStore, LedgerSpend } from '../counters/counter-store.js';
+import { utcDay } from '../counters/serve-claims.js';
 
 /** The ledger's committed figures. The ledger is written with the decision rows, so the decision
  *  repository (src/decisions/) reads it; this folder depends only on this shape. */
@@ -41,10 +42,6 @@ export const SPEND_BATCH = 1000;
 
 function* inBatches<T>(list: readonly T[]): Generator<T[]> {
   for (let i = 0; i < list.length; i += SPEND_BATCH) yield list.slice(i, i + SPEND_BATCH);
-}
-
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 export class SpendKeeper {

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCounterStore } from '../../src/counters/index.js';
-import { SPEND_BATCH, SpendKeeper, utcDay } from '../../src/spend/spend-keeper.js';
+import { SPEND_BATCH, SpendKeeper } from '../../src/spend/spend-keeper.js';
+import { utcDay } from '../../src/counters/serve-claims.js';
 import type { LedgerSpend } from '../../src/counters/counter-store.js';
 
 const CAMPAIGNS = 50_000;
