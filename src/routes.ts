@@ -16,6 +16,7 @@ import { eventRoutes } from './events/event-routes.js';
 import { conversionRoutes } from './conversions/conversion-routes.js';
 import { redirectRoutes } from './links/redirect-routes.js';
 import { decisionRoutes } from './decisions/decision-routes.js';
+import { hostReportRoutes } from './reporting/host-report-routes.js';
 import { affiliateRoutes } from './affiliate/affiliate-routes.js';
 import { referenceRoutes } from './reference/reference-routes.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -41,7 +42,7 @@ async function routes(app: FastifyInstance, opts: RouteOptions) {
   // plugin's own copy runs after its key check.
   app.addHook('onRequest', methodNotAllowedHook(app, routeMethods));
   await app.register(decideRoutes, { matcher: opts.matcher });
-  for (const feature of [eventRoutes, conversionRoutes, redirectRoutes, decisionRoutes, affiliateRoutes, referenceRoutes, dashboardRoutes]) {
+  for (const feature of [eventRoutes, conversionRoutes, redirectRoutes, decisionRoutes, hostReportRoutes, affiliateRoutes, referenceRoutes, dashboardRoutes]) {
     await app.register(feature);
   }
 }

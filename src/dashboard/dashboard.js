@@ -21,7 +21,7 @@ function el(tag, attrs = {}, parent) {
 
 function timeLabel(iso, range) {
   const d = new Date(iso);
-  if (range === '7d') return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  if (range === '7d' || range === '30d') return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
   return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 

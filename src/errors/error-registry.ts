@@ -11,7 +11,8 @@ const EVENTS = ['POST /v1/events/rendered', 'POST /v1/events/qualified-impressio
 const CONVERSION = ['POST /v1/events/conversion'];
 const CLICK_INTENT = ['POST /v1/events/click-intent'];
 const DECISION_LOOKUPS = ['GET /v1/decisions/{id}', 'GET /v1/decisions/{id}/explanation'];
-const SERVING = [...DECIDE, ...EVENTS, ...CONVERSION, ...DECISION_LOOKUPS];
+const HOST_REPORT = ['GET /v1/reports'];
+const SERVING = [...DECIDE, ...EVENTS, ...CONVERSION, ...DECISION_LOOKUPS, ...HOST_REPORT];
 
 /** How long a host should wait before retrying when a store is down (503). */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -157,7 +158,7 @@ export const ERRORS = {
   },
   service_unavailable: {
     status: 503,
-    endpoints: [...EVENTS, ...CONVERSION, 'GET /v1/decisions/{id}', ...CLICK_INTENT],
+    endpoints: [...EVENTS, ...CONVERSION, 'GET /v1/decisions/{id}', ...CLICK_INTENT, ...HOST_REPORT],
     meaning: 'The database could not be reached; nothing was written. Retry after the retry-after header.',
     summary: 'Store unreachable, retry · 저장소에 연결할 수 없음, 재시도',
     retry: true,
@@ -165,7 +166,7 @@ export const ERRORS = {
   },
   invalid_request: {
     status: 400,
-    endpoints: ['(admin API)', '(any endpoint without its own name)'],
+    endpoints: ['(admin API)', ...HOST_REPORT, '(any endpoint without its own name)'],
     meaning: 'The request failed validation.',
     summary: 'Request failed validation · 요청 검증 실패',
     ...fatal,

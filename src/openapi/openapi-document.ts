@@ -40,6 +40,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'HEAD /r/{token}': 'checkTrackedLink',
   'GET /v1/decisions/{id}': 'getDecision',
   'GET /v1/decisions/{id}/explanation': 'getDecisionExplanation',
+  'GET /v1/reports': 'getHostReport',
   'POST /v1/events/click-intent': 'recordClickIntent',
   'GET /v1/reference/reason-codes': 'listReasonCodes',
   'GET /dashboard': 'getDashboard',

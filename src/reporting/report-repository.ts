@@ -49,7 +49,8 @@ export interface CampaignRangeRow {
 }
 
 export interface ReportFigures {
-  timeline: { bucket: number; decides: number; fills: number }[];
+  /** Per bucket: decides, fills and the funnel steps the bucket's decisions reached. */
+  timeline: { bucket: number; decides: number; fills: number; rendered: number; qualified: number; clicks: number; conversions: number }[];
   /** Latency histogram per timeline bucket: `latency_bucket` as in latency-histogram.ts. */
   latency: { bucket: number; latency_bucket: number; n: number }[];
   reasons: { bucket: number; reason: string; n: number }[];
@@ -293,7 +294,15 @@ export class ReportRepository {
     });
     const campaigns = ofSet(6);
     return {
-      timeline: ofSet(3).map((r) => ({ bucket: Number(r.bucket), decides: r.decides, fills: r.served })),
+      timeline: ofSet(3).map((r) => ({
+        bucket: Number(r.bucket),
+        decides: r.decides,
+        fills: r.served,
+        rendered: r.rendered,
+        qualified: r.qualified,
+        clicks: r.clicks,
+        conversions: r.conversions,
+      })),
       latency: latency.rows,
       reasons: reasons.rows,
       byCampaign: campaigns.slice(0, FUNNEL_CAMPAIGNS).map((r) => funnel(r, r.id as string, r.served)),

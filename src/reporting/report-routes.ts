@@ -8,11 +8,19 @@ import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 import { feature } from '../http/feature.js';
 import type { ZodSchemas } from '../http/validation.js';
 
+/** The funnel steps a timeline bucket's decisions reached (shared with the hosts' report). */
+export const BUCKET_FUNNEL = {
+  rendered: z.number().int().describe("The bucket's decisions with a counted rendered event."),
+  qualified: z.number().int().describe("The bucket's decisions with a counted qualified impression."),
+  clicks: z.number().int().describe("The bucket's decisions with a counted click."),
+  conversions: z.number().int().describe("The bucket's decisions with a live conversion."),
+};
+
 const ReportQuery = z.strictObject({
   range: z
     .enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]])
     .default('24h')
-    .describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets) or 7 days (6-hour buckets).'),
+    .describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets), 7 days (6-hour buckets) or 30 days (UTC-day buckets).'),
   app_id: z
     .string()
     .regex(/^app_[A-Za-z0-9]{1,64}$/)
@@ -124,6 +132,7 @@ const ReportSchema = z
               .nullable()
               .describe('Decide handler latency percentiles, from a log-bucket histogram: within 4.4% of the exact value.'),
             no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
+            ...BUCKET_FUNNEL,
           })
           .describe('One timeline bucket.'),
       )
@@ -167,6 +176,10 @@ const EXAMPLE = {
       fill_rate: 0.5,
       latency_ms: { p50: 1.2, p90: 2.1, p99: 4.8 },
       no_fill_reasons: { LOCALE_NOT_LIVE: 1, POLICY_BLOCK: 1 },
+      rendered: 2,
+      qualified: 1,
+      clicks: 0,
+      conversions: 0,
     },
   ],
   funnel_by_campaign: [FUNNEL],

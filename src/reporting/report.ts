@@ -23,6 +23,8 @@ export const REPORT_RANGES = {
   '1h': { ms: 3_600_000, bucketSeconds: 60 },
   '24h': { ms: 86_400_000, bucketSeconds: 1_800 },
   '7d': { ms: 7 * 86_400_000, bucketSeconds: 6 * 3_600 },
+  // Day buckets are whole UTC days (bucket starts are multiples of the width since the epoch).
+  '30d': { ms: 30 * 86_400_000, bucketSeconds: 86_400 },
 } as const;
 export type ReportRange = keyof typeof REPORT_RANGES;
 
@@ -50,6 +52,11 @@ export interface TimelinePoint {
   latency_ms: { p50: number; p90: number; p99: number } | null;
   /** No-fill reason codes counted in the bucket. */
   no_fill_reasons: Record<string, number>;
+  /** The bucket's decisions that reached each later funnel step (counted events only). */
+  rendered: number;
+  qualified: number;
+  clicks: number;
+  conversions: number;
 }
 
 /** One campaign's spend against its budgets. Money is in micros of the account currency. */
@@ -149,6 +156,10 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
       fill_rate: null,
       latency_ms: null,
       no_fill_reasons: {},
+      rendered: 0,
+      qualified: 0,
+      clicks: 0,
+      conversions: 0,
     });
   }
   for (const r of timeline) {
@@ -158,6 +169,10 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
     p.fills = r.fills;
     p.decides_per_minute = round(r.decides / (bucketSeconds / 60));
     p.fill_rate = r.decides > 0 ? round(r.fills / r.decides) : null;
+    p.rendered = r.rendered;
+    p.qualified = r.qualified;
+    p.clicks = r.clicks;
+    p.conversions = r.conversions;
   }
   const histograms = new Map<number, { bucket: number; n: number }[]>();
   for (const r of latency) {

@@ -1,0 +1,139 @@
+// GET /v1/reports: a host's own numbers, with its serving key and without the operator's admin
+// key: decides, fills, no-fill reasons, rendered and qualified impressions, clicks and
+// conversions, over the range and per bucket (UTC days over 30 days), for the calling app only.
+// The same rollups and the same arithmetic as the operator's report (report.ts), filtered to
+// the app, so the figures are the ones the dashboard shows for it. Nothing of another app, of a
+// campaign's budget or of an advertiser's spend is in it.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
+import { querySchema, response } from '../http/openapi.js';
+import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
+import { feature } from '../http/feature.js';
+import type { ZodSchemas } from '../http/validation.js';
+import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
+import { BUCKET_FUNNEL } from './report-routes.js';
+
+const RANGES = Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]];
+
+const HostReportQuery = z.strictObject({
+  range: z
+    .enum(RANGES)
+    .default('30d')
+    .describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets), 7 days (6-hour buckets) or 30 days (UTC-day buckets).'),
+  include_test: z.enum(['true', 'false']).default('false').describe("Include traffic from this app's sk_test_ keys (excluded by default)."),
+});
+
+const Funnel = {
+  decides: z.number().int().describe('Decides answered.'),
+  fills: z.number().int().describe('Decides that served an offer.'),
+  fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
+  no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted (a no-fill may list several).'),
+};
+
+const HostReport = z
+  .strictObject({
+    app_id: z.string().describe('The calling app: the only one a serving key can see.'),
+    range: z.enum(RANGES).describe('The range asked for.'),
+    from: z.string().describe('Start of the range, ISO 8601: a whole minute.'),
+    until: z.string().describe('End of the range (exclusive), ISO 8601: the end of the current minute.'),
+    bucket_seconds: z.number().int().describe('Width of each bucket (86400: UTC days).'),
+    include_test: z.boolean().describe('Whether test-key traffic is included.'),
+    totals: z.strictObject({ ...Funnel, ...BUCKET_FUNNEL }).describe('The whole range.'),
+    buckets: z
+      .array(z.strictObject({ at: z.string().describe('Bucket start, ISO 8601.'), ...Funnel, ...BUCKET_FUNNEL }).describe('One bucket.'))
+      .describe('Every bucket of the range, oldest first, empty ones included.'),
+  })
+  .describe("The calling app's own numbers: what its decides answered and what followed them.");
+type HostReport = z.infer<typeof HostReport>;
+
+const EXAMPLE: HostReport = {
+  app_id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5',
+  range: '30d',
+  from: '2026-10-24T10:01:00.000Z',
+  until: '2026-11-23T10:01:00.000Z',
+  bucket_seconds: 86400,
+  include_test: false,
+  totals: {
+    decides: 1200,
+    fills: 504,
+    fill_rate: 0.42,
+    no_fill_reasons: { LOW_INTENT: 610, POLICY_BLOCK: 70, NO_ELIGIBLE_OFFER: 16 },
+    rendered: 480,
+    qualified: 366,
+    clicks: 54,
+    conversions: 6,
+  },
+  buckets: [
+    {
+      at: '2026-11-22T00:00:00.000Z',
+      decides: 40,
+      fills: 17,
+      fill_rate: 0.425,
+      no_fill_reasons: { LOW_INTENT: 21, POLICY_BLOCK: 2 },
+      rendered: 16,
+      qualified: 12,
+      clicks: 2,
+      conversions: 0,
+    },
+  ],
+};
+
+async function hostReports(app: FastifyInstance) {
+  app.withTypeProvider<ZodSchemas>().get(
+    '/v1/reports',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: "The calling app's own numbers: decides, fill, no-fill reasons and the funnel, per day",
+        description:
+          "For reconciling a host's own counts without the operator's admin key. Only the calling app's traffic; the figures equal the operator dashboard's for that app (the same rollups). Live keys only unless `include_test=true`.",
+        security: [{ servingKey: [] }],
+        querystring: querySchema(HostReportQuery),
+        response: {
+          200: response(HostReport, 'The report.', { last_30_days: { summary: 'The last 30 days · 최근 30일', value: EXAMPLE } }),
+          400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
+          ...SERVING_KEY_ERRORS,
+          ...UNAVAILABLE,
+        },
+      },
+      config: { badRequest: { error: 'invalid_request' } },
+      preValidation: requireServingKey,
+    },
+    async (request): Promise<HostReport> => {
+      const appId = callerOf(request).appId;
+      const report = await buildReport(app.reports, {
+        range: request.query.range,
+        appId,
+        includeTest: request.query.include_test === 'true',
+        until: new Date(app.now()),
+      });
+      const buckets = report.timeline.map(({ at, decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions }) => ({
+        at,
+        decides,
+        fills,
+        fill_rate,
+        no_fill_reasons,
+        rendered,
+        qualified,
+        clicks,
+        conversions,
+      }));
+      const no_fill_reasons: Record<string, number> = {};
+      for (const b of buckets) for (const [code, n] of Object.entries(b.no_fill_reasons)) no_fill_reasons[code] = (no_fill_reasons[code] ?? 0) + n;
+      const { decides, fills, fill_rate, rendered, qualified, clicks, conversions } = report.totals;
+      return {
+        app_id: appId,
+        range: report.range,
+        from: report.from,
+        until: report.until,
+        bucket_seconds: report.bucket_seconds,
+        include_test: report.include_test,
+        totals: { decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions },
+        buckets,
+      };
+    },
+  );
+}
+
+export const hostReportRoutes = feature(hostReports, { name: 'host-reports', needs: ['reports', 'now', 'authenticator'] });
