@@ -12,9 +12,11 @@ import { ImpressionEventResponse } from '../events/event-schemas.js';
 import { ConversionResponse } from '../conversions/conversion-schemas.js';
 import { ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
 import { DecisionMetadataSchema } from '../decisions/decision-schemas.js';
+import { HostReportSchema, type HostReportRange } from '../reporting/host-report-schemas.js';
 
 /** What `decide` and `affiliate` take: one user turn, as the service's own schema describes it. */
 export type { Envelope };
+export type { HostReport, HostReportRange } from '../reporting/host-report-schemas.js';
 export type ServedOffer = z.infer<typeof ServedOfferSchema>;
 export type AffiliateFill = z.infer<typeof AffiliateFillSchema>;
 export type NoFill = z.infer<typeof NoFillSchema>;
@@ -107,6 +109,14 @@ export class SidenoteClient {
   async explanation(decisionId: string): Promise<EventOutcome<{ explanation: string; locale: string; sponsored: boolean }>> {
     const r = await this.call('GET', `/v1/decisions/${encodeURIComponent(decisionId)}/explanation`, undefined, {}, null, 0);
     return r as EventOutcome<{ explanation: string; locale: string; sponsored: boolean }>;
+  }
+
+  /** The calling app's own figures (decides, fill, no-fill reasons, the funnel) over a range,
+   *  in total and per bucket: one per UTC day over 30 days, the default. Live keys only unless
+   *  `includeTest`. */
+  report(r: { range?: HostReportRange; includeTest?: boolean } = {}) {
+    const query = new URLSearchParams({ range: r.range ?? '30d', include_test: String(r.includeTest ?? false) });
+    return this.call('GET', `/v1/reports?${query}`, undefined, {}, HostReportSchema, 0);
   }
 
   private async decideLike(path: string, envelope: Envelope, fill: z.ZodType): Promise<DecideOutcome | AffiliateOutcome> {

@@ -5,47 +5,17 @@
 // the app, so the figures are the ones the dashboard shows for it. Nothing of another app, of a
 // campaign's budget or of an advertiser's spend is in it.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
 import { querySchema, response } from '../http/openapi.js';
 import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { feature } from '../http/feature.js';
 import type { ZodSchemas } from '../http/validation.js';
-import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
-import { BUCKET_FUNNEL } from './report-routes.js';
+import { buildReport, type ReportRange } from './report.js';
+import { HostReportQuery, HostReportSchema, type HostReport, type HostReportRange } from './host-report-schemas.js';
 
-const RANGES = Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]];
-
-const HostReportQuery = z.strictObject({
-  range: z
-    .enum(RANGES)
-    .default('30d')
-    .describe('How far back: the last hour (1-minute buckets), 24 hours (30-minute buckets), 7 days (6-hour buckets) or 30 days (UTC-day buckets).'),
-  include_test: z.enum(['true', 'false']).default('false').describe("Include traffic from this app's sk_test_ keys (excluded by default)."),
-});
-
-const Funnel = {
-  decides: z.number().int().describe('Decides answered.'),
-  fills: z.number().int().describe('Decides that served an offer.'),
-  fill_rate: z.number().nullable().describe('fills / decides; null without decides.'),
-  no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted (a no-fill may list several).'),
-};
-
-const HostReport = z
-  .strictObject({
-    app_id: z.string().describe('The calling app: the only one a serving key can see.'),
-    range: z.enum(RANGES).describe('The range asked for.'),
-    from: z.string().describe('Start of the range, ISO 8601: a whole minute.'),
-    until: z.string().describe('End of the range (exclusive), ISO 8601: the end of the current minute.'),
-    bucket_seconds: z.number().int().describe('Width of each bucket (86400: UTC days).'),
-    include_test: z.boolean().describe('Whether test-key traffic is included.'),
-    totals: z.strictObject({ ...Funnel, ...BUCKET_FUNNEL }).describe('The whole range.'),
-    buckets: z
-      .array(z.strictObject({ at: z.string().describe('Bucket start, ISO 8601.'), ...Funnel, ...BUCKET_FUNNEL }).describe('One bucket.'))
-      .describe('Every bucket of the range, oldest first, empty ones included.'),
-  })
-  .describe("The calling app's own numbers: what its decides answered and what followed them.");
-type HostReport = z.infer<typeof HostReport>;
+// The hosts' ranges are the operator's: a range added to one and not the other fails here.
+const SAME_RANGES: [HostReportRange, ReportRange] extends [ReportRange, HostReportRange] ? true : never = true;
+void SAME_RANGES;
 
 const EXAMPLE: HostReport = {
   app_id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5',
@@ -91,7 +61,7 @@ async function hostReports(app: FastifyInstance) {
         security: [{ servingKey: [] }],
         querystring: querySchema(HostReportQuery),
         response: {
-          200: response(HostReport, 'The report.', { last_30_days: { summary: 'The last 30 days · 최근 30일', value: EXAMPLE } }),
+          200: response(HostReportSchema, 'The report.', { last_30_days: { summary: 'The last 30 days · 최근 30일', value: EXAMPLE } }),
           400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
           ...SERVING_KEY_ERRORS,
           ...UNAVAILABLE,

@@ -6,15 +6,8 @@ import { querySchema, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 import { feature } from '../http/feature.js';
+import { BUCKET_FUNNEL } from './host-report-schemas.js';
 import type { ZodSchemas } from '../http/validation.js';
-
-/** The funnel steps a timeline bucket's decisions reached (shared with the hosts' report). */
-export const BUCKET_FUNNEL = {
-  rendered: z.number().int().describe("The bucket's decisions with a counted rendered event."),
-  qualified: z.number().int().describe("The bucket's decisions with a counted qualified impression."),
-  clicks: z.number().int().describe("The bucket's decisions with a counted click."),
-  conversions: z.number().int().describe("The bucket's decisions with a live conversion."),
-};
 
 const ReportQuery = z.strictObject({
   range: z

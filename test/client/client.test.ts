@@ -52,6 +52,17 @@ describe('host client and example integration', () => {
     expect(why.ok && why.value.locale).toBe('ko');
     // No-fill is "do not render".
     expect(await handleTurn(client, '오늘 날씨 어때')).toMatchObject({ rendered: false, steps: ['no offer (no_fill)'] });
+    // The app's own numbers, read back through the same client (the rollups are written behind
+    // the answers: wait until both decides are counted).
+    let numbers = await client.report({ range: '1h' });
+    for (let i = 0; i < 100 && !(numbers.ok && numbers.value.totals.decides >= 2); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      numbers = await client.report({ range: '1h' });
+    }
+    expect(numbers).toMatchObject({
+      ok: true,
+      value: { range: '1h', totals: { decides: 2, fills: 1, no_fill_reasons: { LOW_INTENT: 1 }, rendered: 1, qualified: 1 } },
+    });
   });
 
   it('answers bad keys and misbehaving servers with "do not render"', async () => {
