@@ -126,10 +126,11 @@ export class IndexBuildError extends Error {
   }
 }
 
+/** The binding's own errors carry their code on the error (`err.code`, `INDEX_…`); anything
+ *  else passes through as it is. */
 function toBuildError(err: unknown): Error {
-  const message = (err as Error).message ?? String(err);
-  const m = /^(INDEX_[A-Z_]+): (.*)$/s.exec(message);
-  return m ? new IndexBuildError(m[1], m[2]) : (err as Error);
+  const e = err as Error & { code?: unknown };
+  return typeof e.code === 'string' && e.code.startsWith('INDEX_') ? new IndexBuildError(e.code, e.message) : (err as Error);
 }
 
 let addon: Addon | undefined;

@@ -99,8 +99,20 @@ pub struct LiveOfferIndex {
     shared: Arc<Shared>,
 }
 
-fn to_napi(err: IndexError) -> Error {
-    Error::new(Status::InvalidArg, format!("{}: {}", err.code(), err))
+/// A failure the caller tells apart by the `code` of the JS error itself (`INDEX_INVALID_DOCUMENT`,
+/// `INDEX_NOT_STAGED`, …), with the reason alone as its message: nothing to parse back.
+fn coded(env: &Env, code: &str, reason: String) -> Error {
+    let made = (|| -> Result<Error> {
+        let mut error = env.create_error(Error::new(Status::GenericFailure, reason.clone()))?;
+        error.set_named_property("code", code)?;
+        Ok(Error::from(error.to_unknown()))
+    })();
+    // Only when the environment cannot make an object (it is shutting down): the code is lost.
+    made.unwrap_or_else(|_| Error::new(Status::GenericFailure, reason))
+}
+
+fn index_error(env: &Env, err: IndexError) -> Error {
+    coded(env, err.code(), err.to_string())
 }
 
 fn build(bytes: &[u8]) -> std::result::Result<Built, IndexError> {
@@ -162,15 +174,16 @@ pub struct BuildTask {
 }
 
 impl Task for BuildTask {
-    type Output = Built;
+    // A failed build is an answer too, rejected on the JS thread where its coded error can be made.
+    type Output = std::result::Result<Built, IndexError>;
     type JsValue = BindingIndexStats;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        build(&self.document).map_err(to_napi)
+        Ok(build(&self.document))
     }
 
-    fn resolve(&mut self, _env: Env, built: Self::Output) -> Result<Self::JsValue> {
-        install(&self.shared, built);
+    fn resolve(&mut self, env: Env, built: Self::Output) -> Result<Self::JsValue> {
+        install(&self.shared, built.map_err(|err| index_error(&env, err))?);
         Ok(stats_of(&self.shared))
     }
 }
@@ -217,16 +230,16 @@ impl LiveOfferIndex {
 
     /// The same, on the calling thread (CLI and tests).
     #[napi]
-    pub fn load_sync(&self, document: String) -> Result<BindingIndexStats> {
-        install(&self.shared, build(document.as_bytes()).map_err(to_napi)?);
+    pub fn load_sync(&self, env: Env, document: String) -> Result<BindingIndexStats> {
+        install(&self.shared, build(document.as_bytes()).map_err(|err| index_error(&env, err))?);
         Ok(stats_of(&self.shared))
     }
 
     /// Makes the index an `IndexBuilder` staged under `token` the live one, at once. Fails with
     /// `INDEX_NOT_STAGED` when there is none under it (already installed or discarded).
     #[napi]
-    pub fn install(&self, token: u32) -> Result<BindingIndexStats> {
-        let built = take_staged(token).ok_or_else(|| Error::new(Status::InvalidArg, format!("INDEX_NOT_STAGED: no staged index under token {token}")))?;
+    pub fn install(&self, env: Env, token: u32) -> Result<BindingIndexStats> {
+        let built = take_staged(token).ok_or_else(|| coded(&env, "INDEX_NOT_STAGED", format!("no staged index under token {token}")))?;
         install(&self.shared, built);
         Ok(stats_of(&self.shared))
     }
@@ -314,10 +327,10 @@ pub struct IndexBuilder {
 impl IndexBuilder {
     /// `offers`: how many offers will follow (room is made for them at once).
     #[napi(constructor)]
-    pub fn new(taxonomy: Either<String, Buffer>, offers: u32) -> Result<Self> {
+    pub fn new(env: Env, taxonomy: Either<String, Buffer>, offers: u32) -> Result<Self> {
         let started = Instant::now();
-        let taxonomy = TaxonomyDoc::from_json(bytes_of(&taxonomy)).map_err(to_napi)?;
-        let inner = sidenote_core::OfferIndexBuilder::new(&taxonomy, offers as usize).map_err(to_napi)?;
+        let taxonomy = TaxonomyDoc::from_json(bytes_of(&taxonomy)).map_err(|err| index_error(&env, err))?;
+        let inner = sidenote_core::OfferIndexBuilder::new(&taxonomy, offers as usize).map_err(|err| index_error(&env, err))?;
         let ids = inner.id_tables();
         let taxonomy_ids = serde_json::to_string(&TaxonomyIds { categories: ids.categories, entities: ids.entities, sensitive_topics: ids.sensitive_topics })
             .map_err(|e| Error::from_reason(e.to_string()))?;
@@ -334,22 +347,22 @@ impl IndexBuilder {
     /// Adds the next chunk of offers; returns how many offers the builder holds now. After an
     /// error the builder is spent.
     #[napi]
-    pub fn add_offers(&mut self, chunk: Either<String, Buffer>) -> Result<u32> {
-        let builder = self.inner.as_mut().ok_or_else(spent)?;
+    pub fn add_offers(&mut self, env: Env, chunk: Either<String, Buffer>) -> Result<u32> {
+        let builder = self.inner.as_mut().ok_or_else(|| spent(&env))?;
         let added = OfferDoc::list_from_json(bytes_of(&chunk)).and_then(|offers| offers.iter().try_for_each(|o| builder.add_offer(o)));
         match added {
             Ok(()) => Ok(builder.offers() as u32),
             Err(err) => {
                 self.inner = None;
-                Err(to_napi(err))
+                Err(index_error(&env, err))
             }
         }
     }
 
     /// Finishes the index and stages it; the builder is spent.
     #[napi]
-    pub fn finish(&mut self) -> Result<BindingStagedIndex> {
-        let built = Built::new(self.inner.take().ok_or_else(spent)?.finish(), self.started);
+    pub fn finish(&mut self, env: Env) -> Result<BindingStagedIndex> {
+        let built = Built::new(self.inner.take().ok_or_else(|| spent(&env))?.finish(), self.started);
         // What the build used and let go (the matcher's construction, the chunks' documents).
         release_freed_memory();
         let token = NEXT_TOKEN.fetch_add(1, Ordering::SeqCst);
@@ -369,8 +382,8 @@ pub fn discard_staged_index(token: u32) {
     }
 }
 
-fn spent() -> Error {
-    Error::new(Status::GenericFailure, "INDEX_BUILDER_SPENT: this builder finished or failed; start another".to_string())
+fn spent(env: &Env) -> Error {
+    coded(env, "INDEX_BUILDER_SPENT", "this builder finished or failed; start another".to_string())
 }
 
 fn bytes_of(value: &Either<String, Buffer>) -> &[u8] {
