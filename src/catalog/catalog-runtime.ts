@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { CatalogRepository } from './catalog-repository.js';
 import { ServingCatalog } from './serving-catalog.js';
 import { CatalogLoadFailed, type CatalogLoader, type LoadedCatalog } from './catalog-loader.js';
-import { discardStagedIndex, IndexBuildError, type LiveOfferIndex } from '../native/offer-index.js';
+import { discardStagedIndex, IndexBuildError, type LoadedIndex } from '../native/offer-index.js';
 import { stackFrames } from '../errors/error-registry.js';
 
 /** After a failed reload, polls try the same catalog again no sooner than this, doubling up to
@@ -37,7 +37,7 @@ export class CatalogRuntime {
   constructor(
     private readonly repo: CatalogRepository,
     private readonly loader: CatalogLoader,
-    readonly index: LiveOfferIndex,
+    readonly index: LoadedIndex,
     private readonly log: FastifyBaseLogger,
     private readonly pollMs: number,
   ) {}

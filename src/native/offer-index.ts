@@ -259,7 +259,16 @@ export interface Matcher {
   match(query: MatchQuery): MatchResult;
 }
 
-export class LiveOfferIndex implements Matcher {
+/** What the rest of the service needs of the live index: install a staged build with the ids
+ *  its results are decoded with, say what is loaded, and match. The catalog runtime, health,
+ *  metrics and warm-up hold this, not the native class, so another matcher replaces it by
+ *  implementing it (and building what it stages). */
+export interface LoadedIndex extends Matcher {
+  install(staged: StagedIndex, ids: IndexIds): IndexStats;
+  stats(): IndexStats;
+}
+
+export class LiveOfferIndex implements LoadedIndex {
   private readonly inner: BindingLiveOfferIndex;
   /** The ids of the generation last seen (installed, or fetched for a whole-document load). */
   private ids: { generation: number; ids: IndexIds } | undefined;
