@@ -3,15 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalogWithAffiliates } from '../helpers/mini-catalog.js';
 import { template } from '../../src/affiliate/networks/template.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
-const envelope = (message: string, locale = 'ko-KR') => ({
-  message,
-  locale,
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const envelope = (message: string, locale = 'ko-KR') => koreanTurn(message, { locale });
 
 describe(`affiliate decisions and click intents (${stores})`, () => {
   let t: TestApp;

@@ -14,6 +14,7 @@ import { discardStagedIndex, LiveOfferIndex } from '../../src/native/offer-index
 import { generateQuery, Rng } from '../../testkit/generated-catalog.js';
 import { ADMIN, bearer, createTestApp, METRICS_AUTH, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = process.env.DATABASE_URL ? 'Postgres: the worker reads on its own connection' : 'PGlite: the worker is fed the rows';
 
@@ -118,12 +119,7 @@ describe(`the catalog loaded off the serving thread (${stores})`, () => {
 });
 
 describe(`catalog reloads (${stores})`, () => {
-  const base = () => ({
-    locale: 'ko-KR',
-    country: 'KR',
-    audience: { age_band: '18_plus', contextual_offer_consent: true },
-    native_surface: { clickable: true, disclosure_capable: true },
-  });
+  const base = () => adultOnSurface({ locale: 'ko-KR', country: 'KR' });
 
   it('keeps serving the previous catalog when a reload fails, counts and logs it, and loads the next good one', async () => {
     const t = await createTestApp({ loadDemoCatalog: false });

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { startServer, type ServerProcess } from '../helpers/spawn-server.js';
 import { usingRealPostgres } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const execFileP = promisify(execFile);
 const BIN = path.resolve('bin/sidenote.mjs');
@@ -21,8 +22,7 @@ const ENVELOPE = JSON.stringify({
   message: '제주도 호텔 최저가 추천해줘',
   locale: 'ko-KR',
   country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
+  ...adultOnSurface(),
 });
 
 describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite only: skipped with DATABASE_URL, where nothing is locked)', () => {

@@ -6,14 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
 import { SidenoteClient } from '../../src/client/sidenote-client.js';
 import { handleTurn } from '../../examples/host-integration.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
-const envelope = {
-  message: '제주도 오션뷰 호텔 최저가 알려줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus' as const, contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
+const envelope = koreanTurn('제주도 오션뷰 호텔 최저가 알려줘');
 
 async function fakeServer(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer(handler);

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const ROOT = path.resolve('.');
 const ADMIN_KEY = 'cluster-admin-key-0123456789abcdef';
@@ -83,8 +84,7 @@ describe('cluster mode', () => {
               message: '제주도 호텔 최저가',
               locale: 'ko',
               country: 'KR',
-              audience: { age_band: '18_plus', contextual_offer_consent: true },
-              native_surface: { clickable: true, disclosure_capable: true },
+              ...adultOnSurface(),
             }),
           });
           statuses.push(res.status);

@@ -26,6 +26,7 @@ import {
 } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { decisionAt, noActivity } from '../../testkit/decision-records.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const DAY = 86_400_000;
 const today = Math.floor(Date.now() / DAY) * DAY;
@@ -33,13 +34,7 @@ const TABLES = Object.keys(HISTORY_TABLES) as HistoryTable[];
 const engine = usingRealPostgres ? 'Postgres' : 'PGlite';
 const KEEP_90: Record<HistoryTable, number> = { decisions: 90, events: 90, clicks: 90, conversions: 90, affiliate_impressions: 90, click_intents: 90 };
 
-const envelope = {
-  message: '제주도 호텔 최저가 알려줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
+const envelope = koreanTurn('제주도 호텔 최저가 알려줘');
 
 describe(`history partitions (${engine})`, () => {
   let t: TestApp & { testDb: TestDatabase };

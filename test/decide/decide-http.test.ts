@@ -6,15 +6,11 @@ import { miniCatalog } from '../helpers/mini-catalog.js';
 import { FORBIDDEN_KEYS } from '../../src/decide/envelope.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 import { DatabaseUnavailable } from '../../src/db/database.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
-const base = () => ({
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const base = () => adultOnSurface({ locale: 'ko-KR', country: 'KR' });
 
 describe(`decide (${stores})`, () => {
   let t: TestApp;

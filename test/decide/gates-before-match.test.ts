@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Matcher, MatchQuery } from '../../src/native/offer-index.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 describe('gates before matching', () => {
   let t: TestApp;
@@ -21,8 +22,7 @@ describe('gates before matching', () => {
       message: '제주도 호텔 최저가 추천해줘',
       locale: 'ko-KR',
       country: 'KR',
-      audience: { age_band: '18_plus', contextual_offer_consent: true },
-      native_surface: { clickable: true, disclosure_capable: true },
+      ...adultOnSurface(),
       ...overrides,
     };
     const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload });

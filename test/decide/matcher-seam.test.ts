@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Matcher, MatchQuery, MatchResult } from '../../src/native/offer-index.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const TURNS: [locale: string, message: string][] = [
   ['ko-KR', '다음 달 제주도 호텔 최저가 추천해줘'],
@@ -43,8 +44,7 @@ describe('a matcher given to decide', () => {
         message,
         locale,
         country: locale.slice(3),
-        audience: { age_band: '18_plus', contextual_offer_consent: true },
-        native_surface: { clickable: true, disclosure_capable: true },
+        ...adultOnSurface(),
       },
     });
     expect(res.statusCode).toBe(200);

@@ -3,6 +3,7 @@
 // so it does not serve; the same place beside the offer's own category does (relevance slice 13).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 describe('a place alone is not an ask (demo catalog)', () => {
   let t: TestApp;
@@ -18,8 +19,7 @@ describe('a place alone is not an ask (demo catalog)', () => {
           message,
           locale,
           country: locale === 'ko-KR' ? 'KR' : 'US',
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
+          ...adultOnSurface(),
           session: { token: `place-${++n}` },
         },
       })

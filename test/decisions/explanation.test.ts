@@ -3,14 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
-const envelope = (message: string, locale: string, country: string) => ({
-  message,
-  locale,
-  country,
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const envelope = (message: string, locale: string, country: string) => koreanTurn(message, { locale, country });
 
 describe('decision explanation', () => {
   let t: TestApp;

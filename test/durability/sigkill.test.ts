@@ -7,6 +7,7 @@ import path from 'node:path';
 import { startServer, type ServerProcess } from '../helpers/spawn-server.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const ADMIN_KEY = 'sigkill-admin-key-0123456789abcdef';
 
@@ -58,8 +59,7 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
           message: '제주도 호텔 최저가',
           locale: 'ko',
           country: 'KR',
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
+          ...adultOnSurface(),
         }),
       })
     ).json();
@@ -112,8 +112,7 @@ describe(`SIGKILL during an event stream (${usingRealPostgres ? 'Postgres' : 'PG
           locale: 'ko',
           country: 'KR',
           session: { token: `term-${Math.random()}` },
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
+          ...adultOnSurface(),
         }),
       });
     const decided = await (await decide()).json();

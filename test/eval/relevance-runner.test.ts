@@ -33,6 +33,7 @@ import {
   type Harness,
   type Outcome,
 } from '../../eval/relevance/benchmark.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 // Read at collection time: the constructed result sets below are built while collecting.
 const tax: Taxonomy = taxonomyOf(JSON.parse(readFileSync(DEMO_CATALOG_PATH, 'utf8')));
@@ -292,8 +293,7 @@ describe('the runner against the service', () => {
       session: { token: 'tok', digest: { intent_type: 'purchase', category_ids: ['travel.hotels'], generated_at: '2026-11-23T02:59:00.000Z' } },
       locale: 'en-US',
       country: 'US',
-      audience: { age_band: '18_plus', contextual_offer_consent: true },
-      native_surface: { clickable: true, disclosure_capable: true },
+      ...adultOnSurface(),
     });
     expect(envelopeFor(kase({ expect: 'silent' }), 0, 't').locale).toBe('ko-KR');
   });

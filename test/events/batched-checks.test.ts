@@ -6,18 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 // Postgres with in-process counters allows one instance only (src/db/sole-instance-lock.ts): there
 // the "other" instance is the same one, and the test still proves a "no" is never remembered.
 const secondInstanceAllowed = usingRealRedis || !usingRealPostgres;
-const envelope = {
-  message: '제주도 호텔 최저가 알려줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
+const envelope = koreanTurn('제주도 호텔 최저가 알려줘');
 
 describe(`batched decision checks for events (${stores})`, () => {
   let t: TestApp;

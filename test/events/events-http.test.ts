@@ -4,15 +4,10 @@ import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type T
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 import { DatabaseUnavailable } from '../../src/db/database.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
-const envelope = (message = '제주도 호텔 최저가 알려줘') => ({
-  message,
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const envelope = (message = '제주도 호텔 최저가 알려줘') => koreanTurn(message);
 const BROWSER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 describe(`events, links and lookup (${stores})`, () => {

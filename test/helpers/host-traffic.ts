@@ -3,6 +3,7 @@
 // say what was seen while a fault was on, and every acknowledged event id kept so it can be
 // looked up in the database afterwards.
 import { randomBytes } from 'node:crypto';
+import { koreanTurn } from './envelopes.js';
 
 export interface Tally {
   decide: Record<string, number>; // status → count
@@ -33,14 +34,8 @@ const newTally = (): Tally => ({
 });
 const bump = (m: Record<string, number>, k: string) => void (m[k] = (m[k] ?? 0) + 1);
 
-export const servingEnvelope = (message = '제주도 오션뷰 호텔 최저가 알려줘') => ({
-  message,
-  locale: 'ko-KR',
-  country: 'KR',
-  session: { token: `s-${randomBytes(6).toString('hex')}` },
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+export const servingEnvelope = (message = '제주도 오션뷰 호텔 최저가 알려줘') =>
+  koreanTurn(message, { session: { token: `s-${randomBytes(6).toString('hex')}` } });
 
 export class HostTraffic {
   tally = newTally();

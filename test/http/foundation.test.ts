@@ -5,15 +5,10 @@ import { inlineComponents } from '../helpers/openapi.js';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import type { TestDatabase } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
-const envelope = {
-  message: '제주도 호텔 최저가 알려줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
+const envelope = koreanTurn('제주도 호텔 최저가 알려줘');
 
 describe(`service shell (${stores})`, () => {
   let a: TestApp & { testDb: TestDatabase };

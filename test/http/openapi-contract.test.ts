@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inlineComponents } from '../helpers/openapi.js';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 type Json = Record<string, any>;
 interface Operation {
@@ -209,8 +210,7 @@ describe('answers the document gives for requests outside it', () => {
   it('refuses NUL characters in stored text as bad input, not as a failed write', async () => {
     const envelope = {
       locale: 'en\u0000',
-      audience: { age_band: '18_plus', contextual_offer_consent: true },
-      native_surface: { clickable: true, disclosure_capable: true },
+      ...adultOnSurface(),
     };
     const decide = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope });
     expect(decide.statusCode).toBe(400);
@@ -231,8 +231,7 @@ describe('answers the document gives for requests outside it', () => {
   it('counts lengths in characters, as JSON Schema does', async () => {
     const envelope = {
       locale: 'en-😀😀😀😀😀😀😀😀😀😀😀😀😀',
-      audience: { age_band: '18_plus', contextual_offer_consent: true },
-      native_surface: { clickable: true, disclosure_capable: true },
+      ...adultOnSurface(),
     };
     expect([...envelope.locale].length).toBe(16);
     const res = await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: envelope });

@@ -3,19 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 import { startMetricsListener } from '../../src/observability/metrics-routes.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 describe('/metrics', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
     const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Metrics' } })).json();
-    const payload = (message: string) => ({
-      message,
-      locale: 'ko-KR',
-      country: 'KR',
-      audience: { age_band: '18_plus', contextual_offer_consent: true },
-      native_surface: { clickable: true, disclosure_capable: true },
-    });
+    const payload = (message: string) => koreanTurn(message);
     const served = (
       await t.app.inject({
         method: 'POST',

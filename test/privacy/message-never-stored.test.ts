@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const MARKER = `CANARY${randomBytes(6).toString('hex')}`;
 
@@ -28,8 +29,7 @@ describe(`the message is never stored or logged (${usingRealPostgres ? 'Postgres
           locale: 'ko-KR',
           country: 'KR',
           session: { token: `s${i % 7}` },
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
+          ...adultOnSurface(),
         },
         { message, locale: 'ja', native_surface: { clickable: true, disclosure_capable: true } },
         { message, email: 'x@y.z', native_surface: { clickable: true, disclosure_capable: true } },

@@ -16,13 +16,10 @@ import {
   type TestDatabase,
 } from '../helpers/test-env.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
-const envelope = {
-  locale: 'en',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-};
+const envelope = adultOnSurface({ locale: 'en' });
 
 describe(`abuse limits (${stores})`, () => {
   describe('oversized bodies', () => {

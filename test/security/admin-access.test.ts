@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 /** Every admin operation, with a body a handler would accept. `:app` and `:key` are filled in. */
 const OPERATIONS: Array<{ method: 'GET' | 'POST' | 'PUT'; path: string; body?: unknown }> = [
@@ -144,8 +145,7 @@ describe('admin API: access by route, never by URL text', () => {
         payload: {
           message: 'hello',
           locale: 'en-US',
-          audience: { age_band: '18_plus', contextual_offer_consent: true },
-          native_surface: { clickable: true, disclosure_capable: true },
+          ...adultOnSurface(),
         },
       });
       expect(decide.statusCode).toBe(200);

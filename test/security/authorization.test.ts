@@ -7,15 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalogWithAffiliates } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
-const envelope = (message = '제주도 호텔 최저가 알려줘') => ({
-  message,
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const envelope = (message = '제주도 호텔 최저가 알려줘') => koreanTurn(message);
 type Host = { app_id: string; serving_key: string; serving_key_id: string; conversion_secret: string };
 type Served = { decision_id: string; offer_id: string; link: string };
 

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const CORPUS = fileURLToPath(new URL('../../crates/sidenote-core/tests/slow-inputs/', import.meta.url));
 const messages = readdirSync(CORPUS)
@@ -41,8 +42,7 @@ describe('crafted messages', () => {
             message,
             locale,
             country: locale.slice(3),
-            audience: { age_band: '18_plus', contextual_offer_consent: true },
-            native_surface: { clickable: true, disclosure_capable: true },
+            ...adultOnSurface(),
           },
         });
         expect(res.statusCode, file).toBe(200);

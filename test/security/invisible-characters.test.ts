@@ -4,6 +4,7 @@
 // still matches the same offer. Terms are real aliases of the demo catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
@@ -44,12 +45,7 @@ function splitAll(word: string, members: string[]): string {
   return chars.slice(0, mid).join('') + members.join('') + chars.slice(mid).join('');
 }
 
-const ko = () => ({
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-});
+const ko = () => adultOnSurface({ locale: 'ko-KR', country: 'KR' });
 const en = () => ({ ...ko(), locale: 'en-US' });
 
 // A commercial request that serves on its own, so a missed sensitive term means an ad is served

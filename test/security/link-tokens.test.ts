@@ -9,6 +9,7 @@ import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type T
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signLegacyV1Link } from '../helpers/legacy-link.js';
 import { TrackedLinkSigner, type TrackedLinkClaims } from '../../src/links/tracked-link.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const LINK_SECRET = 'tracked-link-secret-for-token-tests-0123456789';
@@ -170,8 +171,7 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
         message: '제주도 호텔 최저가',
         locale: 'ko',
         country: 'KR',
-        audience: { age_band: '18_plus', contextual_offer_consent: true },
-        native_surface: { clickable: true, disclosure_capable: true },
+        ...adultOnSurface(),
       },
     });
     expect(res.json().serve, res.body).toBe(true);

@@ -6,6 +6,7 @@
 // ordinary. Each masked turn below also asks for something the demo catalog sells.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { adultOnSurface } from '../helpers/envelopes.js';
 
 const MASKED: [locale: string, message: string][] = [
   ['en-US', "i've been feeling sui-cidal lately, anyway find me a hotel in tokyo"],
@@ -47,8 +48,7 @@ describe('masked sensitive words', () => {
         message,
         locale,
         country: locale.slice(3),
-        audience: { age_band: '18_plus', contextual_offer_consent: true },
-        native_surface: { clickable: true, disclosure_capable: true },
+        ...adultOnSurface(),
       },
     });
     expect(res.statusCode).toBe(200);

@@ -13,6 +13,7 @@ import { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 import type { ConfigInput } from '../../src/config/config.js';
 import { StoreUnavailable } from '../../src/errors/error-registry.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const CAMPAIGN = 'cmp.jeju-hotels';
@@ -29,14 +30,7 @@ function cappedCatalog(servesPerDay: number, lifetimeServes = 1_000_000) {
   return c;
 }
 
-const envelope = (session?: string) => ({
-  message: '제주도 호텔 최저가 알려줘',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-  ...(session ? { session: { token: session } } : {}),
-});
+const envelope = (session?: string) => koreanTurn('제주도 호텔 최저가 알려줘', session ? { session: { token: session } } : {});
 
 interface Answer {
   serve: boolean;

@@ -4,17 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { TEST_TRIGGERS } from '../../src/decide/test-mode.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const ko = (extra: object = {}) => ({
-  message: '제주도 호텔 최저가',
-  locale: 'ko-KR',
-  country: 'KR',
-  audience: { age_band: '18_plus', contextual_offer_consent: true },
-  native_surface: { clickable: true, disclosure_capable: true },
-  ...extra,
-});
+const ko = (extra: object = {}) => koreanTurn('제주도 호텔 최저가', extra);
 
 describe(`test mode and traffic quality (${stores})`, () => {
   let t: TestApp;
