@@ -25,4 +25,4 @@ async function catalogImportsResource(app: FastifyInstance) {
   app.decorate('catalogImports', jobs);
 }
 
-export default fp(catalogImportsResource, { name: 'catalog-imports', dependencies: ['config', 'database', 'repositories', 'offer-index'], fastify: '5.x' });
+export default fp(catalogImportsResource, { name: 'catalog-imports', dependencies: ['config', 'database', 'repositories', 'catalog-runtime'], fastify: '5.x' });

@@ -15,7 +15,7 @@ import historyResource from './history.js';
 import linksResource from './links.js';
 import authenticatorResource from './authenticator.js';
 import spendResource from './spend.js';
-import offerIndexResource from './offer-index.js';
+import catalogRuntimeResource from './catalog-runtime.js';
 import writersResource from './writers.js';
 import reportsResource from './reports.js';
 import catalogImportsResource from './catalog-imports.js';
@@ -39,7 +39,7 @@ async function resources(app: FastifyInstance, opts: ResourceOptions) {
     linksResource,
     authenticatorResource,
     spendResource,
-    offerIndexResource,
+    catalogRuntimeResource,
     writersResource,
     reportsResource,
     catalogImportsResource,

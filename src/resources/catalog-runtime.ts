@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-async function offerIndexResource(app: FastifyInstance) {
+async function catalogRuntimeResource(app: FastifyInstance) {
   const { config, repositories } = app;
   const loadDemo = config.loadDemoCatalog ?? !config.databaseUrl;
   if (loadDemo && (await repositories.catalog.isEmpty())) await loadDemoCatalog(repositories.catalog, app.log);
@@ -28,4 +28,4 @@ async function offerIndexResource(app: FastifyInstance) {
   await runtime.start();
 }
 
-export default fp(offerIndexResource, { name: 'offer-index', dependencies: ['config', 'database', 'repositories', 'spend'], fastify: '5.x' });
+export default fp(catalogRuntimeResource, { name: 'catalog-runtime', dependencies: ['config', 'database', 'repositories', 'spend'], fastify: '5.x' });
