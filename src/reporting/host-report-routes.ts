@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
 import { querySchema, response } from '../http/openapi.js';
-import { SERVING_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
+import { SERVING_KEY_ERRORS, UNAVAILABLE } from '../http/error-responses.js';
+import { BAD_REPORT_QUERY } from './report-routes.js';
 import { feature } from '../http/feature.js';
 import type { ZodSchemas } from '../http/validation.js';
 import { buildReport, type ReportRange } from './report.js';
@@ -62,7 +63,7 @@ async function hostReports(app: FastifyInstance) {
         querystring: querySchema(HostReportQuery),
         response: {
           200: response(HostReportSchema, 'The report.', { last_30_days: { summary: 'The last 30 days · 최근 30일', value: EXAMPLE } }),
-          400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
+          400: BAD_REPORT_QUERY,
           ...SERVING_KEY_ERRORS,
           ...UNAVAILABLE,
         },

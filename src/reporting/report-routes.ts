@@ -9,6 +9,11 @@ import { feature } from '../http/feature.js';
 import { BUCKET_FUNNEL } from './host-report-schemas.js';
 import type { ZodSchemas } from '../http/validation.js';
 
+/** 400 of a report whose query is not one of the documented values (the hosts' report too). */
+export const BAD_REPORT_QUERY = errorResponse('A query parameter is not one of the documented values.', [
+  { error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' },
+]);
+
 const ReportQuery = z.strictObject({
   range: z
     .enum(Object.keys(REPORT_RANGES) as [ReportRange, ...ReportRange[]])
@@ -214,7 +219,7 @@ async function reports(app: FastifyInstance) {
         querystring: querySchema(ReportQuery),
         response: {
           200: response(ReportSchema, 'The report.', { last_hour: { summary: 'The last hour, one app · 최근 1시간, 앱 하나', value: EXAMPLE } }),
-          400: errorResponse('A query parameter is not one of the documented values.', [{ error: 'invalid_request', summary: 'Bad query · 잘못된 쿼리' }]),
+          400: BAD_REPORT_QUERY,
           ...ADMIN_KEY_ERRORS,
           ...UNAVAILABLE,
         },

@@ -1,7 +1,7 @@
 // GET /admin/reports: exact numbers for traffic made through the public API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
-import { seedTraffic, type SeededTraffic } from './seed-traffic.js';
+import { ADMIN, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { seededReportingApp, type SeededTraffic } from './seed-traffic.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
@@ -10,15 +10,7 @@ describe(`reports (${stores})`, () => {
   let seeded: SeededTraffic;
 
   beforeAll(async () => {
-    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, decideTimeBudgetMs: 2_000 });
-    seeded = await seedTraffic(t.app, async (n) => {
-      for (let i = 0; i < 100; i++) {
-        const r = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks');
-        if (Number(r.rows[0].n) >= n) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error('click not recorded');
-    });
+    ({ t, seeded } = await seededReportingApp());
   }, 60_000);
   afterAll(() => t?.close());
 

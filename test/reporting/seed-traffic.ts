@@ -2,12 +2,11 @@
 // decides, rendered and qualified events, a click through /r/ and a signed conversion, and a
 // test-key decide that reports leave out unless asked. Returns what the reports must count.
 import type { FastifyInstance } from 'fastify';
-import { ADMIN, bearer } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 
-const adult = { age_band: '18_plus', contextual_offer_consent: true };
-const surface = { clickable: true, disclosure_capable: true };
 const BROWSER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 export interface SeededTraffic {
@@ -29,7 +28,7 @@ export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: numbe
         method: 'POST',
         url: '/v1/offers/decide',
         headers: bearer(key),
-        payload: { message, locale: 'ko-KR', country: 'KR', audience: adult, native_surface: surface, session: { token: `user-${++n}` }, ...extra },
+        payload: koreanTurn(message, { session: { token: `user-${++n}` }, ...extra }),
       })
     ).json();
   const event = async (key: string, url: string, d: { offer_id: string; decision_id: string }) => {
@@ -74,4 +73,19 @@ export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: numbe
   // A test key's decide: left out of reports unless include_test=true.
   await decide(hostA.test_key, '제주도 호텔 최저가 알려줘');
   return { hostA, hostB };
+}
+
+/** A test app with the seeded traffic in it, its click recorded (clicks are written behind the
+ *  redirect), for the report tests to read back. */
+export async function seededReportingApp(): Promise<{ t: TestApp; seeded: SeededTraffic }> {
+  const t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, decideTimeBudgetMs: 2_000 });
+  const seeded = await seedTraffic(t.app, async (n) => {
+    for (let i = 0; i < 100; i++) {
+      const r = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM clicks');
+      if (Number(r.rows[0].n) >= n) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('click not recorded');
+  });
+  return { t, seeded };
 }
