@@ -363,6 +363,10 @@ export class DecideService {
           nowMs,
           topK: gatedBeforeMessage.length > 0 ? 0 : this.settings.topK,
         });
+    // Every policy signal is the core's, read in its one pass: topic words, patterns (ages,
+    // school years, medicine names, adult venues) and the learned classifier. (A turn refused
+    // before its message was read has no signal: `unread` says so.)
+    const policy = policyReasons(envelope, digest, match);
     const base: DecisionBase = {
       id: attempt.decisionId,
       appId: principal.appId,
@@ -382,7 +386,7 @@ export class DecideService {
       matchedEntityIds: match.signalEntityIds,
       impliedCategoryIds: [],
       droppedDigestIds: match.droppedDigestIds,
-      policyReasons: policyBeforeMessage,
+      policyReasons: policy,
       readingOverBudget: match.overBudget,
     };
     const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
@@ -398,11 +402,7 @@ export class DecideService {
       return { kind: 'no-fill' as const, response };
     };
 
-    // Every policy signal is the core's, read in its one pass: topic words, patterns (ages,
-    // school years, medicine names, adult venues) and the learned classifier.
-    const policy = policyBlocked ? policyBeforeMessage : policyReasons(envelope, digest, match);
-    base.policyReasons = policy;
-    const gates = policy.length > 0 && !policyBlocked ? evaluateGates(envelope, policy) : gatedBeforeMessage;
+    const gates = evaluateGates(envelope, policy);
     if (gates.length > 0) return noFill(gates);
     const forced = requestedTestOutcome(principal, digest?.category_ids);
     if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);
