@@ -226,6 +226,22 @@ export const BATCH_STARTS = {
     'se-ko': 273,
     'se-en': 261,
   },
+  'session-16': {
+    'ci-ko': 272,
+    'ci-en': 273,
+    'tn-ko': 203,
+    'tn-en': 205,
+    'cx-ko': 220,
+    'cx-en': 225,
+    'am-ko': 184,
+    'am-en': 182,
+    'rk-ko': 172,
+    'rk-en': 180,
+    'km-ko': 204,
+    'km-en': 135,
+    'se-ko': 296,
+    'se-en': 284,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
