@@ -188,7 +188,7 @@ async function withOperations<T>(config: Config, fn: (ops: Operations) => Promis
   for (;;) {
     let held: DataDirLockedError;
     try {
-      return await direct(await openDatabase({ dataDir: config.dataDir }));
+      return await direct(await openDatabase({ dataDir: config.dataDir, cacheDir: config.cacheDir }));
     } catch (err) {
       if (!(err instanceof DataDirLockedError)) throw err;
       held = err;

@@ -15,6 +15,9 @@ export const ConfigSchema = z.object({
   databaseUrl: z.string().min(1).optional(),
   /** PGlite data directory, or `memory` for an in-memory database (tests). */
   dataDir: z.string().default('.data/pglite'),
+  /** Where a new embedded database's initialised empty cluster is kept, so that it starts
+   *  without running initdb; `none` keeps none. Unset: `~/.cache/sidenote`. */
+  cacheDir: z.string().min(1).optional(),
   /** Redis connection string; when absent counters live in process memory. */
   redisUrl: z.string().min(1).optional(),
   redisCommandTimeoutMs: z.coerce.number().int().min(10).max(10_000).default(200),
@@ -149,6 +152,7 @@ export const ENV_VARS: Record<keyof Config, string> = {
   baseUrl: 'PUBLIC_BASE_URL',
   databaseUrl: 'DATABASE_URL',
   dataDir: 'SIDENOTE_DATA_DIR',
+  cacheDir: 'SIDENOTE_CACHE_DIR',
   redisUrl: 'REDIS_URL',
   redisCommandTimeoutMs: 'REDIS_COMMAND_TIMEOUT_MS',
   redisKeyPrefix: 'REDIS_KEY_PREFIX',

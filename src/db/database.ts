@@ -1,12 +1,14 @@
 // One small interface over the two Postgres engines: `pg` against a real server (DATABASE_URL)
 // and PGlite, real Postgres compiled to WASM running in-process (the embedded default).
 // Both speak the same SQL, so one set of migrations and repositories serves both.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { makeDataDirPrivate } from './private-dir.js';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { StoreUnavailable } from '../errors/error-registry.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { clusterTemplate, keepAsTemplate, templateDirectory } from './pglite-template.js';
 import { createHash } from 'node:crypto';
 
 export interface QueryResult<T> {
@@ -83,6 +85,8 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** PGlite data directory, or `memory` for an in-memory database. */
   dataDir: string;
+  /** Where a new PGlite database's starting cluster is kept (pglite-template.ts); `none`: none. */
+  cacheDir?: string;
   poolSize?: number;
   /** How long a statement may run before it fails as an outage (default 5 s). Benchmarks that
    *  load millions of rows on a shared machine give their seeding connections longer. */
@@ -90,7 +94,9 @@ export interface OpenDatabaseOptions {
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.queryTimeoutMs ?? 5000) : openPglite(opts.dataDir);
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.queryTimeoutMs ?? 5000)
+    : openPglite(opts.dataDir, templateDirectory(opts.cacheDir));
 }
 
 // int8 (bigint) and numeric counts come back as numbers, as PGlite returns them; every
@@ -223,7 +229,7 @@ async function checkOut(pool: pg.Pool): Promise<pg.PoolClient & { checkIn(): voi
   });
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, templates: string | null): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let lock: DataDirLock | undefined;
   if (dataDir !== 'memory') {
@@ -237,7 +243,12 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir);
+    // A new database restores an initialised empty cluster rather than running initdb
+    // (pglite-template.ts); a directory that holds one already opens it.
+    const fresh = dataDir === 'memory' || !existsSync(path.join(dataDir, 'PG_VERSION'));
+    const template = fresh ? clusterTemplate(templates) : undefined;
+    db = await PGlite.create(dataDir === 'memory' ? 'memory://' : dataDir, template ? { loadDataDir: template } : {});
+    if (fresh && !template) await keepAsTemplate(db, templates);
     // The files PGlite created as it opened, 0666 whatever the umask (private-dir.ts).
     if (dataDir !== 'memory') makeDataDirPrivate(dataDir);
   } catch (err) {

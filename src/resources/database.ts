@@ -17,7 +17,7 @@ export interface DatabaseOptions {
 }
 
 async function databaseResource(app: FastifyInstance, opts: DatabaseOptions) {
-  const db = opts.db ?? (await openDatabase({ databaseUrl: app.config.databaseUrl, dataDir: app.config.dataDir }));
+  const db = opts.db ?? (await openDatabase({ databaseUrl: app.config.databaseUrl, dataDir: app.config.dataDir, cacheDir: app.config.cacheDir }));
   if (!opts.db) app.addHook('onClose', () => db.close());
   await migrate(db);
   // In-process counters are this process' alone: no second such instance on this Postgres.
