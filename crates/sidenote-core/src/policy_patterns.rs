@@ -115,8 +115,9 @@ fn says_korean_age(text: &str) -> bool {
 
 static KO_WORD_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣])열(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)?\s*살"));
 
-/// 중2, 고1 written together ("이 중 2개" is not a school year).
-static KO_SCHOOL_SHORT: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣0-9])(?:초|중|고)[1-6]"));
+/// 중2, 고1 written together ("이 중 2개" is not a school year), also the year a pupil is about to
+/// start ("예비고1": a middle-schooler).
+static KO_SCHOOL_SHORT: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣0-9]|예비\s*)(?:초|중|고)[1-6]"));
 static KO_SCHOOL_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"(?:초등|중등|고등|중|고)학교\s*[1-6]\s*학년|고딩|중딩|초딩"));
 /// A school year alone ("6학년인데") is a child's: only elementary school has a fourth to a
 /// sixth, and a university's ("대학교 3학년", "대학 2학년", "대 3학년") is excluded.
@@ -151,9 +152,11 @@ static EN_WORD_AGE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// School years written the other way round or the British way: "grade 8 student", "in grade
-/// 9", "I'm in year 10".
+/// 9", "I'm in year 10", "yr 10 here" (a British year 13 is 17 or 18).
 static EN_GRADE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?-u:\b)(?:in|i'?m in|im in)\s+(?:grade|year)\s+(?:[1-9]|1[0-2])(?-u:\b)|(?-u:\b)grade\s+(?:[1-9]|1[0-2])\s+(?:student|here|kid|girl|boy)s?(?-u:\b)")
+    re(
+        r"(?-u:\b)(?:in|i'?m in|im in)\s+(?:grade|year|yr)\s+(?:[1-9]|1[0-3])(?-u:\b)|(?-u:\b)(?:grade|year|yr)\s+(?:[1-9]|1[0-3])\s+(?:student|here|kid|girl|boy|pupil)s?(?-u:\b)",
+    )
 });
 static EN_YEARS_OLD: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?-u:\b)(?:[5-9]|1[0-8])\s*(?:-\s*)?(?:years?|yrs?|y/?o)\s*(?:-\s*)?old(?-u:\b)|(?-u:\b)(?:[5-9]|1[0-8])\s*y/?o(?-u:\b)"));

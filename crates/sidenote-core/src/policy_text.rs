@@ -72,6 +72,35 @@ fn unmask_letter(c: char, out: &mut String) -> bool {
     false
 }
 
+/// Per character: whether it is a digit written for a letter in a word that has such a digit
+/// between two of its letters too ("4dd3r4ll", "s0m3"). That word is masked, so the digits at
+/// its ends are letters as well; a word with digits only at its ends ("1000xm5", "4k", "s25")
+/// is left as written. Linear: each word is read twice.
+fn leet_words(chars: &[char]) -> Vec<bool> {
+    let mut out = vec![false; chars.len()];
+    let part = |c: char| is_letter(c) || leet(c).is_some();
+    let mut start = 0;
+    while start < chars.len() {
+        if !part(chars[start]) {
+            start += 1;
+            continue;
+        }
+        let end = (start..chars.len()).find(|&j| !part(chars[j])).unwrap_or(chars.len());
+        let word = &chars[start..end];
+        let first_letter = word.iter().position(|&c| is_letter(c));
+        let last_letter = word.iter().rposition(|&c| is_letter(c));
+        if let (Some(a), Some(b)) = (first_letter, last_letter) {
+            if word[a..b].iter().any(|&c| !is_letter(c)) {
+                for (k, &c) in word.iter().enumerate() {
+                    out[start + k] = !is_letter(c);
+                }
+            }
+        }
+        start = end;
+    }
+    out
+}
+
 /// Whether `chars[k]` is a letter standing alone between non-letters (or the ends).
 fn single_letter(chars: &[char], k: usize) -> bool {
     chars.get(k).is_some_and(|&c| is_letter(c)) && (k == 0 || !is_letter(chars[k - 1])) && !chars.get(k + 1).is_some_and(|&c| is_letter(c))
@@ -128,9 +157,20 @@ pub fn unmask(text: &str) -> Option<Unmasked> {
             changes.push((at, out.len()));
         }
     };
+    // The digits of a masked word are its letters for every rule below (a spaced-out run of
+    // single letters must not take "n" of "c4n" for one).
+    let leet_word = leet_words(&chars);
+    let chars: Vec<char> = chars.iter().zip(&leet_word).map(|(&c, &w)| if w { leet(c).expect("a digit for a letter") } else { c }).collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        if leet_word[i] {
+            let at = out.len();
+            out.push(c);
+            changes.push((at, out.len()));
+            i += 1;
+            continue;
+        }
         if is_combining_mark(c) {
             // Said of the letter before it: that letter is what changed.
             let before = out.chars().next_back().map_or(0, char::len_utf8);
@@ -212,6 +252,10 @@ mod tests {
         assert_eq!(read("\u{03bf}verdose"), "overdose"); // Greek omicron
         assert_eq!(read("토토 도 박 사이트"), "토토 도박 사이트");
         assert_eq!(read("buy d r u g s online"), "buy drugs online");
+        // A word with a digit between its letters has its other digits read as letters too,
+        // also at its ends.
+        assert_eq!(read("wh3r3 c4n i g3t s0m3 4dd3r4ll"), "where can i get some adderall");
+        assert_eq!(read("p4yd4y l0an"), "payday loan");
     }
 
     #[test]
@@ -226,6 +270,7 @@ mod tests {
         assert_eq!(read("end of sentence. next one"), "end of sentence. next one");
         assert_eq!(read("a b testing"), "a b testing");
         assert_eq!(read("sony wh-1000xm5"), "sony wh-1000xm5");
+        assert_eq!(read("4k 3rd s25 x86 1000xm5 but k1ll"), "4k 3rd s25 x86 1000xm5 but kill");
         assert_eq!(read("東京のホテル"), "東京のホテル");
         assert_eq!(read("our ci is killing us. here's the workflow"), "our ci is killing us. here's the workflow");
     }
