@@ -194,7 +194,7 @@ async function seed(db: Database, other: Database, until: number) {
       for (let i = 0; i < b.events.length; i += BATCH) await w.events.insertImpressions(b.events.slice(i, i + BATCH));
       if (b.clicks.length) await w.clicks.insert(b.clicks);
       for (const d of b.conversions) {
-        await w.conversions.insertIfNonceUnused({
+        await w.conversions.record({
           id: newId('cnv'),
           appId: d.appId,
           offerSnapshotId: d.offerSnapshotId as string,
@@ -204,6 +204,8 @@ async function seed(db: Database, other: Database, until: number) {
           requestHash: Buffer.alloc(32),
           test: false,
           createdAt: d.createdAt,
+          occurredAt: null,
+          orderId: null,
         });
       }
       counts.decisions += b.decisions.length;

@@ -4,12 +4,13 @@
 // match the published schema all come back as `{ render: false, … }`, never as an exception.
 // Events get an Idempotency-Key and are retried on 503 / network errors; conversions are
 // signed. Responses are checked against the same zod schemas the server is built from.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
 import type { Envelope } from '../decide/envelope.js';
 import { ImpressionEventResponse } from '../events/event-schemas.js';
-import { ConversionResponse } from '../conversions/conversion-schemas.js';
+import { ConversionBatchResponse, ConversionResponse } from '../conversions/conversion-schemas.js';
+import { signConversion } from '../conversions/conversion-signature.js';
 import { ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
 import { DecisionMetadataSchema } from '../decisions/decision-schemas.js';
 import { HostReportSchema, type HostReportRange } from '../reporting/host-report-schemas.js';
@@ -45,6 +46,19 @@ export interface SidenoteClientOptions {
   fetch?: typeof fetch;
 }
 
+/** A conversion to sign and send. */
+export interface ConversionInput {
+  offerSnapshotId: string;
+  decisionId?: string;
+  nonce?: string;
+  /** Signing time, Unix seconds; default now (it must be within 300 s of the server's clock). */
+  timestamp?: number;
+  /** When the conversion happened, when earlier than now. */
+  eventTime?: Date | number;
+  /** The advertiser's own id for it: the app's second conversion with it is a duplicate. */
+  orderId?: string;
+}
+
 export class SidenoteClient {
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
@@ -74,20 +88,32 @@ export class SidenoteClient {
     return this.impression('/v1/events/qualified-impression', 'qualified_impression', e);
   }
 
-  /** A signed conversion. `nonce` defaults to a fresh UUID; pass your order id to make retries safe. */
-  async conversion(c: { offerSnapshotId: string; decisionId?: string; nonce?: string; timestamp?: number }) {
+  /** A signed conversion. `nonce` defaults to a fresh UUID; pass your order id as `orderId` so
+   *  that the order counts once whatever is resent, and `eventTime` when it happened earlier than
+   *  now (within the attribution window after the decision). */
+  conversion(c: ConversionInput) {
+    return this.event('/v1/events/conversion', this.signed(c), {}, ConversionResponse);
+  }
+
+  /** Up to 1,000 signed conversions in one request, each answered in its own result (inserted,
+   *  duplicate, or invalid with the reason). Safe to resend whole: recorded ones answer duplicate. */
+  conversionBatch(conversions: readonly ConversionInput[]) {
+    return this.event('/v1/events/conversions/batch', { conversions: conversions.map((c) => this.signed(c)) }, {}, ConversionBatchResponse);
+  }
+
+  private signed(c: ConversionInput) {
     const secret = this.options.conversionSecret;
     if (!secret) throw new Error('conversionSecret is required to sign conversions');
+    const eventTime = c.eventTime instanceof Date ? Math.floor(c.eventTime.getTime() / 1000) : c.eventTime;
     const body = {
       offer_snapshot_id: c.offerSnapshotId,
       ...(c.decisionId ? { decision_id: c.decisionId } : {}),
       timestamp: c.timestamp ?? Math.floor(Date.now() / 1000),
       nonce: c.nonce ?? randomUUID(),
+      ...(eventTime !== undefined ? { event_time: eventTime } : {}),
+      ...(c.orderId !== undefined ? { order_id: c.orderId } : {}),
     };
-    const signature = createHmac('sha256', secret)
-      .update(`${body.timestamp}.${body.nonce}.${body.offer_snapshot_id}.${c.decisionId ?? ''}`)
-      .digest('hex');
-    return this.event('/v1/events/conversion', { ...body, signature }, {}, ConversionResponse);
+    return { ...body, signature: signConversion(secret, body) };
   }
 
   /** Records that the user clicked an affiliate offer (analytics only). */

@@ -1,5 +1,6 @@
-// The conversions table and its nonces: the single-use insert (the primary key of
-// conversion_nonces, (app_id, nonce), is what makes a nonce single use, across instances), the
+// The conversions table, its nonces and its order ids: the single-use insert (the primary key of
+// conversion_nonces, (app_id, nonce), is what makes a nonce single use, across instances; that
+// of conversion_orders, (app_id, order_id), what makes an advertiser's order count once), the
 // conversion a reused nonce names, and a decision's conversion count; the insert also counts the
 // decision a live conversion reaches in the report rollups. Nonces have a table of their own because conversions are partitioned by day and no
 // constraint on them can span days; a nonce is kept for CONVERSION_NONCE_RETENTION_DAYS
@@ -21,27 +22,49 @@ export interface NewConversion {
   requestHash: Buffer;
   test: boolean;
   createdAt: Date;
+  /** When it happened (the request's `event_time`), or null: when it was received. */
+  occurredAt: Date | null;
+  /** The advertiser's own id for it: a second conversion with it is a duplicate. */
+  orderId: string | null;
 }
 
-const INSERT_IF_NONCE_UNUSED = `
-WITH nonce AS (
-  INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($2, $5, $1, $7, $9)
-  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id
-), inserted AS (
-  INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at)
-  SELECT $1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9 WHERE EXISTS (SELECT 1 FROM nonce)
+/** What recording a conversion did. */
+export type Recorded =
+  | { kind: 'inserted' }
+  /** The app used the nonce before (an exact retry, or a reuse the caller tells apart). */
+  | { kind: 'nonce_used' }
+  /** The app recorded a conversion with this order id before: that conversion. */
+  | { kind: 'duplicate_order'; conversionId: string };
+
+const PARAMS = '$1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9, $10::timestamptz, $11::text';
+const NONCE = 'INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($2, $5, $1, $7, $9)';
+
+/** The conversion row, when `guard` holds, and the decision's funnel step it reaches. */
+const conversionRow = (guard: string) => `inserted AS (
+  INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at, occurred_at, order_id)
+  SELECT ${PARAMS} WHERE ${guard}
   RETURNING id, decision_id, test
 ), reached AS (
   SELECT DISTINCT decision_id, 'conversion' AS step FROM inserted WHERE decision_id IS NOT NULL AND NOT test
 ), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
 SELECT id FROM inserted`;
 
+const INSERT_IF_NONCE_UNUSED = `
+WITH nonce AS (${NONCE} ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id
+), ${conversionRow('EXISTS (SELECT 1 FROM nonce)')}`;
+
+const INSERT_CLAIMED = `WITH ${conversionRow('true')}`;
+const CLAIM_NONCE = `INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
+
 export class ConversionRepository {
   constructor(private readonly db: Database) {}
 
-  /** Inserts the conversion unless its app already used the nonce; true when inserted. */
-  async insertIfNonceUnused(c: NewConversion): Promise<boolean> {
-    const inserted = await this.db.query<{ id: string }>(INSERT_IF_NONCE_UNUSED, [
+  /** Records the conversion unless its app used the nonce, or (with an order id) recorded that
+   *  order, before. A duplicate order still spends the nonce, on the order's conversion, so an
+   *  exact retry of the request is answered the same way. */
+  async record(c: NewConversion): Promise<Recorded> {
+    const params = [
       c.id,
       c.appId,
       c.offerSnapshotId,
@@ -51,8 +74,33 @@ export class ConversionRepository {
       c.requestHash,
       c.test,
       c.createdAt.toISOString(),
-    ]);
-    return inserted.rows.length === 1;
+      c.occurredAt?.toISOString() ?? null,
+      c.orderId,
+    ];
+    if (c.orderId === null) {
+      const inserted = await this.db.query<{ id: string }>(INSERT_IF_NONCE_UNUSED, params);
+      return inserted.rows.length === 1 ? { kind: 'inserted' } : { kind: 'nonce_used' };
+    }
+    return this.db.transaction(async (tx) => {
+      const nonce = await tx.query(CLAIM_NONCE, [c.appId, c.nonce, c.id, c.requestHash, c.createdAt.toISOString()]);
+      if (nonce.rows.length === 0) return { kind: 'nonce_used' } as const;
+      const claimed = await tx.query(
+        `INSERT INTO conversion_orders (app_id, order_id, conversion_id, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (app_id, order_id) DO NOTHING RETURNING conversion_id`,
+        [c.appId, c.orderId, c.id, c.createdAt.toISOString()],
+      );
+      if (claimed.rows.length === 0) {
+        const first = await tx.query<{ conversion_id: string }>('SELECT conversion_id FROM conversion_orders WHERE app_id = $1 AND order_id = $2', [
+          c.appId,
+          c.orderId,
+        ]);
+        const conversionId = first.rows[0].conversion_id;
+        await tx.query('UPDATE conversion_nonces SET conversion_id = $3 WHERE app_id = $1 AND nonce = $2', [c.appId, c.nonce, conversionId]);
+        return { kind: 'duplicate_order', conversionId } as const;
+      }
+      await tx.query(INSERT_CLAIMED, params);
+      return { kind: 'inserted' } as const;
+    });
   }
 
   /** The conversion that used this nonce, with the hash of the request that made it. */
@@ -71,6 +119,17 @@ export class ConversionRepository {
       this.db,
       `DELETE FROM conversion_nonces WHERE (app_id, nonce) IN (
          SELECT app_id, nonce FROM conversion_nonces WHERE created_at < $1 LIMIT $2)`,
+      [before.toISOString()],
+      batch,
+    );
+  }
+
+  /** Forgets the order ids recorded before `before` (history maintenance); returns how many. */
+  forgetOrdersBefore(before: Date, batch?: number): Promise<number> {
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM conversion_orders WHERE (app_id, order_id) IN (
+         SELECT app_id, order_id FROM conversion_orders WHERE created_at < $1 LIMIT $2)`,
       [before.toISOString()],
       batch,
     );

@@ -1,10 +1,10 @@
-// POST /v1/events/conversion.
+// POST /v1/events/conversion, and a batch of them: POST /v1/events/conversions/batch.
 import type { FastifyInstance } from 'fastify';
 import { callerOf, requireServingKey } from '../auth/require-serving-key.js';
 import type { ZodSchemas } from '../http/validation.js';
 import { requestBody, response } from '../http/openapi.js';
 import { BODY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
-import { ConversionRequest, ConversionResponse } from './conversion-schemas.js';
+import { ConversionBatchRequest, ConversionBatchResponse, ConversionRequest, ConversionResponse, MAX_BATCH_CONVERSIONS } from './conversion-schemas.js';
 import { feature } from '../http/feature.js';
 import { ConversionService } from './conversion-service.js';
 import { SnapshotLookup } from '../catalog/snapshot-lookup.js';
@@ -88,6 +88,69 @@ async function conversions(app: FastifyInstance) {
     },
     async (request) => service.record(callerOf(request), request.body),
   );
+
+  routes.post(
+    '/v1/events/conversions/batch',
+    {
+      // A thousand signed conversions are a few hundred kilobytes.
+      bodyLimit: Math.max(config.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES),
+      schema: {
+        tags: ['events'],
+        summary: 'Record a batch of signed conversions',
+        description: `Up to ${MAX_BATCH_CONVERSIONS.toLocaleString('en-US')} conversions as an advertiser's back end sends them, late and in bulk: each is checked and recorded on its own, exactly as \`POST /v1/events/conversion\` would, and answered in its own result; one that is refused never holds the others back. A batch that a store failed (503) can be sent again whole: what was recorded answers \`duplicate\`.`,
+        security: [{ servingKey: [] }],
+        body: requestBody(ConversionBatchRequest, {
+          late: {
+            summary: "Yesterday's orders, sent today · 어제 주문을 오늘 전송",
+            value: { conversions: [{ ...EXAMPLE, event_time: EXAMPLE.timestamp - 86_400, order_id: 'order-20261121-0042' }] },
+          },
+        }),
+        response: {
+          200: response(ConversionBatchResponse, 'Every conversion was checked; each result says what happened to it.', {
+            mixed: {
+              summary: 'Recorded, duplicate and refused · 기록, 중복, 거부',
+              value: {
+                ok: true,
+                inserted: 1,
+                duplicates: 1,
+                invalid: 1,
+                results: [
+                  { index: 0, status: 'inserted', conversion_id: RECORDED.conversion_id },
+                  { index: 1, status: 'duplicate', conversion_id: 'cnv_9Zx8Cv7Bn6Mm5Ll4Kk3Jj2' },
+                  { index: 2, status: 'invalid', error: 'invalid_signature' },
+                ],
+              },
+            },
+          }),
+          400: errorResponse(`\`invalid_conversion\`: the body is not an object with 1 to ${MAX_BATCH_CONVERSIONS} conversions.`, [
+            {
+              name: 'invalid_body',
+              error: 'invalid_conversion',
+              summary: 'Body failed validation · 본문 검증 실패',
+              extra: { message: 'body failed validation: conversions' },
+            },
+          ]),
+          401: errorResponse('Authentication failure.', [
+            { error: 'missing_api_key' },
+            { error: 'invalid_api_key' },
+            { error: 'revoked_api_key' },
+            { error: 'setup_token_not_allowed' },
+          ]),
+          ...BODY_ERRORS,
+          ...UNAVAILABLE,
+        },
+      },
+      config: { badRequest: { error: 'invalid_conversion' } },
+      preValidation: requireServingKey,
+    },
+    async (request) => {
+      const results = await service.recordBatch(callerOf(request), request.body.conversions);
+      const count = (status: string) => results.filter((r) => r.status === status).length;
+      return { ok: true as const, inserted: count('inserted'), duplicates: count('duplicate'), invalid: count('invalid'), results };
+    },
+  );
 }
+
+const BATCH_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 export const conversionRoutes = feature(conversions, { name: 'conversions', needs: ['config', 'now', 'repositories', 'authenticator'] });

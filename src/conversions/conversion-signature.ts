@@ -1,5 +1,7 @@
 // Conversion signatures: lowercase hex HMAC-SHA256, keyed by one of the app's
-// active conversion secrets, over "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}".
+// active conversion secrets, over "{timestamp}.{nonce}.{offer_snapshot_id}.{decision_id or empty}",
+// followed by ".{event_time or empty}.{order_id or empty}" when either is sent (so a conversion
+// without them signs as it always did).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface SignedConversion {
@@ -7,10 +9,14 @@ export interface SignedConversion {
   nonce: string;
   offer_snapshot_id: string;
   decision_id?: string | null;
+  event_time?: number | null;
+  order_id?: string | null;
 }
 
 export function conversionSigningInput(c: SignedConversion): string {
-  return `${c.timestamp}.${c.nonce}.${c.offer_snapshot_id}.${c.decision_id ?? ''}`;
+  const base = `${c.timestamp}.${c.nonce}.${c.offer_snapshot_id}.${c.decision_id ?? ''}`;
+  if (c.event_time == null && c.order_id == null) return base;
+  return `${base}.${c.event_time ?? ''}.${c.order_id ?? ''}`;
 }
 
 export function signConversion(secret: string, c: SignedConversion): string {

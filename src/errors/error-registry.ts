@@ -8,7 +8,7 @@
 
 const DECIDE = ['POST /v1/offers/decide', 'POST /v1/offers/affiliate'];
 const EVENTS = ['POST /v1/events/rendered', 'POST /v1/events/qualified-impression', 'POST /v1/events/impression'];
-const CONVERSION = ['POST /v1/events/conversion'];
+const CONVERSION = ['POST /v1/events/conversion', 'POST /v1/events/conversions/batch'];
 const CLICK_INTENT = ['POST /v1/events/click-intent'];
 const DECISION_LOOKUPS = ['GET /v1/decisions/{id}', 'GET /v1/decisions/{id}/explanation'];
 const HOST_REPORT = ['GET /v1/reports'];
@@ -103,14 +103,15 @@ export const ERRORS = {
   invalid_conversion: {
     status: 400,
     endpoints: CONVERSION,
-    meaning: 'The conversion failed validation, or its nonce was already used with other content.',
+    meaning: 'The conversion failed validation, its nonce was already used with other content, or its event_time is in the future or before its decision.',
     summary: 'Conversion failed validation · 전환 검증 실패',
     ...fatal,
   },
   expired_conversion: {
     status: 400,
     endpoints: CONVERSION,
-    meaning: "The timestamp is more than 300 s from the server's clock, or the decision is older than the attribution window.",
+    meaning:
+      "The timestamp is more than 300 s from the server's clock, or the conversion happened (event_time, else now) past the attribution window after its decision.",
     summary: 'Timestamp too far from server time · 타임스탬프가 서버 시간과 너무 다름',
     ...fatal,
   },

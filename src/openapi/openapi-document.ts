@@ -12,7 +12,7 @@ import { Envelope } from '../decide/envelope.js';
 import { AffiliateFillSchema, NoFillSchema, ServedOfferSchema } from '../decide/decide-schemas.js';
 import { ErrorBodySchema } from '../http/error-body.js';
 import { ImpressionEventRequest, ImpressionEventResponse } from '../events/event-schemas.js';
-import { ConversionRequest, ConversionResponse } from '../conversions/conversion-schemas.js';
+import { ConversionBatchRequest, ConversionBatchResponse, ConversionRequest, ConversionResponse } from '../conversions/conversion-schemas.js';
 import { ClickIntentRequest, ClickIntentResponse } from '../affiliate/click-intent-schemas.js';
 import { DecisionExplanationSchema, DecisionMetadataSchema } from '../decisions/decision-schemas.js';
 
@@ -36,6 +36,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/events/qualified-impression': 'recordQualifiedImpression',
   'POST /v1/events/impression': 'recordImpression',
   'POST /v1/events/conversion': 'recordConversion',
+  'POST /v1/events/conversions/batch': 'recordConversionBatch',
   'GET /r/{token}': 'followTrackedLink',
   'HEAD /r/{token}': 'checkTrackedLink',
   'GET /v1/decisions/{id}': 'getDecision',
@@ -56,6 +57,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   ImpressionEventResult: ImpressionEventResponse,
   Conversion: ConversionRequest,
   ConversionResult: ConversionResponse,
+  ConversionBatch: ConversionBatchRequest,
+  ConversionBatchResult: ConversionBatchResponse,
   ClickIntent: ClickIntentRequest,
   ClickIntentResult: ClickIntentResponse,
   DecisionMetadata: DecisionMetadataSchema,

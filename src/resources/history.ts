@@ -28,6 +28,8 @@ async function historyResource(app: FastifyInstance) {
       keyExpiry: [
         { name: 'event_idempotency_keys', days: config.idempotencyKeyRetentionDays, forgetBefore: (t) => repos.events.forgetIdempotencyKeysBefore(t) },
         { name: 'conversion_nonces', days: config.conversionNonceRetentionDays, forgetBefore: (t) => repos.conversions.forgetNoncesBefore(t) },
+        // An order id counts as long as a conversion for it can still be accepted.
+        { name: 'conversion_orders', days: config.attributionWindowDays + 1, forgetBefore: (t) => repos.conversions.forgetOrdersBefore(t) },
         // Report rollups: minute rows once no range reads them, the rest with the decisions.
         { name: 'report minute rollups', days: MINUTE_ROLLUP_RETENTION_DAYS, forgetBefore: (t) => repos.reports.forgetRollupsBefore(60, t) },
         { name: 'report half-hour rollups', days: config.decisionsRetentionDays, forgetBefore: (t) => repos.reports.forgetRollupsBefore(1800, t) },

@@ -41,8 +41,14 @@ describe('host client and example integration', () => {
     expect(again).toMatchObject({ ok: true, value: { inserted: false } });
     const conversion = await client.conversion({ offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId, nonce: 'order-000123' });
     expect(conversion).toMatchObject({ ok: true, value: { inserted: true, billable: false, ledger_written: false } });
+    // The back end's batch, a day's orders sent later: signed by the client, answered per item.
+    const batch = await client.conversionBatch([
+      { offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId, orderId: 'order-000124', eventTime: new Date(Date.now() - 1000) },
+      { offerSnapshotId: report.offerSnapshotId!, decisionId: report.decisionId, orderId: 'order-000124' },
+    ]);
+    expect(batch).toMatchObject({ ok: true, value: { inserted: 1, duplicates: 1, invalid: 0 } });
     const decision = await client.decision(report.decisionId!);
-    expect(decision).toMatchObject({ ok: true, value: { events: { offer_rendered: 1, qualified_impression: 1, conversions: 1 } } });
+    expect(decision).toMatchObject({ ok: true, value: { events: { offer_rendered: 1, qualified_impression: 1, conversions: 2 } } });
     const why = await client.explanation(report.decisionId!);
     expect(why.ok && why.value.locale).toBe('ko');
     // No-fill is "do not render".

@@ -239,7 +239,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
 
     for (const d of served.filter(() => rnd() < 0.1)) {
       for (let k = rnd() < 0.2 ? 2 : 1; k > 0; k--) {
-        await conversions.insertIfNonceUnused({
+        await conversions.record({
           id: newId('cnv'),
           appId: d.app_id,
           offerSnapshotId: d.offer_snapshot_id,
@@ -249,6 +249,8 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
           requestHash: Buffer.alloc(32),
           test: d.test || rnd() < 0.1,
           createdAt: new Date(),
+          occurredAt: null,
+          orderId: null,
         });
         written.conversions++;
       }

@@ -51,11 +51,13 @@ const OWNER: Record<string, string> = {
   campaign_spend_daily: 'src/decisions/decision-repository.ts',
   campaign_spend_total: 'src/decisions/decision-repository.ts',
   events: 'src/events/event-repository.ts',
-  // Unique across days, which the day-partitioned events and conversions cannot be (migration 006).
+  // Unique across days, which the day-partitioned events and conversions cannot be (migrations
+  // 006 and 013).
   event_idempotency_keys: 'src/events/event-repository.ts',
   clicks: 'src/links/click-repository.ts',
   conversions: 'src/conversions/conversion-repository.ts',
   conversion_nonces: 'src/conversions/conversion-repository.ts',
+  conversion_orders: 'src/conversions/conversion-repository.ts',
   // The report rollups are written by the statements that write the rows they count, with SQL
   // this repository builds (foldDecisions, foldFunnelSteps), and read by it alone.
   report_rollups: 'src/reporting/report-repository.ts',
