@@ -242,6 +242,22 @@ export const BATCH_STARTS = {
     'se-ko': 296,
     'se-en': 284,
   },
+  'session-16b': {
+    'ci-ko': 292,
+    'ci-en': 292,
+    'tn-ko': 217,
+    'tn-en': 220,
+    'cx-ko': 237,
+    'cx-en': 241,
+    'am-ko': 196,
+    'am-en': 199,
+    'rk-ko': 186,
+    'rk-en': 195,
+    'km-ko': 215,
+    'km-en': 144,
+    'se-ko': 319,
+    'se-en': 309,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
