@@ -51,6 +51,17 @@ const NegativeContexts = Aliases.default({ ko: [], en: [] }).describe(
   'Phrases in which its aliases mean something else ("model train", "파인애플", "인생은 여행"): in the same clause they void its hits.',
 );
 
+/** Where a category or a sensitive topic sits in the ad industry's own vocabulary, so that a
+ *  host can state its brand-safety policy in it (docs/taxonomy.md). Ids only: the names are the
+ *  taxonomy's, which the reference docs print beside them. */
+const IabContent = z
+  .array(z.string().regex(/^[A-Za-z0-9]{1,8}$/, 'an IAB Content Taxonomy unique id'))
+  .max(10)
+  .default([])
+  .describe(
+    'IAB Tech Lab Content Taxonomy 3.1 unique ids it corresponds to (e.g. `668` Hotels and Motels, `Rm3SiT` Adult & Explicit Sexual Content under Sensitive Topics), most specific first; empty when the taxonomy has no node for it.',
+  );
+
 export const Category = z.strictObject({
   id: CatalogId.describe('Category id, e.g. `travel.hotels`.'),
   parent_id: CatalogId.nullable().default(null).describe("Parent category; a parent in the digest or message matches its children's offers."),
@@ -58,6 +69,7 @@ export const Category = z.strictObject({
   aliases: ThingAliases.default({ ko: [], en: [] }),
   weak_aliases: WeakAliases,
   negative_contexts: NegativeContexts,
+  iab_content: IabContent,
 });
 
 export const Entity = z.strictObject({
@@ -76,6 +88,7 @@ export const SensitiveTopic = z.strictObject({
   negative_contexts: Aliases.default({ ko: [], en: [] }).describe(
     'Phrases in which one of its aliases is said of a thing, not of the person ("와이파이가 불안"): a phrase hides the alias inside it (overlapping hits resolve leftmost-longest); any other alias of the turn still counts.',
   ),
+  iab_content: IabContent,
 });
 
 export const Taxonomy = z
