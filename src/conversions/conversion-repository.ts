@@ -37,7 +37,12 @@ export type Recorded =
   | { kind: 'duplicate_order'; conversionId: string };
 
 const PARAMS = '$1, $2, $3, $4, $5, to_timestamp($6), $7, $8, $9, $10::timestamptz, $11::text';
-const NONCE = 'INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($2, $5, $1, $7, $9)';
+/** Spends the nonce, unless the app spent it before: the row only when it was inserted. Its
+ *  values are placeholders, so one statement serves the record's parameters and the short list
+ *  of a claim on its own. */
+const claimNonce = (app: string, nonce: string, conversion: string, hash: string, at: string) =>
+  `INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES (${app}, ${nonce}, ${conversion}, ${hash}, ${at})
+  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
 
 /** The conversion row, when `guard` holds, and the decision's funnel step it reaches. */
 const conversionRow = (guard: string) => `inserted AS (
@@ -50,12 +55,10 @@ const conversionRow = (guard: string) => `inserted AS (
 SELECT id FROM inserted`;
 
 const INSERT_IF_NONCE_UNUSED = `
-WITH nonce AS (${NONCE} ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id
-), ${conversionRow('EXISTS (SELECT 1 FROM nonce)')}`;
+WITH nonce AS (${claimNonce('$2', '$5', '$1', '$7', '$9')}), ${conversionRow('EXISTS (SELECT 1 FROM nonce)')}`;
 
 const INSERT_CLAIMED = `WITH ${conversionRow('true')}`;
-const CLAIM_NONCE = `INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)
-  ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
+const CLAIM_NONCE = claimNonce('$1', '$2', '$3', '$4', '$5');
 
 export class ConversionRepository {
   constructor(private readonly db: Database) {}

@@ -56,6 +56,10 @@ export const ConversionBatchRequest = z
   })
   .describe('A batch of signed conversions.');
 
+/** The refusals of the single endpoint that a batch answers per item (any other error fails the
+ *  batch). */
+export const BatchRefusal = z.enum(['invalid_conversion', 'expired_conversion', 'invalid_signature', 'unknown_snapshot']);
+
 export const ConversionBatchResult = z
   .strictObject({
     index: z.int().min(0).describe('Position of the conversion in the request.'),
@@ -63,11 +67,8 @@ export const ConversionBatchResult = z
       .enum(['inserted', 'duplicate', 'invalid'])
       .describe('`inserted`: recorded now. `duplicate`: an exact retry, or an `order_id` recorded before. `invalid`: refused, nothing recorded (`error`).'),
     conversion_id: z.string().regex(/^cnv_/).optional().describe('The recorded conversion (inserted and duplicate).'),
-    error: z
-      .enum(['invalid_conversion', 'expired_conversion', 'invalid_signature', 'unknown_snapshot'])
-      .optional()
-      .describe('Why an invalid conversion was refused: the error code the single endpoint answers.'),
-    message: z.string().optional().describe('For `invalid_conversion` that failed validation: the field, never its value.'),
+    error: BatchRefusal.optional().describe('Why an invalid conversion was refused: the error code the single endpoint answers.'),
+    message: z.string().optional().describe('For `invalid_conversion` that failed validation: the fields, never their values.'),
   })
   .describe('What happened to one conversion of a batch.');
 

@@ -13,13 +13,13 @@ import { Refusal } from '../errors/error-registry.js';
 import { newId } from '../util/ids.js';
 import { verifyConversionSignature } from './conversion-signature.js';
 import type { ConversionRepository } from './conversion-repository.js';
-import { ConversionRequest, type ConversionBatchResult } from './conversion-schemas.js';
+import { failingFields } from '../http/validation.js';
+import { BatchRefusal, ConversionRequest, type ConversionBatchResult } from './conversion-schemas.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 300;
 /** Conversions of a batch recorded at once: enough to hide the round trips, few enough to leave
  *  the pool to other requests. */
 const BATCH_CONCURRENCY = 4;
-const BATCH_REFUSALS = new Set<string>(['invalid_conversion', 'expired_conversion', 'invalid_signature', 'unknown_snapshot']);
 
 export interface RecordedConversion {
   ok: true;
@@ -135,17 +135,15 @@ export class ConversionService {
   private async recordOne(principal: Principal, item: unknown, index: number): Promise<ConversionBatchResult> {
     const parsed = ConversionRequest.safeParse(item);
     if (!parsed.success) {
-      // The field that failed, never its value.
-      const field = parsed.error.issues[0]?.path.join('.') || 'conversion';
-      return { index, status: 'invalid', error: 'invalid_conversion', message: `failed validation: ${field}` };
+      // The fields that failed, never their values.
+      return { index, status: 'invalid', error: 'invalid_conversion', message: `failed validation: ${failingFields(parsed.error, 'conversion').join(', ')}` };
     }
     try {
       const r = await this.record(principal, parsed.data);
       return { index, status: r.inserted ? 'inserted' : 'duplicate', conversion_id: r.conversion_id };
     } catch (err) {
-      if (err instanceof Refusal && BATCH_REFUSALS.has(err.code)) {
-        return { index, status: 'invalid', error: err.code as NonNullable<ConversionBatchResult['error']> };
-      }
+      const refusal = err instanceof Refusal ? BatchRefusal.safeParse(err.code) : undefined;
+      if (refusal?.success) return { index, status: 'invalid', error: refusal.data };
       throw err;
     }
   }

@@ -37,7 +37,7 @@ export function effectiveDigest(envelope: Envelope, nowMs: number) {
 export type PolicyReason = 'audience' | 'consent' | 'host_safety' | 'sensitive' | `sensitive:${string}`;
 
 /** The families of the core's policy patterns (policy_patterns.rs), in the catalog's words. */
-const PATTERN_FAMILY: Record<string, string> = { minor_age: 'minors', medicine_name: 'medication', adult_venue: 'adult' };
+export const PATTERN_FAMILY: Record<string, string> = { minor_age: 'minors', medicine_name: 'medication', adult_venue: 'adult' };
 
 /** What the core read in the message that counts for policy. */
 export interface SensitiveReading {

@@ -38,9 +38,14 @@ export class RequestInvalid extends Error {
   /** The failing field paths, never their values: `body failed validation: nonce, timestamp`. */
   get detail(): string {
     const part = this.part === 'querystring' ? 'query' : this.part;
-    const paths = [...new Set(this.error.issues.map((i) => i.path.join('.') || `(${part})`))];
-    return `${part} failed validation: ${paths.join(', ')}`;
+    return `${part} failed validation: ${failingFields(this.error, `(${part})`).join(', ')}`;
   }
+}
+
+/** The paths of the fields that failed, each once, never their values; `whole` stands for a value
+ *  that failed as a whole (not an object, say). */
+export function failingFields(error: z.ZodError, whole: string): string[] {
+  return [...new Set(error.issues.map((i) => i.path.join('.') || whole))];
 }
 
 /** Validates with the zod schema behind a route schema; a schema without one (a header schema

@@ -2,11 +2,8 @@
 // Content Taxonomy 3.1 nodes they correspond to, so a host can say in the industry's words what
 // it lets beside its answers. Generated (`npm run docs:reference`) from the catalog itself.
 import type { CatalogInput } from '../catalog/catalog-schema.js';
+import { PATTERN_FAMILY } from '../decide/gates.js';
 import { IAB_CONTENT_3_1 } from './iab-content-taxonomy.js';
-
-/** The pattern families a POLICY_BLOCK can name besides the catalog's topics (src/decide/gates.ts),
- *  and the catalog topic each reports as. */
-const PATTERN_FAMILIES: Record<string, string> = { minor_age: 'minors', medicine_name: 'medication', adult_venue: 'adult' };
 
 function iab(ids: readonly string[] | undefined): string {
   if (!ids || ids.length === 0) return '– (no node: see below)';
@@ -17,7 +14,7 @@ export function renderTaxonomyMarkdown(catalog: CatalogInput): string {
   const taxonomy = catalog.taxonomy ?? {};
   const categories = (taxonomy.categories ?? []).map((c) => `| \`${c.id}\` | ${c.name.en} · ${c.name.ko} | ${iab(c.iab_content)} |`);
   const topics = (taxonomy.sensitive_topics ?? []).map((t) => {
-    const patterns = Object.entries(PATTERN_FAMILIES)
+    const patterns = Object.entries(PATTERN_FAMILY)
       .filter(([, topic]) => topic === t.id)
       .map(([pattern]) => `\`${pattern}\``);
     return `| \`sensitive:${t.id}\` | ${patterns.length ? patterns.join(', ') : ''} | ${iab(t.iab_content)} |`;
