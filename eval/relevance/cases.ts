@@ -51,7 +51,8 @@ export const CASE_FILES: Record<Split, string> = {
  *  block's remainder, and a new case appended to a stratum lands where its number says. */
 export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
- *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids. */
+ *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
+ *  se-en-335 is one its session-17 author filed under sensitive with that label already. */
 export const RELABELLED_SENSITIVE: ReadonlySet<string> = new Set([
   'se-ko-066',
   'se-ko-165',
@@ -62,6 +63,7 @@ export const RELABELLED_SENSITIVE: ReadonlySet<string> = new Set([
   'se-en-193',
   'se-en-208',
   'se-en-214',
+  'se-en-335',
 ]);
 
 export function splitOf(id: string): Split {
@@ -257,6 +259,22 @@ export const BATCH_STARTS = {
     'km-en': 144,
     'se-ko': 319,
     'se-en': 309,
+  },
+  'session-17': {
+    'ci-ko': 312,
+    'ci-en': 315,
+    'tn-ko': 230,
+    'tn-en': 230,
+    'cx-ko': 254,
+    'cx-en': 259,
+    'am-ko': 211,
+    'am-en': 211,
+    'rk-ko': 200,
+    'rk-en': 208,
+    'km-ko': 227,
+    'km-en': 153,
+    'se-ko': 343,
+    'se-en': 333,
   },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
