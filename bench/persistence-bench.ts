@@ -64,6 +64,7 @@ function row(appId: string): DecisionRecord {
     droppedDigestIds: 0,
     policyReasons: [],
     readingOverBudget: false,
+    excludedByApp: false,
     latencyUs: 120,
     spendMicros: 0,
   };

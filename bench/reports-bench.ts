@@ -143,6 +143,7 @@ async function seed(db: Database, other: Database, until: number) {
         droppedDigestIds: 0,
         policyReasons: [],
         readingOverBudget: false,
+        excludedByApp: false,
         latencyUs: Math.round(300 * 60 ** rnd()),
         spendMicros: serve && !test ? 150_000 : 0,
       };

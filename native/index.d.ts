@@ -90,6 +90,9 @@ export interface BindingMatchQuery {
   categoryIds?: Array<string>
   entityIds?: Array<string>
   excludedEntityIds?: Array<string>
+  /** The host app's brand-safety exclusions (its settings, not the envelope's). */
+  blockedCategoryIds?: Array<string>
+  blockedAdvertiserIds?: Array<string>
   budgetBucket?: string
   intentType?: string
   /**

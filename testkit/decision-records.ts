@@ -32,6 +32,7 @@ export function decisionAt(
     droppedDigestIds: 0,
     policyReasons: [],
     readingOverBudget: false,
+    excludedByApp: false,
     latencyUs: 100,
     spendMicros: served?.spend ?? 0,
     ...overrides,

@@ -134,6 +134,25 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
       value: { id: 'sec_8Jk0Lm2Np4Qr6St8Uv0Wx2', secret: 'whsec_3As5Df7Gh9Jk1Lm3Np5Qr7St9Uv1Wx3Yz5', retired: ['sec_5Gh7Jk9Lm1Np3Qr5St7Uv9'] },
     },
   },
+  brandSafetyRequest: {
+    dating: {
+      summary: 'No dating, no gambling, no competitor · 데이팅·도박·경쟁사 제외',
+      value: { blocked_category_ids: ['dating', 'gambling'], blocked_advertiser_ids: ['rival-chat'] },
+    },
+    clear: { summary: 'Clear both lists · 모두 해제', value: { blocked_category_ids: [], blocked_advertiser_ids: [] } },
+  },
+  brandSafety: {
+    set: {
+      summary: 'Stored; one id is not in the live catalog · 저장됨, 한 id는 현재 카탈로그에 없음',
+      value: {
+        app_id: KEY.app_id,
+        blocked_category_ids: ['dating', 'travel.flights'],
+        blocked_advertiser_ids: ['rival-chat'],
+        updated_at: '2026-11-28T09:30:00.000Z',
+        not_in_catalog: { category_ids: ['dating'], advertiser_ids: [] },
+      },
+    },
+  },
   catalog: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
   catalogRequest: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
   importJobAccepted: {

@@ -12,7 +12,19 @@ import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../htt
 import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
 import { reportRoutes } from '../reporting/report-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
-import { AdminIdParam as IdParam, AppList, CreateAppBody, CreateKeyBody, CreatedApp, CreatedKey, RevokedKey, RotatedSecret } from './admin-schemas.js';
+import {
+  AdminIdParam as IdParam,
+  AppList,
+  BrandSafety,
+  BrandSafetyBody,
+  CreateAppBody,
+  CreateKeyBody,
+  CreatedApp,
+  CreatedKey,
+  RevokedKey,
+  RotatedSecret,
+} from './admin-schemas.js';
+import { BrandSafetySettings } from '../apps/brand-safety.js';
 import { ADMIN_EXAMPLES as EX } from './admin-examples.js';
 import { feature } from '../http/feature.js';
 import type { ZodSchemas } from '../http/validation.js';
@@ -152,6 +164,44 @@ async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
       },
     },
     async (req, reply) => reply.code(201).send(await apps.rotateConversionSecret(req.params.id)),
+  );
+
+  const brandSafety = new BrandSafetySettings(apps, app.repositories.catalog);
+
+  app.get(
+    '/apps/:id/brand-safety',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "An app's brand-safety exclusions: categories and advertisers never shown beside its answers",
+        params,
+        response: { 200: response(BrandSafety, 'The exclusions.', EX.brandSafety), ...INVALID_ID, ...ADMIN_KEY_ERRORS, ...UNKNOWN_ID },
+      },
+    },
+    async (req) => brandSafety.read(req.params.id),
+  );
+
+  app.put(
+    '/apps/:id/brand-safety',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Replace an app's brand-safety exclusions; every instance applies them within about a second",
+        params,
+        body: requestBody(BrandSafetyBody, EX.brandSafetyRequest),
+        response: {
+          200: response(BrandSafety, 'The exclusions as stored.', EX.brandSafety),
+          ...INVALID_BODY,
+          ...ADMIN_KEY_ERRORS,
+          ...UNKNOWN_ID,
+          ...BODY_ERRORS,
+        },
+      },
+      config: bad,
+    },
+    async (req) => brandSafety.replace(req.params.id, req.body.blocked_category_ids, req.body.blocked_advertiser_ids),
   );
 }
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { storedText } from '../http/text.js';
 import { ErrorBodySchema } from '../http/error-body.js';
+import { CatalogId } from '../catalog/catalog-schema.js';
 
 // Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
 // document and the code agree on every character.
@@ -136,3 +137,32 @@ export const ImportJob = z
     ),
   })
   .describe('A catalog import job.');
+
+// Up to 500 catalog ids; duplicates are dropped and the list is stored sorted.
+const ExcludedIds = z.array(CatalogId).max(500);
+
+export const BrandSafetyBody = z
+  .strictObject({
+    blocked_category_ids: ExcludedIds.describe(
+      'Offers in these categories, or in any category below one (blocking `travel` blocks `travel.hotels`), never serve beside this app. At most 500.',
+    ),
+    blocked_advertiser_ids: ExcludedIds.describe("No offer of these advertisers serves beside this app (a competitor's, say). At most 500."),
+  })
+  .describe("The app's brand-safety exclusions; both lists replace the ones stored (send `[]` to clear one).");
+
+export const BrandSafety = z
+  .strictObject({
+    app_id: z.string().describe('The app.'),
+    blocked_category_ids: z.array(z.string()).describe('Excluded categories (and everything below them), sorted.'),
+    blocked_advertiser_ids: z.array(z.string()).describe('Excluded advertisers, sorted.'),
+    updated_at: z.string().nullable().describe('ISO time of the last change; null when never set.'),
+    not_in_catalog: z
+      .strictObject({
+        category_ids: z.array(z.string()).describe('Excluded category ids the live catalog has no category for.'),
+        advertiser_ids: z.array(z.string()).describe('Excluded advertiser ids the live catalog has no advertiser for.'),
+      })
+      .describe(
+        'Ids the live catalog does not know: kept (they take effect once a catalog that has them is imported), and listed here so a typo is seen at once.',
+      ),
+  })
+  .describe("An app's brand-safety exclusions, applied in every decide's eligibility within about a second of a change on every instance.");

@@ -34,13 +34,26 @@ export interface AppSummary {
   active_conversion_secrets: number;
 }
 
-/** A key as authentication sees it. */
+/** What a host never wants beside its answers: offers in these catalog categories (or below
+ *  them) or from these advertisers. Ids as the catalog names them. */
+export interface BrandSafety {
+  blocked_category_ids: string[];
+  blocked_advertiser_ids: string[];
+  /** When the settings last changed; null when never set. */
+  updated_at: string | null;
+}
+
+/** A key as authentication sees it, with its app's exclusions: both are read on every decide
+ *  and cached together, so a change to either reaches every instance within the key cache's
+ *  second. */
 export interface KeyLookup {
   key_id: string;
   app_id: string;
   kind: KeyKind;
   mode: KeyMode;
   revoked: boolean;
+  blocked_category_ids: string[];
+  blocked_advertiser_ids: string[];
 }
 
 /** No app or key with this id: answered 404 not_found. */
@@ -141,18 +154,67 @@ export class AppRepository {
   }
 
   async findKeyByHash(hash: Buffer): Promise<KeyLookup | null> {
-    const r = await this.db.query<{ id: string; app_id: string; kind: KeyKind; mode: KeyMode; revoked_at: Date | null }>(
-      'SELECT id, app_id, kind, mode, revoked_at FROM api_keys WHERE key_hash = $1',
+    const r = await this.db.query<{
+      id: string;
+      app_id: string;
+      kind: KeyKind;
+      mode: KeyMode;
+      revoked_at: Date | null;
+      blocked_category_ids: string[];
+      blocked_advertiser_ids: string[];
+    }>(
+      `SELECT k.id, k.app_id, k.kind, k.mode, k.revoked_at, a.blocked_category_ids, a.blocked_advertiser_ids
+       FROM api_keys k JOIN apps a ON a.id = k.app_id WHERE k.key_hash = $1`,
       [hash],
     );
     const k = r.rows[0];
-    return k ? { key_id: k.id, app_id: k.app_id, kind: k.kind, mode: k.mode, revoked: k.revoked_at !== null } : null;
+    return k
+      ? {
+          key_id: k.id,
+          app_id: k.app_id,
+          kind: k.kind,
+          mode: k.mode,
+          revoked: k.revoked_at !== null,
+          blocked_category_ids: k.blocked_category_ids,
+          blocked_advertiser_ids: k.blocked_advertiser_ids,
+        }
+      : null;
+  }
+
+  async brandSafety(appId: string): Promise<BrandSafety> {
+    const r = await this.db.query<{ blocked_category_ids: string[]; blocked_advertiser_ids: string[]; brand_safety_updated_at: Date | null }>(
+      'SELECT blocked_category_ids, blocked_advertiser_ids, brand_safety_updated_at FROM apps WHERE id = $1',
+      [appId],
+    );
+    const a = r.rows[0];
+    if (!a) throw new NotFoundError(`no app ${appId}`);
+    return toBrandSafety(a);
+  }
+
+  /** Replaces the app's exclusions (sorted, without duplicates). */
+  async setBrandSafety(appId: string, categoryIds: readonly string[], advertiserIds: readonly string[]): Promise<BrandSafety> {
+    const r = await this.db.query<{ blocked_category_ids: string[]; blocked_advertiser_ids: string[]; brand_safety_updated_at: Date | null }>(
+      `UPDATE apps SET blocked_category_ids = $2::text[], blocked_advertiser_ids = $3::text[], brand_safety_updated_at = now()
+       WHERE id = $1 RETURNING blocked_category_ids, blocked_advertiser_ids, brand_safety_updated_at`,
+      [appId, [...new Set(categoryIds)].sort(), [...new Set(advertiserIds)].sort()],
+    );
+    const a = r.rows[0];
+    if (!a) throw new NotFoundError(`no app ${appId}`);
+    return toBrandSafety(a);
   }
 
   private async requireApp(q: Queryable, appId: string): Promise<void> {
     const r = await q.query('SELECT 1 FROM apps WHERE id = $1', [appId]);
     if (r.rows.length === 0) throw new NotFoundError(`no app ${appId}`);
   }
+}
+
+function toBrandSafety(a: { blocked_category_ids: string[]; blocked_advertiser_ids: string[]; brand_safety_updated_at: Date | null }): BrandSafety {
+  return {
+    blocked_category_ids: a.blocked_category_ids,
+    blocked_advertiser_ids: a.blocked_advertiser_ids,
+    updated_at: a.brand_safety_updated_at?.toISOString() ?? null,
+  };
 }
 
 interface KeyRow {

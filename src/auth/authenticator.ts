@@ -12,6 +12,8 @@ export interface Principal {
   appId: string;
   keyId: string;
   mode: KeyMode;
+  /** The app's brand-safety exclusions, applied in the core's eligibility. */
+  exclusions: { categoryIds: string[]; advertiserIds: string[] };
 }
 
 export type AuthOutcome =
@@ -51,7 +53,15 @@ export class Authenticator {
     if (!lookup) return { ok: false, error: 'invalid_api_key' };
     if (lookup.kind === 'setup') return { ok: false, error: 'setup_token_not_allowed' };
     if (lookup.revoked) return { ok: false, error: 'revoked_api_key' };
-    return { ok: true, principal: { appId: lookup.app_id, keyId: lookup.key_id, mode: lookup.mode } };
+    return {
+      ok: true,
+      principal: {
+        appId: lookup.app_id,
+        keyId: lookup.key_id,
+        mode: lookup.mode,
+        exclusions: { categoryIds: lookup.blocked_category_ids, advertiserIds: lookup.blocked_advertiser_ids },
+      },
+    };
   }
 
   private async lookup(token: string): Promise<KeyLookup | null | 'unavailable'> {

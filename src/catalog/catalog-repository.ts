@@ -105,6 +105,21 @@ export class CatalogRepository {
     });
   }
 
+  /** Of the ids given, the categories and advertisers the current catalog does not have. */
+  async unknownIds(categoryIds: readonly string[], advertiserIds: readonly string[]): Promise<{ category_ids: string[]; advertiser_ids: string[] }> {
+    const r = await this.db.query<{ category_ids: string[]; advertiser_ids: string[] }>(
+      `SELECT
+         ARRAY(SELECT c FROM unnest($1::text[]) c
+                WHERE NOT EXISTS (SELECT 1 FROM catalog_state s, jsonb_array_elements(s.taxonomy->'categories') x WHERE x->>'id' = c)
+                ORDER BY c) AS category_ids,
+         ARRAY(SELECT a FROM unnest($2::text[]) a
+                WHERE NOT EXISTS (SELECT 1 FROM advertisers WHERE id = a AND archived_at IS NULL)
+                ORDER BY a) AS advertiser_ids`,
+      [categoryIds, advertiserIds],
+    );
+    return r.rows[0];
+  }
+
   async export(): Promise<Catalog> {
     const state = await this.db.query<{ taxonomy: Catalog['taxonomy'] }>('SELECT taxonomy FROM catalog_state WHERE id = 1');
     const advertisers = await this.db.query<{ id: string; name: string; status: 'active' | 'suspended'; entity_id: string | null; destinations: string[] }>(

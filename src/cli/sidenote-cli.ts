@@ -19,11 +19,13 @@ import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { migrate } from '../db/migrate.js';
 import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '../apps/app-repository.js';
+import { BrandSafetySettings, type BrandSafetyView } from '../apps/brand-safety.js';
 import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { CatalogImporter, CatalogNotJson, ImportInProgress } from '../catalog/catalog-importer.js';
 import { progressDisplay, type ImportProgressView } from './import-progress.js';
 import { AdminIdParam, CreateAppBody } from '../admin/admin-schemas.js';
+import { CatalogId } from '../catalog/catalog-schema.js';
 import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './admin-channel-client.js';
 
 /** Every command: how it is called and what it does (its `--help`). */
@@ -33,6 +35,12 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
     about: 'Create an app. Prints its live and test serving keys and its conversion secret, once.',
   },
   'app list': { usage: 'sidenote app list [--json]', about: 'List apps with their keys (hints only) and active conversion secrets.' },
+  'app brand-safety': {
+    usage:
+      'sidenote app brand-safety <app_id> [--block-category <id>]... [--unblock-category <id>]... [--block-advertiser <id>]... [--unblock-advertiser <id>]... [--json]',
+    about:
+      "Show an app's brand-safety exclusions, or change them: offers in a blocked category (or below it) or from a blocked advertiser never serve beside that app. Takes effect on every instance within about a second.",
+  },
   'key create': {
     usage: 'sidenote key create <app_id> [--kind serving|setup] [--mode live|test] [--json]',
     about: 'Create a key for an app (default: a live serving key). Prints it once.',
@@ -86,6 +94,8 @@ interface Operations {
   createKey(appId: string, kind: Kind, mode: Mode): Promise<{ id: string; key: string }>;
   revokeKey(keyId: string): Promise<{ id: string; revoked_at: string | null }>;
   rotateSecret(appId: string): Promise<{ id: string; secret: string; retired: string[] }>;
+  brandSafety(appId: string): Promise<BrandSafetyView>;
+  setBrandSafety(appId: string, categoryIds: string[], advertiserIds: string[]): Promise<BrandSafetyView>;
   /** Imports the file, telling `progress` how far it got. */
   importCatalog(file: string, progress: (p: ImportProgressView) => void): Promise<ImportReport>;
   exportCatalog(): Promise<unknown>;
@@ -95,12 +105,15 @@ interface Operations {
 function directOperations(db: Database): Operations {
   const apps = new AppRepository(db);
   const catalog = new CatalogRepository(db);
+  const brandSafety = new BrandSafetySettings(apps, catalog);
   return {
     createApp: (name) => apps.createApp(name),
     listApps: () => apps.listApps(),
     createKey: (appId, kind, mode) => apps.createKey(appId, kind, mode),
     revokeKey: (keyId) => apps.revokeKey(keyId),
     rotateSecret: (appId) => apps.rotateConversionSecret(appId),
+    brandSafety: (appId) => brandSafety.read(appId),
+    setBrandSafety: (appId, categories, advertisers) => brandSafety.replace(appId, categories, advertisers),
     importCatalog: (file, progress) => {
       let phase: ImportProgressView['phase'] = 'validating';
       return new CatalogImporter(db, catalog).importFile(file, {
@@ -135,6 +148,12 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
     createKey: (appId, kind, mode) => expect(channel.call('POST', `/admin/apps/${id(appId)}/keys`, JSON.stringify({ kind, mode })), `no app ${appId}`),
     revokeKey: (keyId) => expect(channel.call('POST', `/admin/keys/${id(keyId)}/revoke`), `no key ${keyId}`),
     rotateSecret: (appId) => expect(channel.call('POST', `/admin/apps/${id(appId)}/conversion-secrets`), `no app ${appId}`),
+    brandSafety: (appId) => expect(channel.call('GET', `/admin/apps/${id(appId)}/brand-safety`), `no app ${appId}`),
+    setBrandSafety: (appId, categories, advertisers) =>
+      expect(
+        channel.call('PUT', `/admin/apps/${id(appId)}/brand-safety`, JSON.stringify({ blocked_category_ids: categories, blocked_advertiser_ids: advertisers })),
+        `no app ${appId}`,
+      ),
     // As a job of the server's, followed until it ends.
     importCatalog: async (file, progress) => {
       const job = await expect(channel.call('POST', '/admin/catalog/imports', await readFile(file, 'utf8')));
@@ -216,7 +235,16 @@ function readArgs(argv: string[]) {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { json: { type: 'boolean' }, kind: { type: 'string' }, mode: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      json: { type: 'boolean' },
+      kind: { type: 'string' },
+      mode: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      'block-category': { type: 'string', multiple: true },
+      'unblock-category': { type: 'string', multiple: true },
+      'block-advertiser': { type: 'string', multiple: true },
+      'unblock-advertiser': { type: 'string', multiple: true },
+    },
   });
 }
 
@@ -295,6 +323,38 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         const keyId = knownShape(arg, 'key');
         const key = await withOperations(config, (ops) => ops.revokeKey(keyId));
         print(key, `key ${key.id} revoked at ${key.revoked_at}`);
+        return 0;
+      }
+      case 'app brand-safety': {
+        if (!arg) throw new UsageError('app brand-safety needs an app id');
+        const appId = knownShape(arg, 'app');
+        const block = { category: values['block-category'] ?? [], advertiser: values['block-advertiser'] ?? [] };
+        const unblock = { category: values['unblock-category'] ?? [], advertiser: values['unblock-advertiser'] ?? [] };
+        const bad = [...block.category, ...block.advertiser].find((x) => !CatalogId.safeParse(x).success);
+        if (bad !== undefined) throw new UsageError(`not a catalog id: ${JSON.stringify(bad)}`);
+        const changes = block.category.length + block.advertiser.length + unblock.category.length + unblock.advertiser.length;
+        const view = await withOperations(config, async (ops) => {
+          const now = await ops.brandSafety(appId);
+          if (changes === 0) return now;
+          const apply = (list: string[], add: string[], remove: string[]) => [...new Set([...list, ...add])].filter((x) => !remove.includes(x));
+          return ops.setBrandSafety(
+            appId,
+            apply(now.blocked_category_ids, block.category, unblock.category),
+            apply(now.blocked_advertiser_ids, block.advertiser, unblock.advertiser),
+          );
+        });
+        const unknown = view.not_in_catalog;
+        print(
+          view,
+          [
+            `app ${appId} brand safety${view.updated_at ? ` (changed ${view.updated_at})` : ' (never set)'}`,
+            `  blocked categories:  ${view.blocked_category_ids.join(', ') || '(none)'}`,
+            `  blocked advertisers: ${view.blocked_advertiser_ids.join(', ') || '(none)'}`,
+            ...(unknown.category_ids.length + unknown.advertiser_ids.length > 0
+              ? [`  not in the live catalog (kept; they apply once a catalog has them): ${[...unknown.category_ids, ...unknown.advertiser_ids].join(', ')}`]
+              : []),
+          ].join('\n'),
+        );
         return 0;
       }
       case 'secret rotate': {

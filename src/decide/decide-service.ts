@@ -87,6 +87,7 @@ const unread = (digestIntent: string | undefined): MatchResult => ({
   droppedDigestIds: 0,
   candidates: [],
   overBudget: false,
+  excludedByApp: false,
 });
 
 /** What a decide is made of. */
@@ -357,6 +358,8 @@ export class DecideService {
           categoryIds: digest?.category_ids,
           entityIds: digest?.entity_ids,
           excludedEntityIds: digest?.excluded_entity_ids,
+          blockedCategoryIds: principal.exclusions.categoryIds,
+          blockedAdvertiserIds: principal.exclusions.advertiserIds,
           budgetBucket: digest?.budget_bucket,
           intentType: digest?.intent_type,
           kind,
@@ -388,6 +391,7 @@ export class DecideService {
       droppedDigestIds: match.droppedDigestIds,
       policyReasons: policy,
       readingOverBudget: match.overBudget,
+      excludedByApp: match.excludedByApp,
     };
     const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
       if (deadline.expired()) throw new DeadlineExceeded();
@@ -470,6 +474,7 @@ export class DecideService {
       droppedDigestIds: 0,
       policyReasons: [],
       readingOverBudget: false,
+      excludedByApp: false,
       latencyUs: micros(attempt.started),
       spendMicros: 0,
     };

@@ -20,6 +20,7 @@ export interface DecisionExplanation {
      *  families read in the message (`health`, `minors`, …; `sensitive` when unnamed). */
     policy: string[];
     reading_budget_exceeded: boolean;
+    app_exclusions_applied: boolean;
   };
 }
 
@@ -60,6 +61,11 @@ function withheldBecause(d: DecisionEvidence, lang: 'ko' | 'en'): string | null 
     return named.length
       ? `Sponsored content is never shown beside conversations about ${named.join(' or ')}.`
       : 'Sponsored content is never shown beside sensitive conversations.';
+  }
+  if (d.excluded_by_app) {
+    return lang === 'ko'
+      ? '이용 중인 서비스가 표시하지 않기로 정한 분야나 광고주의 광고는 제외되었습니다.'
+      : 'Offers from categories or advertisers this assistant chose never to show were left out.';
   }
   if (d.reading_over_budget) {
     return lang === 'ko'
@@ -117,6 +123,7 @@ export function explainDecision(
       conversation_history_used: false,
       policy: d.policy_reasons.map((r) => (r.startsWith('sensitive:') ? r.slice('sensitive:'.length) : r)),
       reading_budget_exceeded: d.reading_over_budget,
+      app_exclusions_applied: d.excluded_by_app,
     },
   };
 }

@@ -46,6 +46,8 @@ export interface DecisionRecord {
   policyReasons: string[];
   /** The core's reading spent its step budget: only its policy reading is whole. */
   readingOverBudget: boolean;
+  /** The app's brand-safety exclusions set aside an offer that otherwise fitted. */
+  excludedByApp: boolean;
   latencyUs: number;
   /** What this decision spent of its campaign's budget: the bid when served live, else 0. */
   spendMicros: number;
@@ -77,6 +79,7 @@ const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
   { name: 'implied_category_ids', type: 'text[]', value: (r) => r.impliedCategoryIds },
   { name: 'policy_reasons', type: 'text[]', value: (r) => r.policyReasons },
   { name: 'reading_over_budget', type: 'boolean', value: (r) => r.readingOverBudget },
+  { name: 'excluded_by_app', type: 'boolean', value: (r) => r.excludedByApp },
   // A served row counts once its decide confirms the answer went out in time (migration 011).
   { name: 'unconfirmed', type: 'boolean', value: (r) => r.serve },
 ];
@@ -206,6 +209,7 @@ export interface DecisionEvidence {
   implied_category_ids: string[];
   policy_reasons: string[];
   reading_over_budget: boolean;
+  excluded_by_app: boolean;
 }
 
 export interface DecisionOwnership {
@@ -352,7 +356,7 @@ export class DecisionRepository {
   async lookup(appId: string, decisionId: string): Promise<DecisionMetadata | null> {
     const found = await this.lookupWithEvidence(appId, decisionId);
     if (!found) return null;
-    const { implied_category_ids: _implied, policy_reasons: _policy, reading_over_budget: _budget, ...metadata } = found;
+    const { implied_category_ids: _implied, policy_reasons: _policy, reading_over_budget: _budget, excluded_by_app: _excluded, ...metadata } = found;
     return metadata;
   }
 
@@ -398,6 +402,7 @@ export class DecisionRepository {
       implied_category_ids: (d.implied_category_ids as string[] | null) ?? [],
       policy_reasons: (d.policy_reasons as string[] | null) ?? [],
       reading_over_budget: (d.reading_over_budget as boolean | null) ?? false,
+      excluded_by_app: (d.excluded_by_app as boolean | null) ?? false,
       dropped_digest_ids: d.dropped_digest_ids as number,
       latency_ms: Math.round((d.latency_us as number) / 10) / 100,
       events: {

@@ -43,7 +43,7 @@ const METADATA = {
 
 const NOT_FOUND_WHEN_MALFORMED = { badRequest: { error: 'not_found' as const, describe: () => ({}) } };
 
-const PARAMETERS = { personal_data_used: false, conversation_history_used: false };
+const PARAMETERS = { personal_data_used: false, conversation_history_used: false, policy: [], reading_budget_exceeded: false, app_exclusions_applied: false };
 
 async function decisions(app: FastifyInstance) {
   const routes = app.withTypeProvider<ZodSchemas>();
@@ -124,6 +124,18 @@ async function decisions(app: FastifyInstance) {
                 explanation:
                   'This is sponsored content from Quietwave Audio. It was chosen based on the topic of the current question (Headphones) and the language and region settings (English, US). No personal data, user profile or previous conversation history was used.',
                 parameters: { topics: ['Headphones'], language: 'English', country: 'US', ...PARAMETERS },
+              },
+            },
+            excluded: {
+              summary: "The app's own exclusions left an offer out · 앱이 제외한 분야·광고주",
+              value: {
+                decision_id: 'dec_5Rw1nT6yUi3OpA8sD2fG7h',
+                locale: 'en',
+                sponsored: false,
+                advertiser: null,
+                explanation:
+                  'No sponsored content was shown for this turn. Offers from categories or advertisers this assistant chose never to show were left out. No personal data or conversation history was used.',
+                parameters: { topics: [], language: 'English', country: 'US', ...PARAMETERS, app_exclusions_applied: true },
               },
             },
             no_fill: {

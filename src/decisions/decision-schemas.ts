@@ -61,6 +61,9 @@ export const DecisionExplanationSchema = z
         reading_budget_exceeded: z
           .boolean()
           .describe("Whether the message was too long or complex to read within the core's step budget (its policy reading is still whole)."),
+        app_exclusions_applied: z
+          .boolean()
+          .describe("Whether the host app's own brand-safety exclusions (categories or advertisers it never shows) set aside an offer that otherwise fitted."),
       })
       .describe('The main parameters behind the choice.'),
   })

@@ -94,6 +94,7 @@ async function warm(app: FastifyInstance): Promise<WarmUpReport> {
         droppedDigestIds: 0,
         policyReasons: [],
         readingOverBudget: false,
+        excludedByApp: false,
         latencyUs: 0,
         spendMicros: 0,
       },

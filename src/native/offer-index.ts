@@ -67,6 +67,9 @@ export interface MatchResult {
   /** The turn spent the core's step budget (a counter, not a clock): a safe no-fill, whatever
    *  it asked; its sensitive topics are still read in full (docs/matching.md, "Bounded reading"). */
   overBudget: boolean;
+  /** The app's brand-safety exclusions (`blockedCategoryIds`, `blockedAdvertiserIds`) set aside
+   *  an offer that otherwise fitted. */
+  excludedByApp: boolean;
 }
 export type IndexStats = BindingIndexStats;
 
@@ -229,6 +232,7 @@ interface CompactMatch {
    *  implied category positions]. */
   k: [number, number, number[], number[], number[]][];
   b: boolean;
+  x: boolean;
 }
 
 /** The ids behind a generation's positions (crates/sidenote-core `IdTables`). */
@@ -331,6 +335,7 @@ export class LiveOfferIndex implements LoadedIndex {
       signalEntityIds: m.e.map((p) => t.entity(p)),
       droppedDigestIds: m.d,
       overBudget: m.b,
+      excludedByApp: m.x,
       candidates: m.k.map(([offer, score, categories, entities, implied]) => {
         const { snapshotId, offerId, campaignId, advertiserId } = t.offer(offer);
         return {

@@ -26,6 +26,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /admin/apps/{id}/keys': 'createKey',
   'POST /admin/keys/{id}/revoke': 'revokeKey',
   'POST /admin/apps/{id}/conversion-secrets': 'rotateConversionSecret',
+  'GET /admin/apps/{id}/brand-safety': 'getBrandSafety',
+  'PUT /admin/apps/{id}/brand-safety': 'setBrandSafety',
   'GET /admin/catalog': 'exportCatalog',
   'PUT /admin/catalog': 'importCatalog',
   'POST /admin/catalog/imports': 'startCatalogImport',

@@ -58,7 +58,7 @@ describe(`apps and keys (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     const auth = new Authenticator((h) => apps.findKeyByHash(h), 0);
     expect(await auth.authenticate(`Bearer ${created.serving_key}`)).toEqual({
       ok: true,
-      principal: { appId: created.app_id, keyId: created.serving_key_id, mode: 'live' },
+      principal: { appId: created.app_id, keyId: created.serving_key_id, mode: 'live', exclusions: { categoryIds: [], advertiserIds: [] } },
     });
     expect(await auth.authenticate(`Bearer ${created.test_key}`)).toMatchObject({ ok: true, principal: { mode: 'test' } });
     expect(await auth.authenticate(undefined)).toEqual({ ok: false, error: 'missing_api_key' });

@@ -149,7 +149,24 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     expect(JSON.parse(setup.stdout).key).toMatch(/^st_/);
     const rotated = await cli(dir, 'secret', 'rotate', appId);
     expect(rotated.stdout).toMatch(/^new conversion secret csec_\w+ \(shown once\): whsec_/);
+    const blocked = await cli(
+      dir,
+      'app',
+      'brand-safety',
+      appId,
+      '--block-category',
+      'travel',
+      '--block-category',
+      'dating',
+      '--block-advertiser',
+      'adv.haneul-stay',
+    );
+    expect(blocked.code, blocked.stderr).toBe(0);
+    expect(blocked.stdout).toContain('blocked categories:  dating, travel');
+    expect(blocked.stdout).toContain('not in the live catalog (kept; they apply once a catalog has them): dating');
     const viaServer = {
+      brandSafety: await cli(dir, 'app', 'brand-safety', appId),
+      brandSafetyJson: await cli(dir, 'app', 'brand-safety', appId, '--json'),
       list: await cli(dir, 'app', 'list'),
       listJson: await cli(dir, 'app', 'list', '--json'),
       export: await cli(dir, 'catalog', 'export'),
@@ -166,6 +183,8 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     expect(await stop(server)).toBe(0);
 
     const direct = {
+      brandSafety: await cli(dir, 'app', 'brand-safety', appId),
+      brandSafetyJson: await cli(dir, 'app', 'brand-safety', appId, '--json'),
       list: await cli(dir, 'app', 'list'),
       listJson: await cli(dir, 'app', 'list', '--json'),
       export: await cli(dir, 'catalog', 'export'),

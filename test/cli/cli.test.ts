@@ -57,6 +57,35 @@ describe(`sidenote CLI (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     expect(rotated.secret).toMatch(/^whsec_/);
   }, 120_000);
 
+  it("shows and changes an app's brand-safety exclusions, naming ids the catalog lacks", async () => {
+    const created = JSON.parse((await cli('app', 'create', 'Careful Host', '--json')).stdout);
+    const empty = await cli('app', 'brand-safety', created.app_id);
+    expect(empty).toMatchObject({ code: 0 });
+    expect(empty.stdout).toContain('(never set)');
+    const set = JSON.parse(
+      (
+        await cli(
+          'app',
+          'brand-safety',
+          created.app_id,
+          '--block-category',
+          'gambling',
+          '--block-category',
+          'dating',
+          '--block-advertiser',
+          'adv.rival',
+          '--json',
+        )
+      ).stdout,
+    );
+    expect(set).toMatchObject({ blocked_category_ids: ['dating', 'gambling'], blocked_advertiser_ids: ['adv.rival'] });
+    expect(set.not_in_catalog.advertiser_ids).toEqual(['adv.rival']);
+    const after = JSON.parse((await cli('app', 'brand-safety', created.app_id, '--unblock-category', 'dating', '--json')).stdout);
+    expect(after).toMatchObject({ blocked_category_ids: ['gambling'], blocked_advertiser_ids: ['adv.rival'] });
+    expect(await cli('app', 'brand-safety', created.app_id, '--block-category', 'Not An Id')).toMatchObject({ code: 2 });
+    expect(await cli('app', 'brand-safety', 'app_nothere')).toMatchObject({ code: 1, stderr: 'no app app_nothere\n' });
+  }, 120_000);
+
   it('imports and exports the catalog, idempotently, and names the bad field of a bad file', async () => {
     const file = path.join(dir, 'catalog.json');
     await writeFile(file, JSON.stringify(miniCatalog()));

@@ -36,7 +36,13 @@ describe(`history references (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, ()
   });
 
   it('nothing deletes an app or an offer snapshot, nor changes their ids', () => {
-    const offending = /\b(DELETE\s+FROM|TRUNCATE(\s+TABLE)?)\s+(apps|offer_snapshots)\b|\bUPDATE\s+(apps|offer_snapshots)\b[^;]*\bSET\b[^;]*\bid\s*=/i;
+    // An UPDATE's SET list, up to its WHERE: `UPDATE apps SET name = $2 WHERE id = $1` sets no id.
+    const offending =
+      /\b(DELETE\s+FROM|TRUNCATE(\s+TABLE)?)\s+(apps|offer_snapshots)\b|\bUPDATE\s+(apps|offer_snapshots)\b[^;]*?\bSET\b(?:(?!\bWHERE\b)[^;])*?\bid\s*=/i;
+    expect(offending.test('UPDATE apps SET id = $2 WHERE id = $1')).toBe(true);
+    expect(offending.test('UPDATE offer_snapshots SET content = $2, id = $3 WHERE id = $1')).toBe(true);
+    expect(offending.test('DELETE FROM apps WHERE id = $1')).toBe(true);
+    expect(offending.test('UPDATE apps SET blocked_category_ids = $2 WHERE id = $1 RETURNING id')).toBe(false);
     const found = sourceFiles(SRC)
       .filter((f) => !/[/\\]migrations[/\\]00\d_/.test(f)) // migrations before 010 ran while the keys still held
       .filter((f) => offending.test(readFileSync(f, 'utf8')))

@@ -138,6 +138,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
         droppedDigestIds: 0,
         policyReasons: [],
         readingOverBudget: false,
+        excludedByApp: false,
         // 0.1 ms to 80 ms, log-spread like real latencies.
         latencyUs: Math.round(100 * 800 ** rnd()),
         spendMicros: serve && !test ? pick([150_000, 1_000_000, 2_000_000]) : 0,

@@ -26,6 +26,8 @@ fn main() {
             category_ids: &none,
             entity_ids: &none,
             excluded_entity_ids: &none,
+            blocked_category_ids: &none,
+            blocked_advertiser_ids: &none,
             budget_bucket: None,
             intent_type: None,
             kind: Some(OfferKind::Sponsored),

@@ -143,6 +143,10 @@ pub struct MatchQuery<'a> {
     pub category_ids: &'a [String],
     pub entity_ids: &'a [String],
     pub excluded_entity_ids: &'a [String],
+    /// The host app's brand-safety exclusions: offers in these categories (or below them) or
+    /// from these advertisers are never eligible for it. Unknown ids exclude nothing.
+    pub blocked_category_ids: &'a [String],
+    pub blocked_advertiser_ids: &'a [String],
     pub budget_bucket: Option<&'a str>,
     pub intent_type: Option<&'a str>,
     pub kind: Option<OfferKind>,
@@ -185,6 +189,8 @@ pub struct MatchResult {
     pub candidates: Vec<Candidate>,
     /// The turn spent its step budget: a safe no-fill, whatever it asked (`steps`).
     pub over_budget: bool,
+    /// An offer that was otherwise eligible was set aside by the app's brand-safety exclusions.
+    pub excluded_by_app: bool,
 }
 
 impl MatchResult {
@@ -203,6 +209,7 @@ impl MatchResult {
             dropped_digest_ids: 0,
             candidates: Vec::new(),
             over_budget: false,
+            excluded_by_app: false,
         }
     }
 }
@@ -240,6 +247,9 @@ pub struct IndexedMatch {
     /// The turn spent its step budget (`steps`): a safe no-fill, whatever it asked.
     #[serde(rename = "b")]
     pub over_budget: bool,
+    /// An otherwise eligible offer was set aside by the app's brand-safety exclusions.
+    #[serde(rename = "x")]
+    pub excluded_by_app: bool,
 }
 
 impl IndexedMatch {
@@ -258,6 +268,7 @@ impl IndexedMatch {
             dropped_digest_ids: 0,
             candidates: Vec::new(),
             over_budget: false,
+            excluded_by_app: false,
         }
     }
 }
@@ -332,6 +343,7 @@ pub struct OfferIndex {
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
     advertiser_ids: Vec<Box<str>>,
+    advertiser_by_id: HashMap<Box<str>, u32>,
     country_by_code: HashMap<Box<str>, u16>,
     languages: Vec<Box<str>>,
     offers: Vec<Offer>,
@@ -550,6 +562,7 @@ impl OfferIndex {
             matcher,
             campaign_ids: Vec::new(),
             advertiser_ids: Vec::new(),
+            advertiser_by_id: HashMap::new(),
             country_by_code: HashMap::new(),
             languages: Vec::new(),
             offers: Vec::with_capacity(offers),
@@ -666,6 +679,7 @@ impl OfferIndex {
             signal_entity_ids: names(&self.entity_ids, &m.signal_entities),
             dropped_digest_ids: m.dropped_digest_ids,
             over_budget: m.over_budget,
+            excluded_by_app: m.excluded_by_app,
             candidates: m
                 .candidates
                 .iter()
@@ -818,6 +832,7 @@ impl OfferIndex {
                 dropped_digest_ids: dropped,
                 candidates: Vec::new(),
                 over_budget: true,
+                excluded_by_app: false,
             }
         };
         if reading.over_budget {
@@ -1023,8 +1038,10 @@ impl OfferIndex {
         } else {
             std::borrow::Cow::Owned(entities.iter().copied().filter(|e| leaving_entities.binary_search(e).is_err()).collect())
         };
-        let evidence = Evidence { entities: &entities, named: &named, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded };
-        let candidates = if q.top_k == 0 { Vec::new() } else { self.rank(q, &evidence, effective_intent, steps) };
+        let blocked = self.app_exclusions(q);
+        let evidence =
+            Evidence { entities: &entities, named: &named, asked: &asked, beside: &beside, implied: &implied, excluded: &excluded, blocked: &blocked };
+        let (candidates, excluded_by_app) = if q.top_k == 0 { (Vec::new(), false) } else { self.rank(q, &evidence, effective_intent, steps) };
         if steps.spent() {
             return over_budget(sensitive, dropped);
         }
@@ -1044,7 +1061,26 @@ impl OfferIndex {
             dropped_digest_ids: dropped,
             candidates,
             over_budget: false,
+            excluded_by_app,
         }
+    }
+
+    /// The app's brand-safety exclusions by position: each blocked category with everything
+    /// below it (blocking `travel` blocks hotels), and the blocked advertisers, both sorted.
+    fn app_exclusions(&self, q: &MatchQuery) -> AppExclusions {
+        let mut categories: Vec<u32> = Vec::new();
+        for id in q.blocked_category_ids {
+            if let Some(&c) = self.category_by_id.get(id.as_str()) {
+                categories.push(c);
+                categories.extend_from_slice(&self.descendants[c as usize]);
+            }
+        }
+        categories.sort_unstable();
+        categories.dedup();
+        let mut advertisers: Vec<u32> = q.blocked_advertiser_ids.iter().filter_map(|id| self.advertiser_by_id.get(id.as_str()).copied()).collect();
+        advertisers.sort_unstable();
+        advertisers.dedup();
+        AppExclusions { categories, advertisers }
     }
 
     /// Positions sorted by the ids they stand for.
@@ -1137,9 +1173,11 @@ impl OfferIndex {
 
     /// The top-K eligible offers. Each posting entry read costs a step: a turn naming hundreds of
     /// things on a large catalog reads hundreds of lists, and the budget bounds that too.
-    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, steps: &mut Steps) -> Vec<RankedOffer> {
+    /// The top-K eligible offers, and whether the app's exclusions set aside one that was
+    /// otherwise eligible.
+    fn rank(&self, q: &MatchQuery, ev: &Evidence, effective_intent: &str, steps: &mut Steps) -> (Vec<RankedOffer>, bool) {
         let language = self.languages.iter().position(|l| **l == *q.language);
-        let Some(language) = language else { return Vec::new() };
+        let Some(language) = language else { return (Vec::new(), false) };
         let country = q.country.and_then(|c| self.country_by_code.get(c.to_ascii_uppercase().as_str()).copied());
         let bucket_bit = q.budget_bucket.and_then(|b| BUCKETS.iter().position(|x| *x == b)).filter(|&p| p != 0).map(|p| 1u8 << p);
         let excluded = ev.excluded;
@@ -1177,6 +1215,8 @@ impl OfferIndex {
         let mut seen: HashSet<u32, BuildU32Hasher> = HashSet::with_capacity_and_hasher(256, BuildU32Hasher);
         let mut top: BinaryHeap<Ranked<'_>> = BinaryHeap::with_capacity(q.top_k + 1);
         let mut entity_cut = false;
+        let mut excluded_by_app = false;
+        let blocked = ev.blocked;
         let mut category_cut_points = 0u64;
         let mut visit = |list: &[u32], limit: usize, bound_points: u64, bound_boost: u64| {
             for &oi in list.iter().take(limit) {
@@ -1197,6 +1237,10 @@ impl OfferIndex {
                     continue;
                 }
                 seen.insert(oi);
+                if blocked.excludes(o) {
+                    excluded_by_app = true;
+                    continue;
+                }
                 let entity_matched = o.entities.iter().any(|e| ev.entities.binary_search(e).is_ok());
                 let points = if entity_matched { POINTS_ENTITY } else { 0 } + self.category_points(o, ev);
                 let boost = intent_boost(effective_intent, entity_matched);
@@ -1246,7 +1290,7 @@ impl OfferIndex {
             list.sort_unstable_by(|a, b| ids[*a as usize].cmp(&ids[*b as usize]));
             list
         };
-        scored
+        let ranked = scored
             .into_iter()
             .map(|(score, oi)| {
                 let o = &self.offers[oi as usize];
@@ -1256,7 +1300,21 @@ impl OfferIndex {
                 let matched_entities = sorted_ids(o.entities.iter().copied().filter(|e| ev.entities.contains(e)).collect(), &self.entity_ids);
                 (oi, score, matched_categories, matched_entities, implied)
             })
-            .collect()
+            .collect();
+        (ranked, excluded_by_app)
+    }
+}
+
+/// What a host app never wants beside its answers, by position (sorted).
+struct AppExclusions {
+    categories: Vec<u32>,
+    advertisers: Vec<u32>,
+}
+
+impl AppExclusions {
+    fn excludes(&self, o: &Offer) -> bool {
+        (!self.advertisers.is_empty() && self.advertisers.binary_search(&o.advertiser).is_ok())
+            || (!self.categories.is_empty() && o.categories.iter().any(|c| self.categories.binary_search(c).is_ok()))
     }
 }
 
@@ -1327,6 +1385,7 @@ struct Evidence<'a> {
     beside: &'a [u32],
     implied: &'a [u32],
     excluded: &'a [u32],
+    blocked: &'a AppExclusions,
 }
 
 /// Builds an index from a document that arrives in pieces: the taxonomy, then the offers in
@@ -1389,6 +1448,7 @@ impl OfferIndexBuilder {
     /// The finished index: postings from categories and entities to their offers, best first.
     pub fn finish(self) -> OfferIndex {
         let mut index = self.index;
+        index.advertiser_by_id = self.advertiser_by_id;
         let mut category_postings: Vec<Vec<u32>> = vec![Vec::new(); index.category_ids.len()];
         let mut entity_postings: Vec<Vec<u32>> = vec![Vec::new(); index.entity_ids.len()];
         for (oi, o) in index.offers.iter().enumerate() {

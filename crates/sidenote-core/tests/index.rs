@@ -195,6 +195,39 @@ fn eligibility_filters() {
 }
 
 #[test]
+fn an_apps_exclusions_set_offers_aside_and_say_so() {
+    let mut other = offer("other", &["travel.hotels"], &["place.jeju"]);
+    other["advertiser_id"] = "adv.b".into();
+    let d = doc(serde_json::json!({
+        "taxonomy": taxonomy(),
+        "offers": [offer("hotel", &["travel.hotels"], &["place.jeju"]), offer("flight", &["travel.flights"], &["place.jeju"]), other]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    let q = || query("cheapest jeju hotel or flight");
+    let found = index.find(&q());
+    assert_eq!(found.candidates.len(), 3);
+    assert!(!found.excluded_by_app);
+    // A blocked category blocks what lies below it; a blocked advertiser all of its offers.
+    let travel = vec!["travel".to_string()];
+    let none = index.find(&MatchQuery { blocked_category_ids: &travel, ..q() });
+    assert!(none.candidates.is_empty());
+    assert!(none.excluded_by_app);
+    let hotels = vec!["travel.hotels".to_string()];
+    assert_eq!(ids(&index, &MatchQuery { blocked_category_ids: &hotels, ..q() }), vec!["flight"]);
+    let a = vec!["adv.a".to_string()];
+    assert_eq!(ids(&index, &MatchQuery { blocked_advertiser_ids: &a, ..q() }), vec!["other"]);
+    // Ids the catalog does not know exclude nothing, and an exclusion nothing met is not reported.
+    let unknown = vec!["dating".to_string(), "adv.zzz".to_string()];
+    let same = index.find(&MatchQuery { blocked_category_ids: &unknown, blocked_advertiser_ids: &unknown, ..q() });
+    assert_eq!(same.candidates.len(), 3);
+    assert!(!same.excluded_by_app);
+    let flights = vec!["travel.flights".to_string()];
+    let untouched = index.find(&MatchQuery { blocked_category_ids: &flights, ..query("cheapest jeju hotel") });
+    assert!(!untouched.candidates.is_empty());
+    assert!(!untouched.excluded_by_app);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),

@@ -28,6 +28,9 @@ pub struct BindingMatchQuery {
     pub category_ids: Option<Vec<String>>,
     pub entity_ids: Option<Vec<String>>,
     pub excluded_entity_ids: Option<Vec<String>>,
+    /// The host app's brand-safety exclusions (its settings, not the envelope's).
+    pub blocked_category_ids: Option<Vec<String>>,
+    pub blocked_advertiser_ids: Option<Vec<String>>,
     pub budget_bucket: Option<String>,
     pub intent_type: Option<String>,
     /// Which offers may answer: a string enum, so anything else is refused at the boundary
@@ -410,6 +413,8 @@ fn with_query<T>(query: &BindingMatchQuery, f: impl FnOnce(&MatchQuery) -> T) ->
         category_ids: query.category_ids.as_ref().unwrap_or(&empty),
         entity_ids: query.entity_ids.as_ref().unwrap_or(&empty),
         excluded_entity_ids: query.excluded_entity_ids.as_ref().unwrap_or(&empty),
+        blocked_category_ids: query.blocked_category_ids.as_ref().unwrap_or(&empty),
+        blocked_advertiser_ids: query.blocked_advertiser_ids.as_ref().unwrap_or(&empty),
         budget_bucket: query.budget_bucket.as_deref(),
         intent_type: query.intent_type.as_deref(),
         kind: Some(OfferKind::from(&query.kind)),
