@@ -80,6 +80,13 @@ export const Entity = z.strictObject({
   category_ids: z.array(CatalogId).max(20).default([]).describe('Categories the entity belongs to; naming the entity is also a (weak) signal for these.'),
   weak_aliases: WeakAliases,
   negative_contexts: NegativeContexts,
+  within: z
+    .array(CatalogId)
+    .max(10)
+    .default([])
+    .describe(
+      'Entities of the same kind this one lies within: a city\'s country (`place.kyoto` within `place.japan`). An offer aimed at Japan then answers a turn about Kyoto, and one aimed at Kyoto a turn about Japan, instead of being "another place". Up to 10; followed through up to 32 levels.',
+    ),
 });
 
 export const SensitiveTopic = z.strictObject({

@@ -136,6 +136,15 @@ export class CatalogChecker {
         if (!categories.has(id)) problems.add(`taxonomy.entities[${i}].category_ids[${j}]: unknown category "${id}"`);
       }),
     );
+    const kindOf = new Map(c.taxonomy.entities.map((e) => [e.id, e.kind]));
+    c.taxonomy.entities.forEach((e, i) =>
+      e.within.forEach((id, j) => {
+        const kind = kindOf.get(id);
+        if (kind === undefined) problems.add(`taxonomy.entities[${i}].within[${j}]: unknown entity "${id}"`);
+        else if (kind !== e.kind) problems.add(`taxonomy.entities[${i}].within[${j}]: "${id}" is a ${kind}, not a ${e.kind}`);
+        else if (id === e.id) problems.add(`taxonomy.entities[${i}].within[${j}]: an entity does not lie within itself`);
+      }),
+    );
     c.affiliate_networks.forEach((n, i) => {
       const adapter = NETWORK_ADAPTERS.get(n.adapter);
       if (!adapter) {

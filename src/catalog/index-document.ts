@@ -37,6 +37,7 @@ export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
       category_ids: e.category_ids,
       weak_aliases: e.weak_aliases ?? NO_ALIASES,
       negative_contexts: e.negative_contexts ?? NO_ALIASES,
+      within: e.within ?? [],
     })),
     sensitive_topics: (t?.sensitive_topics ?? []).map((s) => ({ id: s.id, aliases: s.aliases, negative_contexts: s.negative_contexts ?? NO_ALIASES })),
     intent_cues: { ...NO_CUES, ...t?.intent_cues },

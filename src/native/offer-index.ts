@@ -83,7 +83,15 @@ export interface IndexDocument {
 
 export interface IndexTaxonomy {
   categories: { id: string; parent_id: string | null; aliases: IndexAliases; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
-  entities: { id: string; kind: string; aliases: IndexAliases; category_ids: string[]; weak_aliases?: IndexAliases; negative_contexts?: IndexAliases }[];
+  entities: {
+    id: string;
+    kind: string;
+    aliases: IndexAliases;
+    category_ids: string[];
+    weak_aliases?: IndexAliases;
+    negative_contexts?: IndexAliases;
+    within?: string[];
+  }[];
   sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases }[];
   intent_cues: {
     purchase: IndexAliases;

@@ -82,6 +82,12 @@ describe(`catalog import (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => 
     await rejects((c) => c.offers!.push({ ...c.offers![0] }), 'offers[3].id: duplicate id');
     await rejects((c) => (c.advertisers![0].destinations = ['https://x.example/?q=1']), 'advertisers[0].destinations[0]');
     await rejects((c) => (c.taxonomy.entities![0].id = 'Bad Id'), 'taxonomy.entities[0].id');
+    await rejects((c) => (c.taxonomy.entities![0].within = ['place.nowhere']), 'taxonomy.entities[0].within[0]: unknown entity "place.nowhere"');
+    await rejects(
+      (c) => (c.taxonomy.entities![0].within = ['product.iphone-16']),
+      'taxonomy.entities[0].within[0]: "product.iphone-16" is a product, not a place',
+    );
+    await rejects((c) => (c.taxonomy.entities![0].within = ['place.jeju']), 'does not lie within itself');
     expect(await repo.version()).toBe(before);
   });
 });

@@ -46,6 +46,10 @@ pub struct EntityDoc {
     pub weak_aliases: Aliases,
     #[serde(default)]
     pub negative_contexts: Aliases,
+    /// Entities this one lies within (a city's country): naming Kyoto is not naming another
+    /// place than an offer aimed at Japan.
+    #[serde(default)]
+    pub within: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

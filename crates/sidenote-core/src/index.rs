@@ -339,6 +339,8 @@ pub struct OfferIndex {
     entity_product: Vec<bool>,
     /// Per entity: of kind `place`.
     entity_place: Vec<bool>,
+    /// Per entity: every entity it lies within, directly or not (sorted).
+    entity_within: Vec<Box<[u32]>>,
     sensitive_ids: Vec<Box<str>>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
@@ -351,6 +353,45 @@ pub struct OfferIndex {
     category_postings: Vec<Box<[u32]>>,
     entity_postings: Vec<Box<[u32]>>,
     alias_count: usize,
+}
+
+/// Per entity, every entity it lies within, directly or through another (sorted), up to
+/// [`MAX_WITHIN`]: a city in a region in a country is three deep, and a catalog chaining
+/// thousands cannot make the index quadratic. A cycle ("A within B within A") only makes each
+/// lie within the other; it cannot loop.
+const MAX_WITHIN: usize = 32;
+
+fn within_closure(t: &TaxonomyDoc, entity_by_id: &HashMap<Box<str>, u32>) -> Result<Vec<Box<[u32]>>, IndexError> {
+    let mut direct: Vec<Vec<u32>> = Vec::with_capacity(t.entities.len());
+    for (i, e) in t.entities.iter().enumerate() {
+        let mut ids = Vec::with_capacity(e.within.len());
+        for (j, w) in e.within.iter().enumerate() {
+            ids.push(*entity_by_id.get(w.as_str()).ok_or_else(|| IndexError::UnknownId {
+                field: format!("taxonomy.entities[{i}].within[{j}]"),
+                kind: "entity",
+                id: w.clone(),
+            })?);
+        }
+        direct.push(ids);
+    }
+    let mut closure = Vec::with_capacity(direct.len());
+    for (i, first) in direct.iter().enumerate() {
+        let mut out: Vec<u32> = Vec::new();
+        let mut stack = first.clone();
+        while let Some(w) = stack.pop() {
+            if out.len() == MAX_WITHIN {
+                break;
+            }
+            if w as usize == i || out.contains(&w) {
+                continue;
+            }
+            out.push(w);
+            stack.extend_from_slice(&direct[w as usize]);
+        }
+        out.sort_unstable();
+        closure.push(out.into_boxed_slice());
+    }
+    Ok(closure)
 }
 
 fn intern(map: &mut HashMap<Box<str>, u32>, list: &mut Vec<Box<str>>, id: &str) -> u32 {
@@ -513,6 +554,7 @@ impl OfferIndex {
             entity_place.push(kind == "place");
             entity_categories.push(cats.into_boxed_slice());
         }
+        let entity_within = within_closure(t, &entity_by_id)?;
         let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
@@ -558,6 +600,7 @@ impl OfferIndex {
             entity_broad,
             entity_product,
             entity_place,
+            entity_within,
             sensitive_ids,
             matcher,
             campaign_ids: Vec::new(),
@@ -1148,8 +1191,14 @@ impl OfferIndex {
                 .iter()
                 .chain(o.advertiser_entity.as_ref())
                 .any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
-                && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n))
+                && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n) && !self.nested(e, n))
         })
+    }
+
+    /// Whether one entity lies within the other: Kyoto and Japan, either way round (an offer
+    /// for Japan answers a turn about Kyoto; one for Tokyo, a turn about Japan).
+    fn nested(&self, a: u32, b: u32) -> bool {
+        self.entity_within[a as usize].binary_search(&b).is_ok() || self.entity_within[b as usize].binary_search(&a).is_ok()
     }
 
     /// Whether the turn said what it asks for about this offer: a category below the top level

@@ -337,6 +337,59 @@ fn a_product_named_is_that_product_wherever_else_it_goes() {
 }
 
 #[test]
+fn a_place_within_another_is_not_another_place() {
+    let taxonomy = |within: bool| {
+        let inside = if within { serde_json::json!(["place.japan"]) } else { serde_json::json!([]) };
+        serde_json::json!({
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.rail", "parent_id": "travel", "aliases": { "en": ["rail pass", "train"] } },
+                { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } }
+            ],
+            "entities": [
+                { "id": "place.japan", "kind": "place", "aliases": { "en": ["japan"] }, "category_ids": ["travel"] },
+                { "id": "place.kyoto", "kind": "place", "aliases": { "en": ["kyoto"] }, "category_ids": ["travel"], "within": inside },
+                { "id": "place.osaka", "kind": "place", "aliases": { "en": ["osaka"] }, "category_ids": ["travel"], "within": inside },
+                { "id": "place.paris", "kind": "place", "aliases": { "en": ["paris"] }, "category_ids": ["travel"] }
+            ],
+            "intent_cues": { "purchase": { "en": ["buy"] } }
+        })
+    };
+    let offers = serde_json::json!([offer("a_pass", &["travel.rail"], &["place.japan"]), offer("b_osaka", &["travel.hotels"], &["place.osaka"])]);
+    let flat = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(false), "offers": offers }))).expect("builds");
+    let nested = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(true), "offers": offers }))).expect("builds");
+    // Without the hierarchy, Kyoto is another place than Japan; with it, the Japan pass answers.
+    assert!(ids(&flat, &query("buy a rail pass, kyoto to osaka")).is_empty());
+    assert_eq!(ids(&nested, &query("buy a rail pass, kyoto to osaka")), vec!["a_pass"]);
+    // Either way round: an Osaka hotel answers a hotel in Japan.
+    assert_eq!(ids(&nested, &query("buy a hotel in japan")), vec!["b_osaka"]);
+    // Siblings are still other places, and so is a place outside.
+    assert!(ids(&nested, &query("buy a hotel in kyoto")).is_empty());
+    assert!(ids(&nested, &query("buy a rail pass in paris")).is_empty());
+}
+
+#[test]
+fn within_names_known_entities_and_a_cycle_cannot_loop() {
+    let t = |within: serde_json::Value| {
+        serde_json::json!({
+            "taxonomy": {
+                "categories": [{ "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } }],
+                "entities": [
+                    { "id": "place.a", "kind": "place", "aliases": { "en": ["aa"] }, "category_ids": ["travel"], "within": within },
+                    { "id": "place.b", "kind": "place", "aliases": { "en": ["bb"] }, "category_ids": ["travel"], "within": ["place.a"] }
+                ]
+            },
+            "offers": []
+        })
+    };
+    match OfferIndex::build(&doc(t(serde_json::json!(["place.nowhere"])))) {
+        Err(IndexError::UnknownId { field, .. }) => assert_eq!(field, "taxonomy.entities[0].within[0]"),
+        other => panic!("expected an unknown id, got {:?}", other.map(|_| ())),
+    }
+    assert!(OfferIndex::build(&doc(t(serde_json::json!(["place.b"])))).is_ok());
+}
+
+#[test]
 fn a_thing_the_user_moves_away_from_asks_for_its_kind() {
     let d = doc(serde_json::json!({
         "taxonomy": {
