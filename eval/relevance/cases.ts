@@ -276,6 +276,22 @@ export const BATCH_STARTS = {
     'se-ko': 343,
     'se-en': 333,
   },
+  'session-17b': {
+    'ci-ko': 332,
+    'ci-en': 335,
+    'tn-ko': 243,
+    'tn-en': 242,
+    'cx-ko': 270,
+    'cx-en': 276,
+    'am-ko': 225,
+    'am-en': 223,
+    'rk-ko': 214,
+    'rk-en': 221,
+    'km-ko': 239,
+    'km-en': 165,
+    'se-ko': 366,
+    'se-en': 358,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
