@@ -296,13 +296,22 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     }
     clause_ends.sort_unstable();
     // A negation or after-sales cue is said up to the next comma: "Not looking for flights,
-    // just a hotel", "노트북은 필요 없고, 태블릿 추천"; a negation only from the comma before it:
-    // "a hotel in tokyo for 3 nights, don't need flights". Commas are found by binary search
-    // in one list of them, so a thousand cues in one long clause cost no more than a thousand.
+    // just a hotel", "노트북은 필요 없고, 태블릿 추천"; a negation, or a negation-before cue, only
+    // from the comma before it: "a hotel in tokyo for 3 nights, don't need flights", "we just
+    // need the flights, the hotel is already covered". Commas are found by binary search in one
+    // list of them, so a thousand cues in one long clause cost no more than a thousand.
     let commas: Vec<usize> = text.bytes().enumerate().filter(|&(_, b)| b == b',').map(|(i, _)| i).collect();
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
+        if targets.contains(&TextHit::NegationBefore) && !inside(&st.code, span) {
+            // (The cue's own start is a clause end already: look before it.)
+            let from = clause_ends[..clause_ends.partition_point(|&e| e < span.start)].last().copied().unwrap_or(0);
+            let before = commas.partition_point(|&c| c < span.start);
+            if let Some(&comma) = before.checked_sub(1).map(|i| &commas[i]).filter(|&&c| c >= from) {
+                comma_ends.push(comma + 1);
+            }
+        }
         let negation = targets.contains(&TextHit::Negation);
         if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
@@ -712,6 +721,11 @@ mod tests {
         assert!(r.topics.is_empty() && r.purchase_clauses.is_empty());
         // No topic: the clause's cues.
         assert!(read_text("사려는데 말고 노트북").purchase_clauses.is_empty());
+        // Only from the comma before it: the flight asked before the comma stays asked.
+        let r = read_text("we need a flight to tokyo, the hotel 말고");
+        assert_eq!(topics(&r), vec![(Topic::Category(2), 0), (Topic::Entity(0), 0)]);
+        let r = read_text("a flight to tokyo, a laptop, the hotel 말고");
+        assert_eq!(topics(&r), vec![(Topic::Category(2), 0), (Topic::Entity(0), 0), (Topic::Category(0), 0)]);
     }
 
     #[test]
