@@ -84,6 +84,15 @@ pub const MODEL_MIN_WORDS: usize = 3;
 /// 달라?"), "best" in a question about a pilot's career. Chosen on the benchmark's dev split.
 pub const COMMERCIAL_VETO_LOGIT: f32 = -3.0;
 
+/// On a turn that asks for nothing (no cue, no fresh commercial digest) and names nothing
+/// sensitive, the classifier's sensitive head says `POLICY_BLOCK` alone only from this logit up,
+/// not from the service threshold (0.0). Such a turn is a no-fill either way, so no offer can
+/// appear because of it; what changes is the reason code, which should not say a sensitive
+/// moment happened on a near-even score ("is the galaxy really 13 billion years old"). On a
+/// commercial turn, where the block is what keeps an ad away, the threshold is unchanged. Chosen
+/// on the benchmark's dev split: the highest step (0.5) that loses no dev sensitive turn.
+pub const QUIET_SENSITIVE_LOGIT: f32 = 0.5;
+
 /// The classifier reads at most this many characters of a turn: it costs about 15 ns a character
 /// (n-grams of every length at every position), so a 4,000-character paste would add 60 µs to a
 /// decide. A chat turn is shorter; beyond this the word lists, which read everything, decide.
@@ -1089,6 +1098,11 @@ impl OfferIndex {
             return over_budget(sensitive, dropped);
         }
 
+        let model_sensitive = model_sensitive
+            && (is_commercial(effective_intent)
+                || !sensitive.is_empty()
+                || !sensitive_patterns.is_empty()
+                || scores.is_some_and(|s| s.sensitive >= QUIET_SENSITIVE_LOGIT));
         let by_id = |ids: &[Box<str>], list: Vec<u32>| self.by_position(ids, list);
         let mut signal_categories = asked;
         signal_categories.extend_from_slice(&implied);

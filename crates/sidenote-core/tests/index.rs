@@ -228,6 +228,20 @@ fn an_apps_exclusions_set_offers_aside_and_say_so() {
 }
 
 #[test]
+fn the_classifier_alone_needs_a_surer_reading_to_block_a_turn_that_asks_for_nothing() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
+    // The embedded model scores this between the service threshold (0.0) and
+    // QUIET_SENSITIVE_LOGIT: a no-fill either way, and not a sensitive moment to report.
+    let text = "비행기 탈 때 보조배터리 몇 mAh까지 들고 탈 수 있어?";
+    let score = sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
+    assert!((0.0..sidenote_core::QUIET_SENSITIVE_LOGIT).contains(&score), "score {score}");
+    let q = || MatchQuery { language: "ko", ..query(text) };
+    assert!(!index.find(&q()).model_sensitive);
+    // A fresh commercial digest makes it a turn that could serve: the service threshold holds.
+    assert!(index.find(&MatchQuery { intent_type: Some("purchase"), ..q() }).model_sensitive);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
