@@ -10,22 +10,15 @@ describe('brand safety per app', () => {
   let t: TestApp;
   let a: { app_id: string; serving_key: string };
   let b: { app_id: string; serving_key: string };
-  const decide = async (message: string, key: string) =>
-    (
-      await t.app.inject({
-        method: 'POST',
-        url: '/v1/offers/decide',
-        headers: bearer(key),
-        payload: message === phone ? englishTurn(message) : koreanTurn(message),
-      })
-    ).json();
+  const decide = async (turn: object, key: string) =>
+    (await t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(key), payload: turn })).json();
   const explain = async (id: string, key: string) =>
     (await t.app.inject({ method: 'GET', url: `/v1/decisions/${id}/explanation`, headers: bearer(key) })).json();
   const put = (appId: string, payload: unknown) =>
     t.app.inject({ method: 'PUT', url: `/admin/apps/${appId}/brand-safety`, headers: ADMIN, payload: payload as object });
-  const hotel = '제주도 호텔 최저가 알려줘';
+  const hotel = koreanTurn('제주도 호텔 최저가 알려줘');
   // The mini catalog's phone offer is in English only.
-  const phone = 'cheapest iphone 16?';
+  const phone = englishTurn('cheapest iphone 16?');
 
   beforeAll(async () => {
     // No key cache: a change is seen by the next decide (in service, within API_KEY_CACHE_MS).
@@ -96,7 +89,7 @@ describe('brand safety per app', () => {
     expect((await decide(hotel, b.serving_key)).serve).toBe(true);
     expect((await decide(phone, a.serving_key)).serve).toBe(true);
     // A turn no blocked offer would have answered does not claim the exclusion.
-    const plain = await decide('오늘 날씨 어때', a.serving_key);
+    const plain = await decide(koreanTurn('오늘 날씨 어때'), a.serving_key);
     expect((await explain(plain.decision_id, a.serving_key)).parameters.app_exclusions_applied).toBe(false);
     await put(a.app_id, { blocked_category_ids: [], blocked_advertiser_ids: [] });
     expect((await decide(hotel, a.serving_key)).serve).toBe(true);

@@ -301,16 +301,18 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // need the flights, the hotel is already covered". Commas are found by binary search in one
     // list of them, so a thousand cues in one long clause cost no more than a thousand.
     let commas: Vec<usize> = text.bytes().enumerate().filter(|&(_, b)| b == b',').map(|(i, _)| i).collect();
+    // The last comma before a cue inside the clause it sits in. A negation-before cue's own start
+    // is a clause end already (`ends_clause`): its clause begins at the end before that one.
+    let comma_before = |start: usize, ends_clause: bool| {
+        let ends = if ends_clause { clause_ends.partition_point(|&e| e < start) } else { clause_ends.partition_point(|&e| e <= start) };
+        let from = clause_ends[..ends].last().copied().unwrap_or(0);
+        commas.partition_point(|&c| c < start).checked_sub(1).map(|i| commas[i]).filter(|&c| c >= from)
+    };
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
         if targets.contains(&TextHit::NegationBefore) && !inside(&st.code, span) {
-            // (The cue's own start is a clause end already: look before it.)
-            let from = clause_ends[..clause_ends.partition_point(|&e| e < span.start)].last().copied().unwrap_or(0);
-            let before = commas.partition_point(|&c| c < span.start);
-            if let Some(&comma) = before.checked_sub(1).map(|i| &commas[i]).filter(|&&c| c >= from) {
-                comma_ends.push(comma + 1);
-            }
+            comma_ends.extend(comma_before(span.start, true).map(|comma| comma + 1));
         }
         let negation = targets.contains(&TextHit::Negation);
         if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
@@ -325,11 +327,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 comma_ends.push(span.end + rest);
             }
             if negation {
-                let from = clause_ends[..clause_ends.partition_point(|&e| e <= span.start)].last().copied().unwrap_or(0);
-                let before = commas.partition_point(|&c| c < span.start);
-                if let Some(&comma) = before.checked_sub(1).map(|i| &commas[i]).filter(|&&c| c >= from) {
-                    comma_ends.push(comma + 1);
-                }
+                comma_ends.extend(comma_before(span.start, false).map(|comma| comma + 1));
             }
         }
     }
