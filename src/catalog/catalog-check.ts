@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { CatalogChecker, CatalogValidationError } from './catalog-validation.js';
 import { readCatalogDocument, NotJson } from './catalog-document-reader.js';
-import { CatalogHasher, OfferPreparer, type ImportPlan } from './catalog-import-plan.js';
+import { CatalogHasher, OfferPreparer, type ImportPlan, type PreparedOffer } from './catalog-import-plan.js';
 import type { Offer } from './catalog-schema.js';
 
 export type CheckProgress = { bytesTotal: number; bytesRead?: number; offersRead?: number; offersChecked?: number };
@@ -107,6 +107,22 @@ export async function checkCatalogFile(file: string, spool: string, onProgress: 
   }
   progress({ offersChecked: index }, true);
   return { kind: 'valid', plan: { head, catalogHash: hasher.digest(head), offers: index }, readyFile };
+}
+
+/** The offers of a checked catalog's `readyFile`, `batchSize` at a time. */
+export async function* readyOffers(readyFile: string, batchSize: number): AsyncGenerator<PreparedOffer[]> {
+  let batch: PreparedOffer[] = [];
+  for await (const line of createInterface({ input: createReadStream(readyFile), crlfDelay: Number.POSITIVE_INFINITY })) {
+    const a = line.indexOf('\t');
+    const b = line.indexOf('\t', a + 1);
+    const c = line.indexOf('\t', b + 1);
+    batch.push({ id: line.slice(0, a), campaignId: line.slice(a + 1, b), contentHash: Buffer.from(line.slice(b + 1, c), 'hex'), content: line.slice(c + 1) });
+    if (batch.length === batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 async function write(stream: WriteStream, text: string) {

@@ -3,10 +3,7 @@
 // the whole file (catalog-check.ts), then hands the ready rows to the importer in batches, one
 // batch ahead of its writes. The spool files live in a directory the importer removes.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { checkCatalogFile } from './catalog-check.js';
-import type { PreparedOffer } from './catalog-import-plan.js';
+import { checkCatalogFile, readyOffers } from './catalog-check.js';
 import type { ToImporter, ToWorker, WorkerInput } from './catalog-import-messages.js';
 import { yieldToServing } from './worker-priority.js';
 
@@ -21,32 +18,17 @@ async function run() {
   const checked = await checkCatalogFile(input.file, input.spoolDir, (p) => send({ kind: 'progress', ...p }));
   if (checked.kind !== 'valid') return send(checked);
   send({ kind: 'valid', plan: checked.plan });
-  const readyFile = checked.readyFile;
 
   // 3. Batches on request.
-  const rows = createInterface({ input: createReadStream(readyFile), crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
+  const batches = readyOffers(checked.readyFile, input.batchSize);
   for await (const message of messages()) {
     if (message.kind !== 'next') continue;
-    const batch: PreparedOffer[] = [];
-    while (batch.length < input.batchSize) {
-      const next = await rows.next();
-      if (next.done) break;
-      const line = next.value;
-      const a = line.indexOf('\t');
-      const b = line.indexOf('\t', a + 1);
-      const c = line.indexOf('\t', b + 1);
-      batch.push({
-        id: line.slice(0, a),
-        campaignId: line.slice(a + 1, b),
-        contentHash: Buffer.from(line.slice(b + 1, c), 'hex'),
-        content: line.slice(c + 1),
-      });
-    }
-    if (batch.length === 0) {
+    const next = await batches.next();
+    if (next.done) {
       send({ kind: 'end' });
       return;
     }
-    send({ kind: 'batch', offers: batch });
+    send({ kind: 'batch', offers: next.value });
   }
 }
 

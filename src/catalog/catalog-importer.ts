@@ -1,12 +1,14 @@
 // Imports a catalog file of any size: parsed, checked and hashed on a worker thread
 // (catalog-import-worker.ts), written by CatalogRepository.write in one transaction of bounded
 // batches. The event loop that serves decides only moves batches from the worker to Postgres.
+// A small file (up to QUICK_CHECK_MAX_BYTES) is checked on this thread instead: a few
+// milliseconds of parsing, where starting a worker costs about 250 ms.
 //
 // One import at a time across instances: an import holds the session lock catalogImportRunning
 // from its start to its end (PGlite, one process, also guards it here). A second one is refused
 // with import_in_progress rather than queued behind a job that may take minutes.
 import type { Worker } from 'node:worker_threads';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { makeScratchDir } from './import-scratch.js';
 import { ADVISORY_LOCKS, trySessionLock } from '../db/advisory-locks.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -16,7 +18,7 @@ import { CatalogValidationError } from './catalog-validation.js';
 import type { ImportPlan, PreparedOffer } from './catalog-import-plan.js';
 import type { ToImporter, WorkerInput } from './catalog-import-messages.js';
 import { startCatalogWorker } from './worker-threads.js';
-import { checkCatalogFile } from './catalog-check.js';
+import { checkCatalogFile, readyOffers } from './catalog-check.js';
 
 /** The catalog is not JSON (answered 400 invalid_request; the text is never quoted). */
 export class CatalogNotJson extends Refusal {
@@ -32,7 +34,8 @@ export class ImportInProgress extends Refusal {
   }
 }
 
-/** Largest catalog the synchronous import checks on the serving thread before its worker. */
+/** Largest catalog checked on the serving thread: refused there when wrong, imported there
+ *  without a worker when good. */
 export const QUICK_CHECK_MAX_BYTES = 64 * 1024;
 
 export type ImportPhase = 'validating' | 'writing';
@@ -141,7 +144,9 @@ export class CatalogImporter {
   private async run(file: string, hooks: ImportHooks): Promise<ImportReport> {
     // Made and removed here, whatever becomes of the worker.
     const spoolDir = await makeScratchDir('import', this.opts.tmpDir);
-    const worker = new ImportWorker({ file, spoolDir, batchSize: this.opts.batchSize ?? OFFER_BATCH_SIZE }, this.opts.startWorker ?? startWorker);
+    const input = { file, spoolDir, batchSize: this.opts.batchSize ?? OFFER_BATCH_SIZE };
+    const small = (await stat(file)).size <= QUICK_CHECK_MAX_BYTES;
+    const worker: ImportSource = small ? new CheckedHere(input) : new ImportWorker(input, this.opts.startWorker ?? startWorker);
     const progress: ImportProgress = { bytesTotal: 0, bytesRead: 0, offersRead: 0, offersChecked: 0, offersTotal: null, offersWritten: 0 };
     worker.onProgress = (m) => {
       progress.bytesTotal = m.bytesTotal;
@@ -184,8 +189,47 @@ function startWorker(input: WorkerInput): Worker {
   return startCatalogWorker('catalog-import-worker', input, RESOURCE_LIMITS);
 }
 
+/** Where an import's checked offers come from: its plan, then its batches. */
+interface ImportSource {
+  onProgress: ((m: Extract<ToImporter, { kind: 'progress' }>) => void) | null;
+  plan(): Promise<ImportPlan>;
+  batches(): AsyncGenerator<PreparedOffer[]>;
+  /** With a reason: the import is abandoned, and the next step throws it. */
+  stop(reason?: Error): Promise<void>;
+}
+
+/** A small file, checked and read on this thread with the worker's own code. */
+class CheckedHere implements ImportSource {
+  private readyFile: string | null = null;
+  private stopped: Error | null = null;
+  onProgress: ImportSource['onProgress'] = null;
+
+  constructor(private readonly input: WorkerInput) {}
+
+  async plan(): Promise<ImportPlan> {
+    const checked = await checkCatalogFile(this.input.file, this.input.spoolDir, (p) => this.onProgress?.({ kind: 'progress', ...p }));
+    if (this.stopped) throw this.stopped;
+    if (checked.kind === 'invalid') throw new CatalogValidationError(checked.problems);
+    if (checked.kind === 'not_json') throw new CatalogNotJson();
+    this.readyFile = checked.readyFile;
+    return checked.plan;
+  }
+
+  async *batches(): AsyncGenerator<PreparedOffer[]> {
+    if (!this.readyFile) throw new Error('catalog import: batches before the plan');
+    for await (const batch of readyOffers(this.readyFile, this.input.batchSize)) {
+      if (this.stopped) throw this.stopped;
+      yield batch;
+    }
+  }
+
+  async stop(reason?: Error): Promise<void> {
+    if (reason) this.stopped ??= reason;
+  }
+}
+
 /** The worker seen from the importer: its plan, then its batches, one requested ahead. */
-class ImportWorker {
+class ImportWorker implements ImportSource {
   private readonly worker: Worker;
   private readonly queue: ToImporter[] = [];
   private waiting: { resolve: (m: ToImporter) => void; reject: (e: Error) => void } | null = null;
