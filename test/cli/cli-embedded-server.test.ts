@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type ServerProcess } from '../helpers/spawn-server.js';
+import { entryPointArgs, startServer, type ServerProcess } from '../helpers/spawn-server.js';
 import { usingRealPostgres } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
@@ -206,7 +206,7 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     const dir = freshDir();
     const first = await serve(dir);
     const pid = first.child.pid!;
-    const second = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const second = spawn(process.execPath, entryPointArgs('server'), {
       env: { ...cliEnv(dir), PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -215,7 +215,8 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     second.stderr.on('data', (d) => (out += d));
     const code = await new Promise((resolve) => second.on('exit', resolve));
     expect(code).not.toBe(0);
-    expect(out).toContain(`is in use by process ${pid} (server.ts`);
+    // server.js when dist/ is current, server.ts through tsx otherwise (entryPointArgs).
+    expect(out).toMatch(new RegExp(`is in use by process ${pid} \\(server\\.[jt]s`));
     expect(out).toContain('Stop that process first');
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
     const created = await cli(dir, 'app', 'create', 'Still Serving', '--json');

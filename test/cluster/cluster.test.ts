@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-db.js';
+import { entryPointArgs } from '../helpers/spawn-server.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 const ROOT = path.resolve('.');
@@ -10,7 +11,7 @@ const ADMIN_KEY = 'cluster-admin-key-0123456789abcdef';
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789abcdef';
 
 function run(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cluster.ts')], {
+  const child = spawn(process.execPath, entryPointArgs('cluster'), {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,10 @@
-// Runs the real server process (src/server.ts through tsx) for tests that need signals:
-// SIGKILL during writes, SIGTERM with requests in flight.
+// Runs the real server process for tests that need signals: SIGKILL during writes, SIGTERM with
+// requests in flight. It is dist/server.js when dist/ is current (CI builds it first), else
+// src/server.ts through tsx.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { compiledBuildIsCurrent } from '../../src/util/compiled-build.js';
 
 export const TEST_METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 /** The header a test sends to read /metrics on the API port. */
@@ -17,8 +19,13 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+/** Node's arguments to run one of the service's entry points (`server`, `cluster`). */
+export function entryPointArgs(entry: 'server' | 'cluster'): string[] {
+  return compiledBuildIsCurrent() ? [path.join(ROOT, `dist/${entry}.js`)] : ['--import', 'tsx', path.join(ROOT, `src/${entry}.ts`)];
+}
+
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/server.ts')], {
+  const child = spawn(process.execPath, entryPointArgs('server'), {
     cwd: ROOT,
     // Own Redis key prefix: budgets and caps of other runs on a shared Redis do not leak in.
     // Metrics on an ephemeral port of their own, and on the API port with the test token.
