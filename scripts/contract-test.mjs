@@ -10,6 +10,7 @@
 // created on first use with the pinned version below.
 //
 //   SCHEMATHESIS_MAX_EXAMPLES (default 100), SCHEMATHESIS_SEED (default 20261123) tune the run.
+//   `--install-only` creates .venv-contract/ and stops (CI installs it while Rust compiles).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -96,8 +97,9 @@ function startServer(env) {
 
 async function main() {
   ensureSchemathesis();
-  console.log('== building');
-  run('npm', ['run', '--silent', 'build:ts']);
+  if (process.argv.includes('--install-only')) return;
+  // dist/ as `npm start` makes it: compiled only when missing or older than a source file.
+  run('node', ['scripts/ensure-built.mjs']);
   const database = await createRunDatabase();
   const server = startServer({
     PORT: '0',

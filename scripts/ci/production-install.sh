@@ -5,9 +5,10 @@
 # README's instructions instead of a stack trace.
 #
 # Usage: scripts/ci/production-install.sh [clone]
-#   With no argument it clones HEAD and runs `npm ci`. Given the fresh clone that the README start
-#   check has just installed (scripts/ci/readme-start.mjs, README_START_KEEP), it continues there:
-#   that `npm install` installed the same lock file, so installing again would prove nothing new.
+#   With no argument it clones HEAD and runs `npm ci`. Given a checkout that the README start
+#   check has just installed (.ci/run passes its own, after every other step: this prunes it), it
+#   continues there: that `npm install` installed the same lock file, so installing again would
+#   prove nothing new.
 set -euo pipefail
 src=$(pwd)
 work=$(mktemp -d)

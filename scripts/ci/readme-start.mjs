@@ -9,10 +9,11 @@
 // there are reused (the workspace crates still compile anew at their new path).
 //
 //   README_START_TIMEOUT_S (default 300) bounds install + build + start.
-//   README_START_KEEP=<dir> clones into <dir> (which must not exist) and leaves the installed
-//   clone there, so CI's production-install check continues in it rather than installing anew.
+//   README_START_IN_PLACE=1 runs the command in this checkout itself, which must be as fresh as a
+//   clone (CI's own checkout is one: no node_modules/, dist/, .data/ or built addon). CI installs
+//   the project this way, once: the README's install is the one every later step uses.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,9 +44,9 @@ async function freePort() {
 }
 
 const command = readmeStartCommand();
-const keep = process.env.README_START_KEEP;
+const inPlace = process.env.README_START_IN_PLACE === '1';
 const tmp = mkdtempSync(path.join(tmpdir(), 'sidenote-readme-'));
-const clone = keep ? path.resolve(keep) : path.join(tmp, 'clone');
+const clone = inPlace ? ROOT : path.join(tmp, 'clone');
 let child;
 let output = '';
 let exitCode;
@@ -70,7 +71,6 @@ function cleanup() {
     }
   }
   rmSync(tmp, { recursive: true, force: true });
-  if (keep && exitCode !== 0) rmSync(clone, { recursive: true, force: true });
 }
 
 async function until(what, probe, ms) {
@@ -86,10 +86,19 @@ async function until(what, probe, ms) {
 
 try {
   const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  log(`cloning ${head.slice(0, 10)} into ${clone}`);
-  execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'inherit' });
-  const cloned = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' }).trim();
-  if (cloned !== head) fail(`the clone is at ${cloned}, not at HEAD ${head}`);
+  if (inPlace) {
+    const addons = readdirSync(path.join(ROOT, 'native')).filter((f) => f.endsWith('.node'));
+    const left = [...['node_modules', 'dist', '.data'].filter((p) => existsSync(path.join(ROOT, p))), ...addons.map((f) => `native/${f}`)];
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    if (left.length > 0 || changed)
+      fail(`README_START_IN_PLACE needs a checkout as fresh as a clone; this one has ${[...left, changed && 'changes'].filter(Boolean).join(', ')}`);
+    log(`in this checkout, at ${head.slice(0, 10)}`);
+  } else {
+    log(`cloning ${head.slice(0, 10)} into ${clone}`);
+    execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'inherit' });
+    const cloned = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' }).trim();
+    if (cloned !== head) fail(`the clone is at ${cloned}, not at HEAD ${head}`);
+  }
   if (existsSync(path.join(clone, '.data'))) fail('the fresh clone already has .data/');
 
   const port = await freePort();
