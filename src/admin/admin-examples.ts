@@ -153,6 +153,36 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
       },
     },
   },
+  campaignControlRequest: {
+    pause: { summary: 'Pause it · 일시 중지', value: { status: 'paused', changed_by: 'ops: Mina Park' } },
+    budget: {
+      summary: 'Raise the daily budget, end on New Year · 일 예산 상향, 새해에 종료',
+      value: { budget: { daily_micros: 50_000_000 }, ends_at: '2027-01-01T00:00:00+09:00' },
+    },
+    follow: { summary: 'Follow the catalog again · 카탈로그 값으로 복귀', value: { follow_catalog: ['status', 'ends_at'] } },
+  },
+  campaignControl: {
+    paused: {
+      summary: 'Paused by an operator · 운영자가 일시 중지',
+      value: {
+        campaign_id: 'cmp.haneul-korea-stays',
+        archived: false,
+        effective: { status: 'paused', budget: { total_micros: 500_000_000, daily_micros: 20_000_000 }, ends_at: null },
+        catalog: { status: 'active', budget: { total_micros: 500_000_000, daily_micros: 20_000_000 }, ends_at: null },
+        overrides: { status: 'paused' },
+        updated_at: '2026-11-28T09:30:00.000Z',
+        changes: [
+          {
+            changed_at: '2026-11-28T09:30:00.000Z',
+            changed_by: 'ops: Mina Park',
+            channel: 'admin_api',
+            before: { status: 'active', budget: { total_micros: 500_000_000, daily_micros: 20_000_000 }, ends_at: null },
+            after: { status: 'paused', budget: { total_micros: 500_000_000, daily_micros: 20_000_000 }, ends_at: null },
+          },
+        ],
+      },
+    },
+  },
   catalog: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
   catalogRequest: { catalog: { summary: 'A catalog in Korean and English · 한국어·영어 카탈로그', value: CATALOG } },
   importJobAccepted: {

@@ -1,4 +1,4 @@
-// Operator API: apps, keys, conversion secrets, the catalog and reports. One encapsulated
+// Operator API: apps, keys, conversion secrets, the catalog, campaign controls and reports. One encapsulated
 // plugin, registered under the `/admin` prefix and only when ADMIN_KEY is set (app.ts): with no
 // key the routes do not exist. Access is decided by route: the key check is this plugin's own
 // onRequest hook, so it runs for every route the router matches here (however the path was
@@ -12,6 +12,7 @@ import { ADMIN_KEY_ERRORS, BODY_ERRORS, badRequest, errorResponse } from '../htt
 import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
 import { reportRoutes } from '../reporting/report-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
+import { campaignRoutes } from './campaign-routes.js';
 import {
   AdminIdParam as IdParam,
   AppList,
@@ -71,6 +72,7 @@ async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
   // Inside this plugin, so the admin key check above guards the reports and the catalog too.
   await app.register(reportRoutes);
   await app.register(catalogRoutes);
+  await app.register(campaignRoutes);
 
   const params = paramsSchema(IdParam);
 
@@ -205,4 +207,4 @@ async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
   );
 }
 
-export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogImports', 'reports', 'now'] });
+export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogImports', 'catalogRuntime', 'reports', 'now'] });

@@ -166,3 +166,78 @@ export const BrandSafety = z
       ),
   })
   .describe("An app's brand-safety exclusions, applied in every decide's eligibility within about a second of a change on every instance.");
+
+export const CampaignIdParam = z.strictObject({
+  id: CatalogId.describe("A campaign's catalog id; anything else is 400 `invalid_request`."),
+});
+
+const Micros = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+const IsoTime = z.iso.datetime({ offset: true });
+
+const CampaignSettings = z.strictObject({
+  status: z.enum(['active', 'paused', 'ended']).describe('Only `active` serves.'),
+  budget: z
+    .strictObject({
+      total_micros: z.number().describe('Lifetime budget in micro-units.'),
+      daily_micros: z.number().describe('Daily budget in micro-units.'),
+    })
+    .describe('Spend limits.'),
+  ends_at: z.string().nullable().describe('ISO time it stops serving; null for never.'),
+});
+
+export const CampaignControlBody = z
+  .strictObject({
+    status: z.enum(['active', 'paused']).optional().describe('`paused` stops its serves; `active` resumes it (even one the catalog pauses).'),
+    budget: z
+      .strictObject({
+        total_micros: Micros.optional().describe('Lifetime budget in micro-units. Spend already made stays: below it, the campaign is exhausted.'),
+        daily_micros: Micros.optional().describe("Daily budget in micro-units, from today's spend on."),
+      })
+      .optional()
+      .describe('Budgets to set; an absent one keeps its current value.'),
+    ends_at: IsoTime.nullable().optional().describe('ISO time with offset it stops serving (a past time ends it now); null: never ends.'),
+    follow_catalog: z
+      .array(z.enum(['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at']))
+      .max(4)
+      .optional()
+      .describe("Fields that follow the catalog's value again (the control of each is dropped)."),
+    changed_by: storedText(1, 120)
+      .regex(NOT_BLANK, 'must not be blank')
+      .optional()
+      .describe('Who makes the change, as recorded with it (the admin key does not name a person); default `admin API`.'),
+  })
+  .describe("A change to a campaign's controls; absent fields keep theirs. Takes effect on every instance within about two seconds.");
+
+export const CampaignControl = z
+  .strictObject({
+    campaign_id: z.string().describe('The campaign.'),
+    archived: z.boolean().describe('The last import left it out: it does not serve, whatever its controls say.'),
+    effective: CampaignSettings.describe('What serves: the catalog overlaid with the controls.'),
+    catalog: CampaignSettings.describe("The catalog's own values, as last imported."),
+    overrides: z
+      .strictObject({
+        status: z.enum(['active', 'paused']).optional().describe('Set by a control: `paused` or `active`.'),
+        budget: z
+          .strictObject({
+            total_micros: z.number().optional().describe('Lifetime budget set by a control.'),
+            daily_micros: z.number().optional().describe('Daily budget set by a control.'),
+          })
+          .optional()
+          .describe('Budgets set by a control.'),
+        ends_at: z.string().nullable().optional().describe('End date set by a control; null: never ends.'),
+      })
+      .describe('The fields the controls set; they outlive imports until returned to the catalog.'),
+    updated_at: z.string().nullable().describe('ISO time of the last change; null when no control is set.'),
+    changes: z
+      .array(
+        z.strictObject({
+          changed_at: z.string().describe('ISO time.'),
+          changed_by: z.string().describe('Who, as the change named itself.'),
+          channel: z.enum(['admin_api', 'cli']).describe('Through what.'),
+          before: CampaignSettings.describe('Effective values before.'),
+          after: CampaignSettings.describe('Effective values after.'),
+        }),
+      )
+      .describe('The last 20 changes, newest first.'),
+  })
+  .describe("A campaign's controls, its effective values and its recent changes.");

@@ -39,6 +39,8 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
   // The admin API works on the main server's resources.
   local.decorate('repositories', main.repositories);
   local.decorate('catalogImports', main.catalogImports);
+  // A campaign control reloads the catalog the server serves (campaign-routes.ts).
+  local.decorate('catalogRuntime', main.catalogRuntime);
   local.decorate('reports', main.reports);
   local.decorate('now', main.now);
   await local.register(adminApi, { prefix: '/admin', adminKey: key, routeMethods });

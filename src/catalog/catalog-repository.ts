@@ -157,7 +157,8 @@ export class CatalogRepository {
   }
 
   /** Every campaign ever imported (archived ones too, so old traffic keeps its name) with its
-   *  advertiser's name and budgets: what the spend report shows beside the ledger's figures. */
+   *  advertiser's name and budgets as they serve: what the spend report shows beside the
+   *  ledger's figures. */
   async campaignsForReport(): Promise<ReportCampaign[]> {
     const r = await this.db.query<{
       id: string;
@@ -169,10 +170,21 @@ export class CatalogRepository {
       bid_micros: string | number;
       budget_daily_micros: string | number;
       budget_total_micros: string | number;
+      changed_at: Date | null;
+      changed_by: string | null;
     }>(
-      `SELECT c.id, c.name, c.advertiser_id, a.name AS advertiser_name, c.status, c.archived_at IS NOT NULL AS archived,
-              c.bid_micros, c.budget_daily_micros, c.budget_total_micros
-         FROM campaigns c JOIN advertisers a ON a.id = c.advertiser_id ORDER BY c.id`,
+      // Status and budgets as they serve: with the operators' controls (EFFECTIVE_CAMPAIGNS),
+      // and who changed them last.
+      `SELECT c.id, c.name, c.advertiser_id, a.name AS advertiser_name, coalesce(k.status, c.status) AS status,
+              c.archived_at IS NOT NULL AS archived, c.bid_micros,
+              coalesce(k.budget_daily_micros, c.budget_daily_micros) AS budget_daily_micros,
+              coalesce(k.budget_total_micros, c.budget_total_micros) AS budget_total_micros,
+              last.changed_at, last.changed_by
+         FROM campaigns c JOIN advertisers a ON a.id = c.advertiser_id
+         LEFT JOIN campaign_controls k ON k.campaign_id = c.id
+         LEFT JOIN LATERAL (SELECT x.changed_at, x.changed_by FROM campaign_control_changes x
+                             WHERE x.campaign_id = c.id ORDER BY x.id DESC LIMIT 1) last ON true
+        ORDER BY c.id`,
     );
     return r.rows.map((c) => ({
       id: c.id,
@@ -184,7 +196,104 @@ export class CatalogRepository {
       bidMicros: Number(c.bid_micros),
       budgetDailyMicros: Number(c.budget_daily_micros),
       budgetTotalMicros: Number(c.budget_total_micros),
+      lastControlChange: c.changed_at && c.changed_by ? { changedAt: c.changed_at.toISOString(), changedBy: c.changed_by } : null,
     }));
+  }
+
+  // Campaign controls (src/campaigns/campaign-controls.ts): operators' overrides of a campaign's
+  // status, budgets and end date, laid over the catalog's values wherever a campaign serves
+  // (EFFECTIVE_CAMPAIGNS). A change holds the catalog writers' lock, so it and an import never
+  // interleave, and moves the catalog version in the same transaction: every instance's poll
+  // then reloads the campaign as it now serves.
+
+  /** The campaign's catalog values, overrides and effective values; null when no campaign has
+   *  this id. */
+  async campaignControl(campaignId: string, q: Queryable = this.db): Promise<StoredControl | null> {
+    const catalog = await q.query<SettingsRow & { archived: boolean; starts_at: Date | null }>(
+      `SELECT status, budget_total_micros, budget_daily_micros, ends_at, starts_at, archived_at IS NOT NULL AS archived
+         FROM campaigns WHERE id = $1`,
+      [campaignId],
+    );
+    const row = catalog.rows[0];
+    if (!row) return null;
+    const effective = await q.query<SettingsRow>(`${EFFECTIVE_CAMPAIGNS} WHERE c.id = $1`, [campaignId]);
+    const control = await q.query<ControlRow>(
+      'SELECT status, budget_total_micros, budget_daily_micros, ends_at_set, ends_at, updated_at FROM campaign_controls WHERE campaign_id = $1',
+      [campaignId],
+    );
+    return {
+      campaign_id: campaignId,
+      archived: row.archived,
+      starts_at: row.starts_at ? row.starts_at.toISOString() : null,
+      catalog: settings(row),
+      effective: settings(effective.rows[0]),
+      overrides: overridesOf(control.rows[0]),
+      updated_at: control.rows[0] ? control.rows[0].updated_at.toISOString() : null,
+    };
+  }
+
+  /** Replaces the campaign's overrides with those `next` makes of the campaign as stored (read
+   *  inside the transaction; `next` may refuse by throwing; none: follow the catalog again) and
+   *  records the change, unless nothing changes. Returns the campaign as it now stands, or null
+   *  when no campaign has this id. */
+  async replaceCampaignControl(
+    campaignId: string,
+    next: (current: StoredControl) => CampaignOverrides,
+    by: { changedBy: string; channel: ControlChange['channel'] },
+  ): Promise<StoredControl | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.catalogImport]);
+      const before = await this.campaignControl(campaignId, tx);
+      if (!before) return null;
+      const overrides = next(before);
+      if (sameOverrides(before.overrides, overrides)) return before;
+      if (Object.keys(overrides).length === 0) {
+        await tx.query('DELETE FROM campaign_controls WHERE campaign_id = $1', [campaignId]);
+      } else {
+        await tx.query(
+          `INSERT INTO campaign_controls (campaign_id, status, budget_total_micros, budget_daily_micros, ends_at_set, ends_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, now())
+           ON CONFLICT (campaign_id) DO UPDATE SET status = EXCLUDED.status, budget_total_micros = EXCLUDED.budget_total_micros,
+             budget_daily_micros = EXCLUDED.budget_daily_micros, ends_at_set = EXCLUDED.ends_at_set, ends_at = EXCLUDED.ends_at,
+             updated_at = now()`,
+          [
+            campaignId,
+            overrides.status ?? null,
+            overrides.budget_total_micros ?? null,
+            overrides.budget_daily_micros ?? null,
+            overrides.ends_at !== undefined,
+            overrides.ends_at ?? null,
+          ],
+        );
+      }
+      const after = (await this.campaignControl(campaignId, tx))!;
+      await tx.query(`INSERT INTO campaign_control_changes (campaign_id, changed_by, channel, before, after) VALUES ($1, $2, $3, $4, $5)`, [
+        campaignId,
+        by.changedBy,
+        by.channel,
+        JSON.stringify(before.effective),
+        JSON.stringify(after.effective),
+      ]);
+      // A new catalog version: every instance's poll reloads what serves (catalog-runtime.ts).
+      await tx.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
+      return after;
+    });
+  }
+
+  /** The campaign's recorded changes, newest first. */
+  async campaignControlChanges(campaignId: string, limit: number): Promise<ControlChange[]> {
+    const r = await this.db.query<{
+      changed_at: Date;
+      changed_by: string;
+      channel: ControlChange['channel'];
+      before: CampaignSettings;
+      after: CampaignSettings;
+    }>(
+      `SELECT changed_at, changed_by, channel, before, after FROM campaign_control_changes
+        WHERE campaign_id = $1 ORDER BY id DESC LIMIT $2`,
+      [campaignId, limit],
+    );
+    return r.rows.map((c) => ({ ...c, changed_at: c.changed_at.toISOString() }));
   }
 
   /** Whether a snapshot with this id exists (live or archived: snapshots are never deleted). */
@@ -288,7 +397,21 @@ export interface ReportCampaign {
   bidMicros: number;
   budgetDailyMicros: number;
   budgetTotalMicros: number;
+  /** The last change of its controls (campaign_control_changes); null when never controlled. */
+  lastControlChange: { changedAt: string; changedBy: string } | null;
 }
+
+/** Campaigns as they serve: each field a control sets (campaign_controls) replaces the
+ *  catalog's. Campaign controls read the same columns for their before and after. */
+export const EFFECTIVE_CAMPAIGNS = `SELECT c.id, c.name, c.advertiser_id,
+         coalesce(k.status, c.status) AS status,
+         c.starts_at,
+         CASE WHEN k.ends_at_set THEN k.ends_at ELSE c.ends_at END AS ends_at,
+         c.countries, c.bid_micros, c.priority,
+         coalesce(k.budget_total_micros, c.budget_total_micros) AS budget_total_micros,
+         coalesce(k.budget_daily_micros, c.budget_daily_micros) AS budget_daily_micros,
+         c.frequency_cap_count, c.frequency_cap_window_s, c.offer_ttl_s
+    FROM campaigns c LEFT JOIN campaign_controls k ON k.campaign_id = c.id`;
 
 interface CampaignRow {
   id: string;
@@ -311,7 +434,9 @@ interface CampaignRow {
 async function readServingHead(tx: Queryable): Promise<ServingCatalogHead> {
   const state = await tx.query<{ version: number; taxonomy: Catalog['taxonomy'] }>('SELECT version, taxonomy FROM catalog_state WHERE id = 1');
   const count = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM offers WHERE archived_at IS NULL');
-  const campaigns = await tx.query<CampaignRow>('SELECT * FROM campaigns WHERE archived_at IS NULL');
+  // The catalog's campaigns with their operators' controls laid over them (campaign_controls):
+  // what serves is the effective value.
+  const campaigns = await tx.query<CampaignRow>(`${EFFECTIVE_CAMPAIGNS} WHERE c.archived_at IS NULL`);
   const advertisers = await tx.query<{ id: string; name: string; status: string; entity_id: string | null; destinations: string[] }>(
     `SELECT a.id, a.name, a.status, a.entity_id,
             coalesce(array_agg(d.url_prefix) FILTER (WHERE d.url_prefix IS NOT NULL), '{}') AS destinations
@@ -484,4 +609,82 @@ async function upsertOfferBatch(tx: Queryable, batch: PreparedOffer[], version: 
     `[${missing.map((o) => o.content).join(',')}]`,
   ]);
   return missing.length;
+}
+
+// Campaign controls' shapes.
+/** The fields a control can set, as they serve. */
+export interface CampaignSettings {
+  status: 'active' | 'paused' | 'ended';
+  budget_total_micros: number;
+  budget_daily_micros: number;
+  ends_at: string | null;
+}
+
+/** What a control sets; an absent field follows the catalog. */
+export interface CampaignOverrides {
+  status?: 'active' | 'paused';
+  budget_total_micros?: number;
+  budget_daily_micros?: number;
+  /** null: never ends. */
+  ends_at?: string | null;
+}
+
+export interface ControlChange {
+  changed_at: string;
+  changed_by: string;
+  channel: 'admin_api' | 'cli';
+  before: CampaignSettings;
+  after: CampaignSettings;
+}
+
+export interface StoredControl {
+  campaign_id: string;
+  archived: boolean;
+  starts_at: string | null;
+  catalog: CampaignSettings;
+  effective: CampaignSettings;
+  overrides: CampaignOverrides;
+  updated_at: string | null;
+}
+
+interface SettingsRow {
+  status: CampaignSettings['status'];
+  budget_total_micros: string | number;
+  budget_daily_micros: string | number;
+  ends_at: Date | null;
+}
+
+interface ControlRow {
+  status: 'active' | 'paused' | null;
+  budget_total_micros: string | number | null;
+  budget_daily_micros: string | number | null;
+  ends_at_set: boolean;
+  ends_at: Date | null;
+  updated_at: Date;
+}
+
+const settings = (r: SettingsRow): CampaignSettings => ({
+  status: r.status,
+  budget_total_micros: Number(r.budget_total_micros),
+  budget_daily_micros: Number(r.budget_daily_micros),
+  ends_at: r.ends_at ? r.ends_at.toISOString() : null,
+});
+
+function overridesOf(r: ControlRow | undefined): CampaignOverrides {
+  if (!r) return {};
+  const o: CampaignOverrides = {};
+  if (r.status !== null) o.status = r.status;
+  if (r.budget_total_micros !== null) o.budget_total_micros = Number(r.budget_total_micros);
+  if (r.budget_daily_micros !== null) o.budget_daily_micros = Number(r.budget_daily_micros);
+  if (r.ends_at_set) o.ends_at = r.ends_at ? r.ends_at.toISOString() : null;
+  return o;
+}
+
+function sameOverrides(a: CampaignOverrides, b: CampaignOverrides): boolean {
+  const keys = ['status', 'budget_total_micros', 'budget_daily_micros', 'ends_at'] as const;
+  return keys.every((k) => k in a === k in b && (k === 'ends_at' ? sameTime(a.ends_at, b.ends_at) : a[k] === b[k]));
+}
+
+function sameTime(a: string | null | undefined, b: string | null | undefined): boolean {
+  return a === b || (typeof a === 'string' && typeof b === 'string' && Date.parse(a) === Date.parse(b));
 }

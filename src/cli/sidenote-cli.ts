@@ -21,10 +21,13 @@ import { migrate } from '../db/migrate.js';
 import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '../apps/app-repository.js';
 import { BrandSafetySettings, type BrandSafetyView } from '../apps/brand-safety.js';
 import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
+import { CampaignControls, type CampaignControlView, type ControlPatch } from '../campaigns/campaign-controls.js';
+import { Refusal } from '../errors/error-registry.js';
+import { userInfo } from 'node:os';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
 import { CatalogImporter, CatalogNotJson, ImportInProgress } from '../catalog/catalog-importer.js';
 import { progressDisplay, type ImportProgressView } from './import-progress.js';
-import { AdminIdParam, CreateAppBody } from '../admin/admin-schemas.js';
+import { AdminIdParam, CampaignControlBody, CreateAppBody } from '../admin/admin-schemas.js';
 import { CatalogId } from '../catalog/catalog-schema.js';
 import { AdminChannelClient, ChannelUnavailable, type ChannelAnswer } from './admin-channel-client.js';
 
@@ -53,6 +56,28 @@ const COMMANDS: Record<string, { usage: string; about: string }> = {
   'catalog import': {
     usage: 'sidenote catalog import <file.json> [--json]',
     about: 'Validate a catalog file and import it, showing progress on stderr; prints what changed, or every problem with its JSON path.',
+  },
+  'campaign show': {
+    usage: 'sidenote campaign show <campaign_id> [--json]',
+    about: "Show a campaign's controls, its values as they serve and as the catalog has them, and its recent changes.",
+  },
+  'campaign pause': {
+    usage: 'sidenote campaign pause <campaign_id> [--by <who>] [--json]',
+    about: 'Pause a campaign without importing the catalog: its serves stop on every instance within about two seconds. Spend already made stays.',
+  },
+  'campaign resume': {
+    usage: 'sidenote campaign resume <campaign_id> [--by <who>] [--json]',
+    about: 'Resume a campaign (even one the catalog pauses).',
+  },
+  'campaign set': {
+    usage:
+      'sidenote campaign set <campaign_id> [--budget-total <micros>] [--budget-daily <micros>] [--ends-at <iso time>|never] [--follow-catalog status|budget.total_micros|budget.daily_micros|ends_at]... [--by <who>] [--json]',
+    about:
+      "Change a campaign's lifetime or daily budget or its end date, or return a field to the catalog's value. Controls outlive catalog imports until returned.",
+  },
+  'campaign clear': {
+    usage: 'sidenote campaign clear <campaign_id> [--by <who>] [--json]',
+    about: "Clear a campaign's controls: every field follows the catalog again.",
   },
   'catalog export': { usage: 'sidenote catalog export [file.json]', about: 'Write the current catalog as JSON to the file, or to stdout.' },
   migrate: { usage: 'sidenote migrate', about: 'Apply database migrations (the server also applies them when it starts).' },
@@ -96,6 +121,8 @@ interface Operations {
   rotateSecret(appId: string): Promise<{ id: string; secret: string; retired: string[] }>;
   brandSafety(appId: string): Promise<BrandSafetyView>;
   setBrandSafety(appId: string, categoryIds: string[], advertiserIds: string[]): Promise<BrandSafetyView>;
+  campaignControl(campaignId: string): Promise<CampaignControlView>;
+  changeCampaign(campaignId: string, patch: ControlPatch, by: string): Promise<CampaignControlView>;
   /** Imports the file, telling `progress` how far it got. */
   importCatalog(file: string, progress: (p: ImportProgressView) => void): Promise<ImportReport>;
   exportCatalog(): Promise<unknown>;
@@ -106,6 +133,7 @@ function directOperations(db: Database): Operations {
   const apps = new AppRepository(db);
   const catalog = new CatalogRepository(db);
   const brandSafety = new BrandSafetySettings(apps, catalog);
+  const controls = new CampaignControls(catalog);
   return {
     createApp: (name) => apps.createApp(name),
     listApps: () => apps.listApps(),
@@ -114,6 +142,16 @@ function directOperations(db: Database): Operations {
     rotateSecret: (appId) => apps.rotateConversionSecret(appId),
     brandSafety: (appId) => brandSafety.read(appId),
     setBrandSafety: (appId, categories, advertisers) => brandSafety.replace(appId, categories, advertisers),
+    campaignControl: (campaignId) => controls.read(campaignId),
+    changeCampaign: async (campaignId, patch, by) => {
+      try {
+        return await controls.change(campaignId, patch, { changedBy: by, channel: 'cli' });
+      } catch (err) {
+        // The admin API answers this 400 invalid_request; both paths print its message.
+        if (err instanceof Refusal && err.code === 'invalid_request') throw new Refused(String(err.details.message));
+        throw err;
+      }
+    },
     importCatalog: (file, progress) => {
       let phase: ImportProgressView['phase'] = 'validating';
       return new CatalogImporter(db, catalog).importFile(file, {
@@ -138,6 +176,9 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
     if (status === 404 && notFound) throw new NotFoundError(notFound);
     if (status === 400 && body?.error === 'invalid_catalog') throw new CatalogValidationError(body.problems ?? []);
     if (status === 400 && body?.error === 'invalid_request' && /catalog/.test(body.message ?? '')) throw new CatalogNotJson();
+    if (status === 400 && body?.error === 'invalid_request' && typeof body.message === 'string' && !/failed validation/.test(body.message)) {
+      throw new Refused(body.message);
+    }
     if (status === 413) throw new Refused('the catalog is larger than the server accepts (its CATALOG_IMPORT_MAX_BYTES)');
     if (status === 409 && body?.error === 'import_in_progress') throw new ImportInProgress(body.job_id);
     throw new Error(`the server answered ${status} ${body?.error ?? ''}${body?.message ? `: ${body.message}` : ''}`);
@@ -154,6 +195,9 @@ function channelOperations(channel: AdminChannelClient, holder: DataDirLockedErr
         channel.call('PUT', `/admin/apps/${id(appId)}/brand-safety`, JSON.stringify({ blocked_category_ids: categories, blocked_advertiser_ids: advertisers })),
         `no app ${appId}`,
       ),
+    campaignControl: (campaignId) => expect(channel.call('GET', `/admin/campaigns/${id(campaignId)}/control`), `no campaign ${campaignId}`),
+    changeCampaign: (campaignId, patch, by) =>
+      expect(channel.call('PATCH', `/admin/campaigns/${id(campaignId)}/control`, JSON.stringify({ ...patch, changed_by: by })), `no campaign ${campaignId}`),
     // As a job of the server's, followed until it ends.
     importCatalog: async (file, progress) => {
       const job = await expect(channel.call('POST', '/admin/catalog/imports', await readFile(file, 'utf8')));
@@ -244,8 +288,60 @@ function readArgs(argv: string[]) {
       'unblock-category': { type: 'string', multiple: true },
       'block-advertiser': { type: 'string', multiple: true },
       'unblock-advertiser': { type: 'string', multiple: true },
+      'budget-total': { type: 'string' },
+      'budget-daily': { type: 'string' },
+      'ends-at': { type: 'string' },
+      'follow-catalog': { type: 'string', multiple: true },
+      by: { type: 'string' },
     },
   });
+}
+
+/** The change a `campaign` command asks for, checked as the admin API checks it; null for
+ *  `campaign show`. */
+function campaignPatch(command: string, values: ReturnType<typeof readArgs>['values']): ControlPatch | null {
+  if (command === 'show') return null;
+  if (command === 'pause') return { status: 'paused' };
+  if (command === 'resume') return { status: 'active' };
+  if (command === 'clear') return { follow_catalog: ['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at'] };
+  const micros = (flag: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d{1,16}$/.test(v)) throw new UsageError(`--${flag} takes a whole number of micro-units`);
+    return Number(v);
+  };
+  const total = micros('budget-total', values['budget-total']);
+  const daily = micros('budget-daily', values['budget-daily']);
+  const endsAt = values['ends-at'];
+  const patch = {
+    ...(total !== undefined || daily !== undefined
+      ? { budget: { ...(total !== undefined ? { total_micros: total } : {}), ...(daily !== undefined ? { daily_micros: daily } : {}) } }
+      : {}),
+    ...(endsAt !== undefined ? { ends_at: endsAt === 'never' ? null : endsAt } : {}),
+    ...(values['follow-catalog'] ? { follow_catalog: values['follow-catalog'] } : {}),
+  };
+  if (Object.keys(patch).length === 0) throw new UsageError('campaign set needs --budget-total, --budget-daily, --ends-at or --follow-catalog');
+  const checked = CampaignControlBody.safeParse(patch);
+  if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; '));
+  return checked.data;
+}
+
+function describeCampaign(v: CampaignControlView): string {
+  const settings = (s: CampaignControlView['effective']) =>
+    `${s.status}, budget ${s.budget.total_micros} total / ${s.budget.daily_micros} daily (micros), ${s.ends_at ? `ends ${s.ends_at}` : 'never ends'}`;
+  const o = v.overrides;
+  const set = [
+    o.status !== undefined && `status ${o.status}`,
+    o.budget?.total_micros !== undefined && `budget.total_micros ${o.budget.total_micros}`,
+    o.budget?.daily_micros !== undefined && `budget.daily_micros ${o.budget.daily_micros}`,
+    o.ends_at !== undefined && `ends_at ${o.ends_at ?? 'never'}`,
+  ].filter(Boolean);
+  return [
+    `campaign ${v.campaign_id}${v.archived ? ' (archived: not in the live catalog)' : ''}`,
+    `  serves as: ${settings(v.effective)}`,
+    `  catalog:   ${settings(v.catalog)}`,
+    `  controls:  ${set.join(', ') || '(none: follows the catalog)'}${v.updated_at ? ` (changed ${v.updated_at})` : ''}`,
+    ...v.changes.slice(0, 5).map((c) => `  ${c.changed_at}  ${c.changed_by} (${c.channel}): ${settings(c.before)} -> ${settings(c.after)}`),
+  ].join('\n');
 }
 
 export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
@@ -355,6 +451,20 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
               : []),
           ].join('\n'),
         );
+        return 0;
+      }
+      case 'campaign show':
+      case 'campaign pause':
+      case 'campaign resume':
+      case 'campaign set':
+      case 'campaign clear': {
+        if (!arg) throw new UsageError(`campaign ${command} needs a campaign id`);
+        // An id the admin API would refuse as malformed is one no campaign has.
+        if (!CatalogId.safeParse(arg).success) throw new NotFoundError(`no campaign ${arg}`);
+        const by = values.by ?? `cli (${userInfo().username})`;
+        const patch = campaignPatch(command, values);
+        const view = await withOperations(config, (ops) => (patch ? ops.changeCampaign(arg, patch, by) : ops.campaignControl(arg)));
+        print(view, describeCampaign(view));
         return 0;
       }
       case 'secret rotate': {

@@ -242,8 +242,13 @@ function spendTable(container, rows) {
       tr.append(td);
       return td;
     };
-    const name = cell('name', r.name, r.advertiser_name);
-    name.title = r.campaign_id;
+    // A campaign that is not serving says so under its name, and who last changed its controls.
+    const state = r.status === 'active' ? '' : ` · ${r.status}`;
+    const name = cell('name', r.name, `${r.advertiser_name}${state}`);
+    name.title = r.last_control_change
+      ? `${r.campaign_id}: controls last changed ${r.last_control_change.changed_at.slice(0, 16).replace('T', ' ')} UTC by ${r.last_control_change.changed_by}`
+      : r.campaign_id;
+    if (r.status !== 'active') tr.classList.add('not-serving');
     const today = cell(
       'today',
       `${units(r.today.spend_micros)} / ${units(r.today.budget_micros)}`,

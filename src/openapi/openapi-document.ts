@@ -28,6 +28,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /admin/apps/{id}/conversion-secrets': 'rotateConversionSecret',
   'GET /admin/apps/{id}/brand-safety': 'getBrandSafety',
   'PUT /admin/apps/{id}/brand-safety': 'setBrandSafety',
+  'GET /admin/campaigns/{id}/control': 'getCampaignControl',
+  'PATCH /admin/campaigns/{id}/control': 'changeCampaignControl',
   'GET /admin/catalog': 'exportCatalog',
   'PUT /admin/catalog': 'importCatalog',
   'POST /admin/catalog/imports': 'startCatalogImport',

@@ -55,7 +55,14 @@ const CampaignSpendSchema = z
     advertiser_name: z.string().describe('Advertiser name.'),
     status: z
       .enum(['active', 'paused', 'ended', 'archived'])
-      .describe('Catalog status; `archived` for a campaign no longer in the catalog that served in the range.'),
+      .describe('Status as it serves (the catalog with its controls); `archived` for a campaign no longer in the catalog that served in the range.'),
+    last_control_change: z
+      .object({
+        changed_at: z.string().describe('ISO time.'),
+        changed_by: z.string().describe('Who, as the change named itself.'),
+      })
+      .nullable()
+      .describe('The last change of its controls (GET /admin/campaigns/{id}/control lists them); null when never controlled.'),
     bid_micros: Micros('Price of one served offer'),
     today: z
       .object({
@@ -191,6 +198,7 @@ const EXAMPLE = {
       advertiser_id: 'adv.haneul-stay',
       advertiser_name: 'Haneul Stay',
       status: 'active',
+      last_control_change: { changed_at: '2026-11-28T09:30:00.000Z', changed_by: 'ops: Mina Park' },
       bid_micros: 150_000,
       today: {
         day: '2026-11-22',

@@ -67,6 +67,8 @@ export interface CampaignSpend {
   advertiser_id: string;
   advertiser_name: string;
   status: ReportCampaign['status'] | 'archived';
+  /** The last change of its controls (pause, budgets, end date); null when never controlled. */
+  last_control_change: { changed_at: string; changed_by: string } | null;
   bid_micros: number;
   /** Today (the UTC day of the request), from the ledger; whole campaign (every app), live traffic only. */
   today: {
@@ -241,6 +243,7 @@ function campaignSpend(c: ReportCampaign, ledger: LedgerSpend | undefined, range
     advertiser_id: c.advertiserId,
     advertiser_name: c.advertiserName,
     status: c.archived ? 'archived' : c.status,
+    last_control_change: c.lastControlChange && { changed_at: c.lastControlChange.changedAt, changed_by: c.lastControlChange.changedBy },
     bid_micros: c.bidMicros,
     today: {
       day: new Date(dayStart).toISOString().slice(0, 10),

@@ -202,6 +202,21 @@ describe.skipIf(usingRealPostgres)('CLI beside a running embedded server (PGlite
     expect(await cli(dir, 'catalog', 'import', catalogFile)).toEqual(badViaServer);
   }, 180_000);
 
+  it('pauses and resumes a campaign through the server, which serves the change at once', async () => {
+    const dir = freshDir();
+    const server = await serve(dir);
+    const app = JSON.parse((await cli(dir, 'app', 'create', 'Campaign Host', '--json')).stdout);
+    // The demo catalog's Jeju ocean-view offer, of cmp.haneul-korea-stays, serves this turn.
+    const served = await decide(server, app.serving_key);
+    expect(served.body).toMatchObject({ serve: true, title: '제주 오션뷰 호텔 최대 30% 할인' });
+    const paused = await cli(dir, 'campaign', 'pause', 'cmp.haneul-korea-stays', '--by', 'ops', '--json');
+    expect(paused.code).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ effective: { status: 'paused' }, changes: [{ changed_by: 'ops' }] });
+    expect((await decide(server, app.serving_key)).body.offer_id).not.toBe(served.body.offer_id);
+    expect((await cli(dir, 'campaign', 'resume', 'cmp.haneul-korea-stays')).code).toBe(0);
+    expect((await decide(server, app.serving_key)).body.offer_id).toBe(served.body.offer_id);
+  }, 120_000);
+
   it('refuses a second server on the same directory, naming the pid; the first keeps serving', async () => {
     const dir = freshDir();
     const first = await serve(dir);

@@ -109,6 +109,28 @@ describe(`sidenote CLI (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
     expect(notJson.stderr).toContain('is not valid JSON');
   }, 120_000);
 
+  it("pauses, resumes, rebudgets and clears a campaign's controls, recording who did it", async () => {
+    // The catalog the test above imported.
+    const shown = await cli('campaign', 'show', 'cmp.jeju-hotels');
+    expect(shown).toMatchObject({ code: 0 });
+    expect(shown.stdout).toContain('controls:  (none: follows the catalog)');
+    const paused = JSON.parse((await cli('campaign', 'pause', 'cmp.jeju-hotels', '--by', 'ops: Mina', '--json')).stdout);
+    expect(paused).toMatchObject({ effective: { status: 'paused' }, catalog: { status: 'active' }, overrides: { status: 'paused' } });
+    expect(paused.changes[0]).toMatchObject({ changed_by: 'ops: Mina', channel: 'cli' });
+    const set = await cli('campaign', 'set', 'cmp.jeju-hotels', '--budget-daily', '5000000', '--ends-at', 'never');
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('controls:  status paused, budget.daily_micros 5000000, ends_at never');
+    expect(JSON.parse((await cli('campaign', 'resume', 'cmp.jeju-hotels', '--json')).stdout).effective.status).toBe('active');
+    const cleared = JSON.parse((await cli('campaign', 'clear', 'cmp.jeju-hotels', '--json')).stdout);
+    expect(cleared.overrides).toEqual({});
+    expect(cleared.changes.map((c: { after: { status: string } }) => c.after.status)).toEqual(['active', 'active', 'paused', 'paused']);
+    expect(await cli('campaign', 'set', 'cmp.jeju-hotels')).toMatchObject({ code: 2 });
+    expect(await cli('campaign', 'set', 'cmp.jeju-hotels', '--budget-daily', 'lots')).toMatchObject({ code: 2 });
+    expect(await cli('campaign', 'set', 'cmp.jeju-hotels', '--ends-at', 'soon')).toMatchObject({ code: 2 });
+    expect(await cli('campaign', 'pause', 'cmp.nothere')).toMatchObject({ code: 1, stderr: 'no campaign cmp.nothere\n' });
+    expect(await cli('campaign', 'pause', 'Not An Id')).toMatchObject({ code: 1, stderr: 'no campaign Not An Id\n' });
+  }, 120_000);
+
   it('prints help for every way of asking, with exit 0 and without opening a database', async () => {
     // A database that cannot be reached: any attempt to open it would fail the command.
     const saved = env;

@@ -29,6 +29,14 @@ describe('dashboard in headless Chromium', () => {
       }
       throw new Error('click not recorded');
     });
+    // An operator paused the phones campaign after its traffic: the spend table says so.
+    const paused = await t.app.inject({
+      method: 'PATCH',
+      url: '/admin/campaigns/cmp.phones/control',
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      payload: { status: 'paused', changed_by: 'ops: Mina' },
+    });
+    expect(paused.statusCode).toBe(200);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -97,7 +105,9 @@ describe('dashboard in headless Chromium', () => {
     expect(await spendRows.count()).toBe(2);
     const hotels = page.locator('#spend-campaign tr[data-campaign="cmp.jeju-hotels"]');
     expect(await hotels.locator('td[data-col="name"]').textContent()).toBe('Jeju ocean-view hotelsHaneul Stay');
-    expect(await page.locator('#spend-campaign tr[data-campaign="cmp.phones"] td[data-col="name"]').textContent()).toBe('cmp.phonesGadget Harbor');
+    const phones = page.locator('#spend-campaign tr[data-campaign="cmp.phones"] td[data-col="name"]');
+    expect(await phones.textContent()).toBe('cmp.phonesGadget Harbor · paused');
+    expect(await phones.getAttribute('title')).toMatch(/^cmp\.phones: controls last changed \d{4}-\d\d-\d\d \d\d:\d\d UTC by ops: Mina$/);
     // 4 live serves at a 2.00 bid in the last hour; the daily budget is 100.00.
     expect(await hotels.locator('td[data-col="range-spend"]').textContent()).toBe('8.004 served');
     expect(await hotels.locator('td[data-col="today"]').textContent()).toMatch(/^\d+\.\d{2} \/ 100\.00/);

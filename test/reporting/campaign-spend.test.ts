@@ -92,6 +92,7 @@ describe(`campaign spend in reports (${stores})`, () => {
       advertiser_id: 'adv.haneul-stay',
       advertiser_name: 'Haneul Stay',
       status: 'active',
+      last_control_change: null,
       bid_micros: 2_000_000,
       // 6.00 of 100.00 is 6% of the budget in 25% of the day: pacing 0.24; at that rate the
       // budget would last 100 hours, so it does not run out today.
@@ -115,6 +116,7 @@ describe(`campaign spend in reports (${stores})`, () => {
       advertiser_id: 'adv.gadget-harbor',
       advertiser_name: 'Gadget Harbor',
       status: 'active',
+      last_control_change: null,
       bid_micros: 1_000_000,
       // Half the budget in a quarter of the day: pacing 2, and 4.00 is reached at 12:00 UTC.
       today: {

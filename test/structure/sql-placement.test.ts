@@ -43,6 +43,9 @@ const OWNER: Record<string, string> = {
   advertiser_destinations: 'src/catalog/catalog-repository.ts',
   affiliate_networks: 'src/catalog/catalog-repository.ts',
   campaigns: 'src/catalog/catalog-repository.ts',
+  // Operators' overrides of campaigns, laid over them wherever a campaign serves.
+  campaign_controls: 'src/catalog/catalog-repository.ts',
+  campaign_control_changes: 'src/catalog/catalog-repository.ts',
   offers: 'src/catalog/catalog-repository.ts',
   offer_snapshots: 'src/catalog/catalog-repository.ts',
   catalog_import_jobs: 'src/catalog/catalog-import-job-repository.ts',
