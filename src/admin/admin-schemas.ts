@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { storedText } from '../http/text.js';
 import { ErrorBodySchema } from '../http/error-body.js';
 import { CatalogId } from '../catalog/catalog-schema.js';
+import { CONTROLLED_FIELDS } from '../campaigns/campaign-controls.js';
 
 // Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
 // document and the code agree on every character.
@@ -197,7 +198,7 @@ export const CampaignControlBody = z
       .describe('Budgets to set; an absent one keeps its current value.'),
     ends_at: IsoTime.nullable().optional().describe('ISO time with offset it stops serving (a past time ends it now); null: never ends.'),
     follow_catalog: z
-      .array(z.enum(['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at']))
+      .array(z.enum(CONTROLLED_FIELDS))
       .max(4)
       .optional()
       .describe("Fields that follow the catalog's value again (the control of each is dropped)."),

@@ -1,6 +1,6 @@
 // Campaign control in the operator API: read and change a campaign's controls (pause, resume,
-// budgets, end date; `follow_catalog` returns fields to the catalog) without importing the catalog. Registered inside the admin plugin,
-// so its key check runs first. This instance reloads at once after a change; the others see the
+// budgets, end date; `follow_catalog` returns fields to the catalog) without importing the
+// catalog. Registered inside the admin plugin, so its key check runs first. This instance reloads at once after a change; the others see the
 // catalog version move at their next poll (CATALOG_POLL_MS) and reload too.
 import type { FastifyInstance } from 'fastify';
 import { paramsSchema, requestBody, response } from '../http/openapi.js';

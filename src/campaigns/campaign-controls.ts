@@ -14,6 +14,9 @@ export interface SettingsView {
   ends_at: string | null;
 }
 
+/** The fields a control sets, as `follow_catalog` names them. */
+export const CONTROLLED_FIELDS = ['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at'] as const;
+
 /** A change as the API and the CLI take it; an absent field keeps its current override. */
 export interface ControlPatch {
   status?: 'active' | 'paused';
@@ -21,7 +24,7 @@ export interface ControlPatch {
   /** An ISO time, or null for "never ends". */
   ends_at?: string | null;
   /** Fields to follow the catalog again. */
-  follow_catalog?: Array<'status' | 'budget.total_micros' | 'budget.daily_micros' | 'ends_at'>;
+  follow_catalog?: Array<(typeof CONTROLLED_FIELDS)[number]>;
 }
 
 export interface CampaignControlView {
@@ -114,11 +117,6 @@ export class CampaignControls {
     if (!stored) throw new NotFoundError(`no campaign ${campaignId}`);
     await this.onChanged();
     return this.view(stored);
-  }
-
-  /** Every field follows the catalog again. */
-  async clear(campaignId: string, by: ChangedBy): Promise<CampaignControlView> {
-    return this.change(campaignId, { follow_catalog: ['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at'] }, by);
   }
 
   private async view(stored: StoredControl): Promise<CampaignControlView> {

@@ -175,16 +175,12 @@ export class CatalogRepository {
     }>(
       // Status and budgets as they serve: with the operators' controls (EFFECTIVE_CAMPAIGNS),
       // and who changed them last.
-      `SELECT c.id, c.name, c.advertiser_id, a.name AS advertiser_name, coalesce(k.status, c.status) AS status,
-              c.archived_at IS NOT NULL AS archived, c.bid_micros,
-              coalesce(k.budget_daily_micros, c.budget_daily_micros) AS budget_daily_micros,
-              coalesce(k.budget_total_micros, c.budget_total_micros) AS budget_total_micros,
-              last.changed_at, last.changed_by
-         FROM campaigns c JOIN advertisers a ON a.id = c.advertiser_id
-         LEFT JOIN campaign_controls k ON k.campaign_id = c.id
+      `SELECT e.id, e.name, e.advertiser_id, a.name AS advertiser_name, e.status, e.archived_at IS NOT NULL AS archived,
+              e.bid_micros, e.budget_daily_micros, e.budget_total_micros, last.changed_at, last.changed_by
+         FROM (${EFFECTIVE_CAMPAIGNS}) e JOIN advertisers a ON a.id = e.advertiser_id
          LEFT JOIN LATERAL (SELECT x.changed_at, x.changed_by FROM campaign_control_changes x
-                             WHERE x.campaign_id = c.id ORDER BY x.id DESC LIMIT 1) last ON true
-        ORDER BY c.id`,
+                             WHERE x.campaign_id = e.id ORDER BY x.id DESC LIMIT 1) last ON true
+        ORDER BY e.id`,
     );
     return r.rows.map((c) => ({
       id: c.id,
@@ -410,7 +406,7 @@ export const EFFECTIVE_CAMPAIGNS = `SELECT c.id, c.name, c.advertiser_id,
          c.countries, c.bid_micros, c.priority,
          coalesce(k.budget_total_micros, c.budget_total_micros) AS budget_total_micros,
          coalesce(k.budget_daily_micros, c.budget_daily_micros) AS budget_daily_micros,
-         c.frequency_cap_count, c.frequency_cap_window_s, c.offer_ttl_s
+         c.frequency_cap_count, c.frequency_cap_window_s, c.offer_ttl_s, c.archived_at
     FROM campaigns c LEFT JOIN campaign_controls k ON k.campaign_id = c.id`;
 
 interface CampaignRow {

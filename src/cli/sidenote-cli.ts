@@ -21,7 +21,7 @@ import { migrate } from '../db/migrate.js';
 import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '../apps/app-repository.js';
 import { BrandSafetySettings, type BrandSafetyView } from '../apps/brand-safety.js';
 import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
-import { CampaignControls, type CampaignControlView, type ControlPatch } from '../campaigns/campaign-controls.js';
+import { CampaignControls, CONTROLLED_FIELDS, type CampaignControlView, type ControlPatch } from '../campaigns/campaign-controls.js';
 import { Refusal } from '../errors/error-registry.js';
 import { userInfo } from 'node:os';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
@@ -303,7 +303,7 @@ function campaignPatch(command: string, values: ReturnType<typeof readArgs>['val
   if (command === 'show') return null;
   if (command === 'pause') return { status: 'paused' };
   if (command === 'resume') return { status: 'active' };
-  if (command === 'clear') return { follow_catalog: ['status', 'budget.total_micros', 'budget.daily_micros', 'ends_at'] };
+  if (command === 'clear') return { follow_catalog: [...CONTROLLED_FIELDS] };
   const micros = (flag: string, v: string | undefined) => {
     if (v === undefined) return undefined;
     if (!/^\d{1,16}$/.test(v)) throw new UsageError(`--${flag} takes a whole number of micro-units`);
