@@ -292,6 +292,22 @@ export const BATCH_STARTS = {
     'se-ko': 366,
     'se-en': 358,
   },
+  'session-19': {
+    'ci-ko': 342,
+    'ci-en': 346,
+    'tn-ko': 250,
+    'tn-en': 249,
+    'cx-ko': 278,
+    'cx-en': 284,
+    'am-ko': 232,
+    'am-en': 230,
+    'rk-ko': 221,
+    'rk-en': 227,
+    'km-ko': 244,
+    'km-en': 171,
+    'se-ko': 377,
+    'se-en': 369,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
