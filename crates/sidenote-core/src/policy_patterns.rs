@@ -78,11 +78,12 @@ fn is_hangul_syllable(c: char) -> bool {
 
 /// A number, then 살 or 세. The number is read whole (no digit, Latin letter or dot before it);
 /// 살 is not the verb 사다 in any of its endings (살만해, 살려고, 살라구, 살래, 살까, 살게, 살거야,
-/// 살건데, 살지, 살 수, 살 거): "아이폰16 살라구" buys a phone, "16살" is an age; 세 only right after
+/// 살건데, 살지, 살 수, 살 거, 살 생각): "아이폰16 살라구" buys a phone, "16살" is an age; 세 only right after
 /// the number and not the start of another word (세일, 세트, 세대, 세금 …): "iPhone 16 세일" is a
 /// sale, not an age.
 static KO_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]+(?:\s*살|세)"));
-static KO_SAL_VERB: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:[만려라래까게께거건꺼껀걸지]|\s+[수거건걸지까게만려라](?:[^가-힣]|$))"));
+static KO_SAL_VERB: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(?:[만려라래까게께거건꺼껀걸지]|\s+[수거건걸지까게만려라](?:[^가-힣]|$)|\s*(?:생각|계획|예정|마음)(?:[^가-힣]|$|[이은을도]))"));
 
 fn says_korean_age(text: &str) -> bool {
     // Matches are taken one after another (not from every start, as `any_where` does): each
@@ -257,13 +258,63 @@ fn says_person_years_old(text: &str) -> bool {
 /// Whether a turn says the user is a minor by age or school year ("I'm 14", "8th grade",
 /// "freshman in high school", "중2", "고1", "15살", "열다섯 살").
 pub fn says_minor_age(text: &str) -> bool {
-    !text.is_empty()
-        && (says_korean_age(text)
-            || any_where(&KO_WORD_AGE, text, |m| !said_of_family_ko(text, m))
-            || says_korean_school_year(text)
-            || any_where(&EN_AGE, text, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]))
-            || says_person_years_old(text)
-            || [&*EN_WORD_AGE, &*EN_GRADE_NUMBER, &*EN_GRADE, &*EN_SCHOOL].into_iter().any(|re| any_where(re, text, |m| !said_of_family_en(text, m))))
+    if text.is_empty() {
+        return false;
+    }
+    // A turn that names the user's own child, grandchild, nephew or pupil is a grown-up speaking:
+    // an age or a school year anywhere in it is theirs ("my grandson … is the iPad Air overkill
+    // for a twelve-year-old"), unless the user says it of themselves ("im 15 and my nephew …").
+    if names_dependant(text) {
+        return says_own_age(text);
+    }
+    says_korean_age(text)
+        || any_where(&KO_WORD_AGE, text, |m| !said_of_family_ko(text, m))
+        || says_korean_school_year(text)
+        || any_where(&EN_AGE, text, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]) && !as_a_figure_of_speech(text, m))
+        || says_person_years_old(text)
+        || any_where(&EN_WORD_AGE, text, |m| !said_of_family_en(text, m) && !as_a_figure_of_speech(text, m))
+        || [&*EN_GRADE_NUMBER, &*EN_GRADE, &*EN_SCHOOL].into_iter().any(|re| any_where(re, text, |m| !said_of_family_en(text, m)))
+}
+
+/// "Explain like I'm five", "as if I'm 5": an idiom for "simply", not an age.
+fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
+    let before = chars_before(text, m.start(), 8).trim_end();
+    before.ends_with("like") || before.ends_with("as if")
+}
+
+/// The user's own child, grandchild, nephew or niece, or pupils: "my son", "our kids", "my
+/// grand daughter", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애. A sibling, a friend or a
+/// classmate is not among them (the user may be as young), nor a class's kids (우리반 애들).
+static EN_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:my|our)\s+(?:(?:little|youngest|oldest|eldest|two|three|four)\s+)?(?:sons?|daughters?|kids?|child|children|grand\s*(?:sons?|daughters?|kids?|child|children)|nephews?|nieces?|step\s*(?:sons?|daughters?|kids?)|students|pupils)(?-u:\b)",
+    )
+});
+static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[^가-힣])(?:(?:우리|제|내)\s*)?(?:딸|아들|손녀|손자|손주|조카|자녀|제자)(?:[^가-힣]|$|[이가은는을를도의들랑]|님|한테|에게|내미)|(?:^|[^가-힣])우리\s*(?:아이|애)(?:[^가-힣]|$|[가는를도의들랑]|한테|에게)",
+    )
+});
+
+fn names_dependant(text: &str) -> bool {
+    EN_DEPENDANT.is_match(text) || KO_DEPENDANT.is_match(text)
+}
+
+/// An age or a school year the user says of themselves: "I'm 15", "im in year 10", "i'm a
+/// sophomore in high school", 저 중3인데, 나 16살, 제가 고1이라.
+static EN_OWN_AGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:i'?m|i am|im)\s+(?:only\s+|just\s+|in\s+|a\s+)?(?:[5-9]|1[0-8]|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|(?:grade|year|yr)\s+(?:[1-9]|1[0-3])|(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade|(?:freshman|sophomore|junior|senior)\s+in\s+(?:high|middle)\s+school|(?:high|middle|elementary|junior high|primary)\s+school)(?-u:\b)",
+    )
+});
+static KO_OWN_AGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[^가-힣])(?:저는|나는|제가|내가|저|나)\s*(?:이제\s*|올해\s*|지금\s*)?(?:예비\s*)?(?:(?:초|중|고)\s*[1-6]|(?:[5-9]|1[0-8])\s*살|열(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)?\s*살|(?:초등|중|고등?)학(?:교|생)\s*[1-6]\s*학년|고딩|중딩|초딩)",
+    )
+});
+
+fn says_own_age(text: &str) -> bool {
+    any_where(&EN_OWN_AGE, text, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]) && !as_a_figure_of_speech(text, m)) || KO_OWN_AGE.is_match(text)
 }
 
 // --- medicines ----------------------------------------------------------------------------------
