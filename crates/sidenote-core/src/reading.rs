@@ -248,6 +248,17 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
         || after.trim_start_matches(' ').starts_with("출발")
 }
 
+/// Korean refuses a kind of the thing asked for by describing it with 거/것 ("비싼 건 필요 없고",
+/// "너무 비싼 거 말고", "그거 말고 더 가벼운 모델"): the negation is said of that description, not
+/// of the topic asked before it, so it voids nothing ("노트북 하나 장만하려구 … 비싼 건 필요
+/// 없고 배터리 오래 가는 걸로" still asks for a laptop) unless the description itself names a
+/// topic after the clause's last cue ("유심 꽂는 거 말고").
+fn said_of_a_description(text: &str, at: usize) -> bool {
+    const DESCRIBED: [&str; 10] = ["거", "것", "건", "걸", "거는", "거도", "거를", "것은", "것도", "것을"];
+    let before = text[..at].trim_end();
+    DESCRIBED.iter().any(|d| before.ends_with(d))
+}
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -367,6 +378,15 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 // Said of a thing: it only hides the sensitive alias inside it.
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}
+                // Refusing a kind of the thing asked for leaves the ask standing (below), when the
+                // description names nothing itself ("유심 꽂는 거 말고" refuses the SIM).
+                TextHit::Negation | TextHit::NegationBefore
+                    if said_of_a_description(text, span.start) && {
+                        // The clause the cue is said in (a negation-before cue starts the next).
+                        let said_in = if hit == TextHit::Negation { clause } else { clause.saturating_sub(1) };
+                        let from = last_cue_end.filter(|&(c, _)| c == said_in).map_or(0, |(_, end)| end);
+                        !topics.last().is_some_and(|t| t.clause == said_in && t.start >= from)
+                    } => {}
                 TextHit::Negation => {
                     voided[clause as usize] = true;
                     negated_clause[clause as usize] = true;
@@ -597,6 +617,7 @@ mod tests {
             ("와이파이가 불안", TextHit::NotSensitive(1)),
             ("에서 갈아타", TextHit::Alternative),
             ("이미 있", TextHit::Negation),
+            ("필요 없", TextHit::Negation),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -724,6 +745,22 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Category(2), 0), (Topic::Entity(0), 0)]);
         let r = read_text("a flight to tokyo, a laptop, the hotel 말고");
         assert_eq!(topics(&r), vec![(Topic::Category(2), 0), (Topic::Entity(0), 0), (Topic::Category(0), 0)]);
+    }
+
+    #[test]
+    fn refusing_a_kind_of_the_thing_leaves_the_ask_standing() {
+        // Said of a description (a modifier and 거/것), a negation voids nothing.
+        let r = read_text("노트북 사려는데 너무 비싼 거 말고 가벼운 걸로");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
+        assert_eq!(r.purchase_clauses, vec![0]);
+        let r = read_text("노트북 사려는데 비싼 건 필요 없고 배터리 오래 가는 걸로");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
+        assert_eq!(r.purchase_clauses, vec![0]);
+        assert!(!read_text("노트북 사려는데 비싼거말고").topics.is_empty());
+        // Said of the thing, or of a description that names it, it still does.
+        assert!(read_text("노트북 사려는데 노트북은 필요 없고").topics.is_empty());
+        assert!(read_text("노트북 사려는데 vpn 깔린 거 말고").topics.iter().all(|t| t.topic != Topic::Category(4)));
+        assert!(read_text("애플 말고").topics.is_empty());
     }
 
     #[test]
