@@ -89,6 +89,14 @@ const JOB = {
   error: null,
 };
 
+const WEBHOOK = {
+  id: 'whk_4nQ8vR2xTzLm6Yp0Bc3Ks1',
+  url: 'https://ops.example.com/hooks/sidenote',
+  event_types: ['campaign.paused', 'catalog.import.failed'],
+  description: 'on-call channel',
+  created_at: '2026-11-28T09:00:00.000Z',
+};
+
 export const ADMIN_EXAMPLES: Record<string, Examples> = {
   createAppRequest: {
     ko: { summary: 'Korean app name · 한국어 앱 이름', value: { name: '하늘 채팅' } },
@@ -270,6 +278,54 @@ export const ADMIN_EXAMPLES: Record<string, Examples> = {
     unchanged: {
       summary: 'Same catalog again · 같은 카탈로그',
       value: { changed: false, version: 4, snapshots_created: 0, offers: 2, offers_archived: 0, campaigns: 1, advertisers: 1 },
+    },
+  },
+  createWebhookRequest: {
+    pauses: {
+      summary: 'Campaign pauses and failed imports · 캠페인 일시중지와 가져오기 실패',
+      value: { url: 'https://ops.example.com/hooks/sidenote', event_types: ['campaign.paused', 'catalog.import.failed'], description: 'on-call channel' },
+    },
+  },
+  createdWebhook: {
+    created: {
+      summary: 'Added; its secret shown this once · 추가됨, 비밀키는 이번 한 번만 표시',
+      value: { ...WEBHOOK, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    },
+  },
+  webhookEndpoint: { removed: { summary: 'Removed · 삭제됨', value: WEBHOOK } },
+  webhookList: { one: { summary: 'One endpoint · 엔드포인트 하나', value: { endpoints: [WEBHOOK] } } },
+  webhookDeliveries: {
+    retried: {
+      summary: 'One delivered after a retry, one waiting · 재시도 후 전달 하나, 대기 하나',
+      value: {
+        endpoint_id: WEBHOOK.id,
+        deliveries: [
+          {
+            id: 'msg_2Fz8qT6yLwVx0bN4cR1dM9',
+            event_type: 'catalog.import.failed',
+            created_at: '2026-11-28T10:15:00.000Z',
+            attempts: 1,
+            last_attempt_at: '2026-11-28T10:15:00.420Z',
+            last_status: 503,
+            last_error: 'status 503',
+            next_attempt_at: '2026-11-28T10:15:05.420Z',
+            delivered_at: null,
+            failed_at: null,
+          },
+          {
+            id: 'msg_7Kp3sW9nHbQy2mE5tA8jU4',
+            event_type: 'campaign.paused',
+            created_at: '2026-11-28T09:30:00.000Z',
+            attempts: 2,
+            last_attempt_at: '2026-11-28T09:30:05.510Z',
+            last_status: 204,
+            last_error: null,
+            next_attempt_at: null,
+            delivered_at: '2026-11-28T09:30:05.510Z',
+            failed_at: null,
+          },
+        ],
+      },
     },
   },
 };

@@ -1,4 +1,4 @@
-// Operator API: apps, keys, conversion secrets, the catalog, campaign controls and reports. One encapsulated
+// Operator API: apps, keys, conversion secrets, the catalog, campaign controls, webhooks and reports. One encapsulated
 // plugin, registered under the `/admin` prefix and only when ADMIN_KEY is set (app.ts): with no
 // key the routes do not exist. Access is decided by route: the key check is this plugin's own
 // onRequest hook, so it runs for every route the router matches here (however the path was
@@ -13,6 +13,7 @@ import { methodNotAllowedHook, notFound } from '../http/method-not-allowed.js';
 import { reportRoutes } from '../reporting/report-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { campaignRoutes } from './campaign-routes.js';
+import { webhookRoutes } from './webhook-routes.js';
 import {
   AdminIdParam as IdParam,
   AppList,
@@ -73,6 +74,7 @@ async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
   await app.register(reportRoutes);
   await app.register(catalogRoutes);
   await app.register(campaignRoutes);
+  await app.register(webhookRoutes);
 
   const params = paramsSchema(IdParam);
 
@@ -207,4 +209,7 @@ async function admin(plain: FastifyInstance, opts: AdminApiOptions) {
   );
 }
 
-export const adminApi = feature(admin, { name: 'admin', needs: ['repositories', 'catalogImports', 'catalogRuntime', 'reports', 'now'] });
+export const adminApi = feature(admin, {
+  name: 'admin',
+  needs: ['repositories', 'catalogImports', 'catalogRuntime', 'reports', 'now', 'notifications', 'config'],
+});

@@ -4,6 +4,7 @@ import { storedText } from '../http/text.js';
 import { ErrorBodySchema } from '../http/error-body.js';
 import { CatalogId } from '../catalog/catalog-schema.js';
 import { CONTROLLED_FIELDS } from '../campaigns/campaign-controls.js';
+import { EVENT_TYPES } from '../webhooks/notifications.js';
 
 // Blank means only whitespace as JavaScript's trim() and Python's `\s` both count it, so the
 // document and the code agree on every character.
@@ -242,3 +243,66 @@ export const CampaignControl = z
       .describe('The last 20 changes, newest first.'),
   })
   .describe("A campaign's controls, its effective values and its recent changes.");
+
+// --- signed notifications (webhooks) -------------------------------------------------------------
+
+export const WebhookIdParam = z.strictObject({
+  id: z
+    .string()
+    .regex(/^whk_[A-Za-z0-9]{1,64}$/)
+    .describe('A webhook endpoint id (`whk_…`); anything else is 400 `invalid_request`.'),
+});
+
+const EventType = z.enum(EVENT_TYPES);
+
+export const CreateWebhookBody = z
+  .strictObject({
+    url: storedText(1, 2048).describe(
+      'Where deliveries are POSTed: http or https, no credentials in it. Refused when its host is or resolves to a loopback, private, link-local or reserved address (unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set).',
+    ),
+    event_types: z.array(EventType).min(1).max(EVENT_TYPES.length).describe('The events delivered to it, each at most once.'),
+    description: storedText(0, 200).optional().describe("The operator's note, up to 200 characters."),
+  })
+  .refine((b) => new Set(b.event_types).size === b.event_types.length, { message: 'event_types must not repeat', path: ['event_types'] })
+  .describe('A new webhook endpoint.');
+
+export const WebhookEndpoint = z
+  .strictObject({
+    id: z.string().describe('Endpoint id (`whk_…`).'),
+    url: z.string().describe('Where deliveries go.'),
+    event_types: z.array(EventType).describe('The events delivered to it.'),
+    description: z.string().describe("The operator's note."),
+    created_at: z.string().describe('ISO time it was added.'),
+  })
+  .describe('A webhook endpoint (its secret is shown only when it is created).');
+
+export const CreatedWebhookEndpoint = WebhookEndpoint.extend({
+  secret: z.string().describe('The signing secret (`whsec_…`), shown this once: verify `webhook-signature` with it (HMAC-SHA256, Standard Webhooks).'),
+}).describe('The new endpoint and its signing secret.');
+
+export const WebhookEndpointList = z.strictObject({ endpoints: z.array(WebhookEndpoint).describe('Every endpoint not removed, oldest first.') });
+
+export const WebhookDeliveries = z
+  .strictObject({
+    endpoint_id: z.string().describe('The endpoint.'),
+    deliveries: z
+      .array(
+        z.strictObject({
+          id: z.string().describe('The `webhook-id` header of every attempt (`msg_…`).'),
+          event_type: EventType.describe('What happened.'),
+          created_at: z.string().describe('ISO time the event was enqueued.'),
+          attempts: z.int().describe('Attempts so far.'),
+          last_attempt_at: z.string().nullable().describe('ISO time of the latest attempt.'),
+          last_status: z.int().nullable().describe("The receiver's HTTP status at the latest attempt; null when it did not answer."),
+          last_error: z
+            .string()
+            .nullable()
+            .describe('Why the latest attempt failed (`status 503`, `timeout`, `connection refused`, `unsafe target` …); null once delivered.'),
+          next_attempt_at: z.string().nullable().describe('ISO time of the next attempt while pending; null once delivered or failed.'),
+          delivered_at: z.string().nullable().describe('ISO time a 2xx answered it.'),
+          failed_at: z.string().nullable().describe('ISO time it was given up (its retries spent, or the endpoint removed).'),
+        }),
+      )
+      .describe('Its latest deliveries, newest first (at most 100).'),
+  })
+  .describe("An endpoint's recent deliveries and their attempts.");

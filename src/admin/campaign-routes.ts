@@ -40,10 +40,13 @@ export async function campaignRoutes(plain: FastifyInstance) {
   const app = plain.withTypeProvider<ZodSchemas>();
   // The change is committed by then: a reload that fails here leaves it to the next poll, and the
   // answer still says what was stored.
-  const controls = new CampaignControls(app.repositories.catalog, () =>
-    app.catalogRuntime
-      .reload()
-      .catch((err) => app.log.warn({ err: { type: (err as Error).name } }, 'campaign control stored, but this instance could not reload it yet')),
+  const controls = new CampaignControls(
+    app.repositories.catalog,
+    () =>
+      app.catalogRuntime
+        .reload()
+        .catch((err) => app.log.warn({ err: { type: (err as Error).name } }, 'campaign control stored, but this instance could not reload it yet')),
+    app.notifications,
   );
   const params = paramsSchema(CampaignIdParam);
   const bad = { badRequest: { error: 'invalid_request' as const } };

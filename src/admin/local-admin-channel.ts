@@ -43,6 +43,9 @@ export async function startLocalAdminChannel(main: FastifyInstance, dataDir: str
   local.decorate('catalogRuntime', main.catalogRuntime);
   local.decorate('reports', main.reports);
   local.decorate('now', main.now);
+  // Campaign pauses and resumes are announced, and webhook targets checked, as on the server.
+  local.decorate('notifications', main.notifications);
+  local.decorate('config', main.config);
   await local.register(adminApi, { prefix: '/admin', adminKey: key, routeMethods });
   // As on the public port: after the admin plugin, which has its own copy behind its key check.
   local.addHook('onRequest', methodNotAllowedHook(local, routeMethods));

@@ -5,6 +5,7 @@
 // never touched: a budget lowered below it leaves the campaign exhausted (BUDGET_EXHAUSTED).
 import { Refusal } from '../errors/error-registry.js';
 import { NotFoundError } from '../apps/app-repository.js';
+import type { Notifications } from '../webhooks/notifications.js';
 import type { CatalogRepository, CampaignOverrides, CampaignSettings, ControlChange, StoredControl } from '../catalog/catalog-repository.js';
 
 /** A campaign's controllable fields in the catalog's own shape. */
@@ -84,6 +85,8 @@ export class CampaignControls {
     private readonly repo: CatalogRepository,
     /** Runs after a change is committed (the serving instance reloads at once). */
     private readonly onChanged: () => Promise<void> = async () => {},
+    /** Where a pause or a resume is announced (signed notifications), when anywhere. */
+    private readonly notifications?: Pick<Notifications, 'publish'>,
   ) {}
 
   async read(campaignId: string): Promise<CampaignControlView> {
@@ -116,7 +119,17 @@ export class CampaignControls {
     );
     if (!stored) throw new NotFoundError(`no campaign ${campaignId}`);
     await this.onChanged();
-    return this.view(stored);
+    const changed = await this.view(stored);
+    const latest = changed.changes[0];
+    if (this.notifications && latest && latest.before.status !== latest.after.status) {
+      await this.notifications.publish(latest.after.status === 'paused' ? 'campaign.paused' : 'campaign.resumed', `${campaignId}:${latest.changed_at}`, {
+        campaign_id: campaignId,
+        status: latest.after.status,
+        changed_by: latest.changed_by,
+        changed_at: latest.changed_at,
+      });
+    }
+    return changed;
   }
 
   private async view(stored: StoredControl): Promise<CampaignControlView> {

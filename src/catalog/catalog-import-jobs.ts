@@ -43,6 +43,8 @@ export interface CatalogImportJobsOptions {
   /** Runs after a changed catalog was written, before the job reads as succeeded (this
    *  instance reloads its index; the others poll). */
   onImported?: (report: ImportReport) => Promise<void>;
+  /** Runs once the job has recorded its end, succeeded or failed (signed notifications). */
+  onFinished?: (job: ImportJobRow) => Promise<void>;
   log?: Log;
   /** Progress is written to the job's row at most this often. */
   progressEveryMs?: number;
@@ -205,7 +207,9 @@ export class CatalogImportJobs {
       else this.opts.log?.info({ job: id, error: failure.error }, 'catalog import refused');
       await this.repo.fail(id, failure).catch(() => {});
     }
-    return (await this.repo.get(id).catch(() => null)) ?? failedRow(id, this.runner);
+    const row = (await this.repo.get(id).catch(() => null)) ?? failedRow(id, this.runner);
+    await this.opts.onFinished?.(row).catch(() => {});
+    return row;
   }
 
   /** The one-at-a-time lock. A job records its end before its runner lets the lock go, so a

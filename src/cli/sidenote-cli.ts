@@ -22,6 +22,8 @@ import { AppRepository, NotFoundError, type AppSummary, type CreatedApp } from '
 import { BrandSafetySettings, type BrandSafetyView } from '../apps/brand-safety.js';
 import { CatalogRepository, type ImportReport } from '../catalog/catalog-repository.js';
 import { CampaignControls, CONTROLLED_FIELDS, type CampaignControlView, type ControlPatch } from '../campaigns/campaign-controls.js';
+import { Notifications } from '../webhooks/notifications.js';
+import { WebhookRepository } from '../webhooks/webhook-repository.js';
 import { Refusal } from '../errors/error-registry.js';
 import { userInfo } from 'node:os';
 import { CatalogValidationError } from '../catalog/catalog-validation.js';
@@ -133,7 +135,8 @@ function directOperations(db: Database): Operations {
   const apps = new AppRepository(db);
   const catalog = new CatalogRepository(db);
   const brandSafety = new BrandSafetySettings(apps, catalog);
-  const controls = new CampaignControls(catalog);
+  // A pause or resume made here is announced as through the API: a running instance delivers it.
+  const controls = new CampaignControls(catalog, undefined, new Notifications(new WebhookRepository(db), Date.now, { warn: () => {} }));
   return {
     createApp: (name) => apps.createApp(name),
     listApps: () => apps.listApps(),

@@ -133,6 +133,32 @@ export const ConfigSchema = z.object({
   /** A read replica for the reports (`/admin/reports`, the dashboard): read only, never migrated,
    *  never written. Unset: reports read the primary (DATABASE_URL or the embedded database). */
   reportingDatabaseUrl: z.string().min(1).optional(),
+  /** Signed notifications (src/webhooks/): how often each instance looks for due deliveries. */
+  webhookPollMs: z.coerce.number().int().min(50).max(600_000).default(1000),
+  /** How long a receiver has to answer one delivery. */
+  webhookTimeoutMs: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** The delay before each retry of a delivery, in ms (comma-separated); after the last, the
+   *  delivery has failed. Default: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h (about
+   *  23 hours in all). */
+  webhookRetryDelaysMs: z
+    .union([z.array(z.coerce.number()), z.string()])
+    .transform((v) => (Array.isArray(v) ? v : v.split(',').map((s) => Number(s.trim()))))
+    .pipe(
+      z
+        .array(
+          z
+            .number()
+            .int()
+            .min(10)
+            .max(7 * 86_400_000),
+        )
+        .min(0)
+        .max(50),
+    )
+    .default([5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000]),
+  /** Let webhooks reach loopback, private and link-local addresses (a receiver on the same
+   *  network). Off: such targets are refused when registered and when connected to. */
+  webhookAllowPrivateTargets: bool.default(false),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.coerce
     .number()
@@ -197,6 +223,10 @@ export const ENV_VARS: Record<keyof Config, string> = {
   conversionNonceRetentionDays: 'CONVERSION_NONCE_RETENTION_DAYS',
   historyDaysAhead: 'HISTORY_DAYS_AHEAD',
   historyMaintenanceMs: 'HISTORY_MAINTENANCE_MS',
+  webhookPollMs: 'WEBHOOK_POLL_MS',
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
+  webhookRetryDelaysMs: 'WEBHOOK_RETRY_DELAYS_MS',
+  webhookAllowPrivateTargets: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
 };
 
 export class ConfigError extends Error {}

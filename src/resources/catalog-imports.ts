@@ -15,6 +15,15 @@ async function catalogImportsResource(app: FastifyInstance) {
   const jobs = catalogImportJobs(app.db, app.repositories.catalog, {
     maxBytes: app.config.catalogImportMaxBytes,
     onImported: () => app.catalogRuntime.reload(),
+    onFinished: (job) =>
+      job.state === 'succeeded'
+        ? app.notifications.publish('catalog.import.succeeded', job.id, {
+            job_id: job.id,
+            version: job.report?.version ?? null,
+            offers: job.report?.offers ?? null,
+            changed: job.report?.changed ?? null,
+          })
+        : app.notifications.publish('catalog.import.failed', job.id, { job_id: job.id, error: job.failure?.error ?? 'import_failed' }),
     log: app.log,
   });
   // What imports of a process that died left in the temporary directory (import-scratch.ts).
@@ -25,4 +34,8 @@ async function catalogImportsResource(app: FastifyInstance) {
   app.decorate('catalogImports', jobs);
 }
 
-export default fp(catalogImportsResource, { name: 'catalog-imports', dependencies: ['config', 'database', 'repositories', 'catalog-runtime'], fastify: '5.x' });
+export default fp(catalogImportsResource, {
+  name: 'catalog-imports',
+  dependencies: ['config', 'database', 'repositories', 'catalog-runtime', 'webhooks'],
+  fastify: '5.x',
+});

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { HistoryMaintenance } from '../db/history-partitions.js';
 import { MINUTE_ROLLUP_RETENTION_DAYS } from '../reporting/report-repository.js';
+import { DELIVERY_RETENTION_DAYS } from '../webhooks/webhook-repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +35,7 @@ async function historyResource(app: FastifyInstance) {
         { name: 'report minute rollups', days: MINUTE_ROLLUP_RETENTION_DAYS, forgetBefore: (t) => repos.reports.forgetRollupsBefore(60, t) },
         { name: 'report half-hour rollups', days: config.decisionsRetentionDays, forgetBefore: (t) => repos.reports.forgetRollupsBefore(1800, t) },
         { name: 'report funnel marks', days: config.decisionsRetentionDays, forgetBefore: (t) => repos.reports.forgetFunnelMarksBefore(t) },
+        { name: 'webhook deliveries', days: DELIVERY_RETENTION_DAYS, forgetBefore: (t) => repos.webhooks.forgetDeliveriesBefore(t) },
       ],
     },
     { now: app.now, log: app.log, intervalMs: config.historyMaintenanceMs },

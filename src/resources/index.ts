@@ -19,6 +19,7 @@ import catalogRuntimeResource from './catalog-runtime.js';
 import writersResource from './writers.js';
 import reportsResource from './reports.js';
 import catalogImportsResource from './catalog-imports.js';
+import webhooksResource from './webhooks.js';
 
 export interface ResourceOptions {
   config: Config;
@@ -35,6 +36,7 @@ async function resources(app: FastifyInstance, opts: ResourceOptions) {
   await app.register(databaseResource, { db: opts.db });
   for (const resource of [
     repositoriesResource,
+    webhooksResource,
     historyResource,
     linksResource,
     authenticatorResource,

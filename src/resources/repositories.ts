@@ -11,6 +11,7 @@ import { ConversionRepository } from '../conversions/conversion-repository.js';
 import { AffiliateImpressionRepository } from '../affiliate/affiliate-impression-repository.js';
 import { DecisionRepository } from '../decisions/decision-repository.js';
 import { ReportRepository } from '../reporting/report-repository.js';
+import { WebhookRepository } from '../webhooks/webhook-repository.js';
 
 export interface Repositories {
   apps: AppRepository;
@@ -22,6 +23,7 @@ export interface Repositories {
   conversions: ConversionRepository;
   affiliateImpressions: AffiliateImpressionRepository;
   reports: ReportRepository;
+  webhooks: WebhookRepository;
 }
 
 declare module 'fastify' {
@@ -47,6 +49,7 @@ export function repositoriesOf(db: Database): Repositories {
     conversions,
     affiliateImpressions,
     reports: new ReportRepository(db),
+    webhooks: new WebhookRepository(db),
   };
 }
 

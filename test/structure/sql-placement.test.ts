@@ -20,7 +20,7 @@ const isSqlHome = (file: string) => file.startsWith('src/db/') || file.startsWit
 // Keywords as the code writes SQL (upper case), so prose in messages and descriptions does not
 // trip them; `unnest(` is Postgres-only whatever its case.
 const SQL_PATTERNS: RegExp[] = [
-  /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\s+\S/, // a literal that is a statement, however short ('SELECT 1')
+  /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\s+[^\s/]/, // a literal that is a statement, however short ('SELECT 1'); not a route ('DELETE /admin/…')
   /\bSELECT\b[\s\S]*\bFROM\b/,
   /\bINSERT\s+INTO\b/,
   /\bUPDATE\s+\w+(\s+(AS\s+)?\w+)?\s+SET\b/,
@@ -46,6 +46,9 @@ const OWNER: Record<string, string> = {
   // Operators' overrides of campaigns, laid over them wherever a campaign serves.
   campaign_controls: 'src/catalog/catalog-repository.ts',
   campaign_control_changes: 'src/catalog/catalog-repository.ts',
+  // Signed notifications: endpoints and their outbox.
+  webhook_endpoints: 'src/webhooks/webhook-repository.ts',
+  webhook_deliveries: 'src/webhooks/webhook-repository.ts',
   offers: 'src/catalog/catalog-repository.ts',
   offer_snapshots: 'src/catalog/catalog-repository.ts',
   catalog_import_jobs: 'src/catalog/catalog-import-job-repository.ts',

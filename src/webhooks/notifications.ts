@@ -1,0 +1,33 @@
+// Signed notifications: what happened, enqueued for every endpoint subscribed to its type. The
+// payload is the Standard Webhooks shape (`type`, `timestamp`, `data`); the dispatcher
+// (webhook-dispatcher.ts) delivers it. Publishing never fails the work that caused it: an event
+// that cannot be enqueued is logged and lost, the change itself stands.
+import { newId } from '../util/ids.js';
+import type { WebhookRepository } from './webhook-repository.js';
+
+/** Every event type an endpoint can subscribe to. */
+export const EVENT_TYPES = ['campaign.paused', 'campaign.resumed', 'catalog.import.succeeded', 'catalog.import.failed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+interface Log {
+  warn(obj: object, msg: string): void;
+}
+
+export class Notifications {
+  constructor(
+    private readonly repo: WebhookRepository,
+    private readonly now: () => number,
+    private readonly log: Log,
+  ) {}
+
+  /** Enqueues `type` once per subscribed endpoint; `key` names the event, so the same event
+   *  published twice (by two instances, or a retry) is delivered once. */
+  async publish(type: EventType, key: string, data: Record<string, unknown>): Promise<void> {
+    const payload = { type, timestamp: new Date(this.now()).toISOString(), data };
+    try {
+      await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'));
+    } catch (err) {
+      this.log.warn({ err: { type: (err as Error).name }, event: type }, 'webhook event not enqueued');
+    }
+  }
+}
