@@ -41,7 +41,7 @@ export async function webhookRoutes(plain: FastifyInstance) {
       schema: {
         tags,
         security,
-        summary: 'Subscribe a URL to events (campaign paused or resumed, catalog import finished or failed); deliveries are signed',
+        summary: 'Subscribe a URL to events (campaign paused, resumed or out of budget; catalog import finished or failed); deliveries are signed',
         body: requestBody(CreateWebhookBody, EX.createWebhookRequest),
         response: {
           201: response(CreatedWebhookEndpoint, 'The endpoint; its secret is shown this once.', EX.createdWebhook),

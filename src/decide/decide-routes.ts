@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
 import { DecideService, timeoutAnswer } from './decide-service.js';
+import { BudgetAlerts } from '../webhooks/budget-alerts.js';
 import { deadlineAfter, type Deadline } from '../util/deadline.js';
 import { authenticateServingKey } from '../auth/require-serving-key.js';
 import type { Principal } from '../auth/authenticator.js';
@@ -92,6 +93,7 @@ async function decide(app: FastifyInstance, opts: DecideOptions) {
       sessionCap: { count: config.sessionCapCount, windowMs: config.sessionCapWindowSeconds * 1000 },
       linkTtlSeconds: config.linkTtlSeconds,
     },
+    budgetAlerts: new BudgetAlerts(app.notifications),
     now: app.now,
   });
 
@@ -196,5 +198,5 @@ function registerEnvelopeRoute(app: FastifyInstance, service: DecideService, rou
 
 export const decideRoutes = feature(decide, {
   name: 'decide',
-  needs: ['config', 'now', 'baseUrl', 'metrics', 'catalogRuntime', 'counters', 'spend', 'writers', 'repositories', 'links', 'authenticator'],
+  needs: ['config', 'now', 'baseUrl', 'metrics', 'catalogRuntime', 'counters', 'spend', 'writers', 'repositories', 'links', 'authenticator', 'notifications'],
 });

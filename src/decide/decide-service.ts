@@ -19,7 +19,7 @@ import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { ServedSnapshot, ServingCatalog } from '../catalog/serving-catalog.js';
 import type { CounterStore } from '../counters/counter-store.js';
-import { refusalOf, serveClaim, sessionOf, type CampaignLimits } from '../counters/serve-claims.js';
+import { refusalOf, serveClaim, sessionOf, utcDay, type CampaignLimits } from '../counters/serve-claims.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
 import type { SpendKeeper } from '../spend/spend-keeper.js';
 import type { MatchCandidate, MatchResult, Matcher } from '../native/offer-index.js';
@@ -102,6 +102,8 @@ export interface DecideParts {
   impressions: AffiliateImpressions;
   links: TrackedLinkSigner;
   settings: DecideSettings;
+  /** Told of each campaign a claim found out of budget (signed notifications announce it). */
+  budgetAlerts?: { exhausted(campaignId: string, limit: 'total' | 'daily', day: string): void };
   now?: () => number;
 }
 
@@ -114,6 +116,7 @@ export class DecideService {
   private readonly impressions: AffiliateImpressions;
   private readonly links: TrackedLinkSigner;
   private readonly settings: DecideSettings;
+  private readonly budgetAlerts: DecideParts['budgetAlerts'];
   private readonly now: () => number;
 
   constructor(parts: DecideParts) {
@@ -125,6 +128,7 @@ export class DecideService {
       impressions: this.impressions,
       links: this.links,
       settings: this.settings,
+      budgetAlerts: this.budgetAlerts,
     } = parts);
     this.matcher = parts.matcher ?? parts.catalog.index;
     this.now = parts.now ?? Date.now;
@@ -497,6 +501,10 @@ export class DecideService {
     const unknown = outcome.skipped.filter((s) => s.reason === 'spend_unknown').map((s) => candidates[s.index].campaignId);
     // Campaigns whose spend the store lost are loaded from the ledger, and not served until then.
     if (unknown.length > 0) this.spend.ensureLoaded(unknown);
+    for (const s of outcome.skipped) {
+      // A daily cap refuses until the day ends (a wait); a lifetime budget has no wait.
+      if (s.reason === 'budget') this.budgetAlerts?.exhausted(candidates[s.index].campaignId, s.retryAfterMs === null ? 'total' : 'daily', utcDay(nowMs));
+    }
     if (outcome.claimedIndex >= 0) return { winner: candidates[outcome.claimedIndex], receipt: outcome.receipt, reasons: [] };
     return { winner: null, receipt: null, ...refusalOf(outcome) };
   }

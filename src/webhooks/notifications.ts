@@ -6,7 +6,7 @@ import { newId } from '../util/ids.js';
 import type { WebhookRepository } from './webhook-repository.js';
 
 /** Every event type an endpoint can subscribe to. */
-export const EVENT_TYPES = ['campaign.paused', 'campaign.resumed', 'catalog.import.succeeded', 'catalog.import.failed'] as const;
+export const EVENT_TYPES = ['campaign.paused', 'campaign.resumed', 'campaign.budget_exhausted', 'catalog.import.succeeded', 'catalog.import.failed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 interface Log {

@@ -1,5 +1,5 @@
-// Signed notifications: an operator subscribes a URL to events; a campaign paused or resumed and
-// a catalog import finished or failed are delivered from the outbox with Standard Webhooks
+// Signed notifications: an operator subscribes a URL to events; a campaign paused, resumed or out
+// of budget and a catalog import finished or failed are delivered from the outbox with Standard Webhooks
 // headers (verified here with the `standardwebhooks` package, written by others), retried while
 // the receiver is down, visible through the admin API, and never sent to a private address
 // unless configuration allows it, neither when registered nor when connected to.
@@ -7,7 +7,8 @@ import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { koreanTurn } from '../helpers/envelopes.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
 import { isPublicAddress } from '../../src/webhooks/webhook-targets.js';
@@ -213,6 +214,39 @@ describe('webhook deliveries', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(hook.received).toHaveLength(0);
     await pause('active');
+  });
+
+  it('announces a campaign out of its daily budget once per day, however many decides it refuses', async () => {
+    hook = await receiver();
+    await hook.up();
+    const budget = await add(hook.url, ['campaign.budget_exhausted']);
+    const key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json().serving_key;
+    const daily = await t.app.inject({
+      method: 'PATCH',
+      url: `/admin/campaigns/${CAMPAIGN}/control`,
+      headers: ADMIN,
+      payload: { budget: { daily_micros: 0 } },
+    });
+    expect(daily.statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: '/v1/offers/decide',
+        headers: bearer(key),
+        payload: koreanTurn('제주도 호텔 최저가 알려줘', { session: { token: `s-${i}` } }),
+      });
+      expect(answer.json()).toMatchObject({ serve: false, reason_codes: expect.arrayContaining(['BUDGET_EXHAUSTED']) });
+    }
+    await until(() => hook.received.length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook.received).toHaveLength(1);
+    const event = new Webhook(budget.secret).verify(hook.received[0].body, hook.received[0].headers as Record<string, string>);
+    expect(event).toMatchObject({
+      type: 'campaign.budget_exhausted',
+      data: { campaign_id: CAMPAIGN, limit: 'daily', day: new Date().toISOString().slice(0, 10) },
+    });
+    await t.app.inject({ method: 'PATCH', url: `/admin/campaigns/${CAMPAIGN}/control`, headers: ADMIN, payload: { follow_catalog: ['budget.daily_micros'] } });
+    await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${budget.id}`, headers: ADMIN });
   });
 
   it('forgets ended deliveries after their retention, never pending ones', async () => {
