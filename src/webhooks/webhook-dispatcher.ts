@@ -41,6 +41,7 @@ export class WebhookDispatcher {
   ) {}
 
   start(): void {
+    this.stopped = false;
     this.schedule();
   }
 

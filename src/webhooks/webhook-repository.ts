@@ -119,7 +119,7 @@ export class WebhookRepository {
                    WHERE delivered_at IS NULL AND failed_at IS NULL AND next_attempt_at <= $1
                    ORDER BY next_attempt_at LIMIT $3
                    FOR UPDATE SKIP LOCKED)
-            AND e.id = d.endpoint_id
+            AND e.id = d.endpoint_id AND e.removed_at IS NULL
         RETURNING d.id, d.endpoint_id, e.url, e.secret, d.payload, d.attempts`,
         [now, new Date(now.getTime() + leaseMs), limit],
       );
@@ -140,7 +140,8 @@ export class WebhookRepository {
       `UPDATE webhook_deliveries
           SET attempts = attempts + 1, last_attempt_at = $2::timestamptz, last_status = $3::integer, last_error = $4::text,
               delivered_at = CASE WHEN $5::boolean THEN $2::timestamptz END,
-              failed_at = CASE WHEN NOT $5::boolean AND $6::timestamptz IS NULL THEN $2::timestamptz END,
+              -- An endpoint removed while this attempt was in flight has already failed it.
+              failed_at = coalesce(failed_at, CASE WHEN NOT $5::boolean AND $6::timestamptz IS NULL THEN $2::timestamptz END),
               next_attempt_at = coalesce($6::timestamptz, next_attempt_at)
         WHERE id = $1`,
       [id, at, outcome.status, outcome.error, outcome.delivered, outcome.retryAt],

@@ -125,14 +125,20 @@ describe('webhook deliveries', () => {
     });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
   });
-  afterEach(async () => hook?.close());
   afterAll(async () => t?.close());
 
+  const added: string[] = [];
   const add = async (url: string, event_types: string[]) => {
     const res = await t.app.inject({ method: 'POST', url: '/admin/webhooks', headers: ADMIN, payload: { url, event_types, description: 'tests' } });
     expect(res.statusCode).toBe(201);
+    added.push(res.json().id);
     return res.json() as { id: string; secret: string };
   };
+  // Each test starts with no endpoint and no receiver, whatever the one before it left.
+  afterEach(async () => {
+    await hook?.close();
+    for (const id of added.splice(0)) await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${id}`, headers: ADMIN });
+  });
   const deliveries = async (id: string) => (await t.app.inject({ method: 'GET', url: `/admin/webhooks/${id}/deliveries`, headers: ADMIN })).json();
   const pause = (status: 'paused' | 'active') =>
     t.app.inject({ method: 'PATCH', url: `/admin/campaigns/${CAMPAIGN}/control`, headers: ADMIN, payload: { status, changed_by: 'ops: Mina' } });
@@ -187,12 +193,14 @@ describe('webhook deliveries', () => {
     await pause('active');
     await until(() => hook.received.length >= 2);
     await new Promise((r) => setTimeout(r, 300));
-    const types = hook.received.map(
+    // Deliveries due at the same poll are sent side by side: they may arrive in either order.
+    const events = hook.received.map(
       (r) => new Webhook(imports.secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> },
     );
-    expect(types.map((e) => e.type)).toEqual(['catalog.import.succeeded', 'catalog.import.failed']);
-    expect(types[0].data).toMatchObject({ changed: true });
-    expect(types[1].data).toMatchObject({ error: 'invalid_catalog' });
+    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
+    expect(events).toHaveLength(2);
+    expect(byType['catalog.import.succeeded']).toMatchObject({ changed: true });
+    expect(byType['catalog.import.failed']).toMatchObject({ error: 'invalid_catalog' });
     await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${imports.id}`, headers: ADMIN });
   });
 
@@ -247,6 +255,27 @@ describe('webhook deliveries', () => {
     });
     await t.app.inject({ method: 'PATCH', url: `/admin/campaigns/${CAMPAIGN}/control`, headers: ADMIN, payload: { follow_catalog: ['budget.daily_micros'] } });
     await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${budget.id}`, headers: ADMIN });
+  });
+
+  it('keeps a delivery failed when its endpoint is removed while an attempt is in flight', async () => {
+    const repo = t.app.repositories.webhooks;
+    await t.app.webhookDispatcher.stop();
+    try {
+      const endpoint = await add('http://127.0.0.1:9/never', ['campaign.resumed']);
+      expect(await repo.enqueue('campaign.resumed', 'in-flight-test', { type: 'campaign.resumed' }, () => 'msg_inflight1')).toBe(1);
+      const claimed = (await repo.claimDue(new Date(), 10, 100)).filter((d) => d.id === 'msg_inflight1');
+      expect(claimed).toHaveLength(1);
+      await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${endpoint.id}`, headers: ADMIN });
+      // The attempt ends after the removal and asks for a retry: the delivery stays failed.
+      await repo.recordAttempt('msg_inflight1', new Date(), { delivered: false, status: 503, error: 'status 503', retryAt: new Date() });
+      const [row] = (await repo.deliveries(endpoint.id, 10)).filter((d) => d.id === 'msg_inflight1');
+      expect(row.failed_at).not.toBeNull();
+      expect(row.next_attempt_at).toBeNull();
+      await new Promise((r) => setTimeout(r, 20));
+      expect((await repo.claimDue(new Date(), 10, 100)).some((d) => d.id === 'msg_inflight1')).toBe(false);
+    } finally {
+      t.app.webhookDispatcher.start();
+    }
   });
 
   it('forgets ended deliveries after their retention, never pending ones', async () => {
