@@ -3,20 +3,14 @@
 // file, so a built install starts without writing anything (a read-only filesystem, a container
 // image) and a fresh clone's `npm install && npm start` still works.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isCurrent } from '../bin/compiled-build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function newest(p) {
-  const s = statSync(p);
-  if (!s.isDirectory()) return s.mtimeMs;
-  return readdirSync(p).reduce((m, f) => Math.max(m, newest(path.join(p, f))), 0);
-}
-
-const built = path.join(root, 'dist/server.js');
-if (existsSync(built) && statSync(built).mtimeMs >= newest(path.join(root, 'src'))) process.exit(0);
+if (isCurrent(path.join(root, 'dist/server.js'), path.join(root, 'src'))) process.exit(0);
 if (!existsSync(path.join(root, 'node_modules/typescript'))) {
   console.error('dist/ is missing or older than src/, and this install has no TypeScript to build it: run `npm run build` first.');
   process.exit(1);
