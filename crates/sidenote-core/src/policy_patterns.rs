@@ -78,9 +78,9 @@ fn is_hangul_syllable(c: char) -> bool {
 
 /// A number, then 살 or 세. The number is read whole (no digit, Latin letter or dot before it);
 /// 살 is not the verb 사다 in any of its endings (살만해, 살려고, 살라구, 살래, 살까, 살게, 살거야,
-/// 살건데, 살지, 살 수, 살 거, 살 생각): "아이폰16 살라구" buys a phone, "16살" is an age; 세 only right after
-/// the number and not the start of another word (세일, 세트, 세대, 세금 …): "iPhone 16 세일" is a
-/// sale, not an age.
+/// 살건데, 살지, 살 수, 살 거, 살 생각): "아이폰16 살라구" buys a phone, "16살" is an age; 세 only
+/// right after the number and not the start of another word (세일, 세트, 세대, 세금 …): "iPhone
+/// 16 세일" is a sale, not an age.
 static KO_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]+(?:\s*살|세)"));
 static KO_SAL_VERB: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?:[만려라래까게께거건꺼껀걸지]|\s+[수거건걸지까게만려라](?:[^가-힣]|$)|\s*(?:생각|계획|예정|마음)(?:[^가-힣]|$|[이은을도]))"));
