@@ -2,8 +2,9 @@
 // what behaves differently on the embedded defaults (PGlite and the in-process counter store)
 // runs again here, on the current Node LTS: money and limits (the in-process store's own bounds
 // and scripts), access, the CLI beside an embedded server, the data directory and its lock,
-// durability after SIGKILL, and privacy (what PGlite and the in-process store hold). Files that
-// run only on the embedded stores (cli-embedded-server, part of markers-everywhere) are here.
+// durability after SIGKILL, privacy (what PGlite and the in-process store hold), and the webhook
+// outbox. Files that run only on the embedded stores (cli-embedded-server, part of
+// markers-everywhere) are here.
 //   env -u DATABASE_URL -u REDIS_URL npx vitest run --config vitest.embedded.config.ts
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
@@ -24,6 +25,8 @@ const files = [
   'test/privacy/message-never-stored.test.ts',
   'test/privacy/markers-everywhere.test.ts',
   'test/apps/demo-keys.test.ts',
+  // The webhook outbox's claims (FOR UPDATE SKIP LOCKED, leases) on PGlite's single connection.
+  'test/webhooks/webhooks.test.ts',
 ];
 // A file renamed or removed must not drop out of this pass silently.
 const missing = files.filter((f) => !existsSync(f));
