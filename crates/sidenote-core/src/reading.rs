@@ -259,6 +259,14 @@ fn said_of_a_description(text: &str, at: usize) -> bool {
     DESCRIBED.iter().any(|d| before.ends_with(d))
 }
 
+/// Whether the description before a refusal names a topic of its own: one read in `clause` after
+/// the clause's last purchase or compare cue ("유심 꽂는 거 말고" refuses the SIM). Topics come in
+/// order of position, so the last one read is the only one that can be.
+fn description_names_a_topic(topics: &[TopicHit], last_cue_end: Option<(u32, usize)>, clause: u32) -> bool {
+    let from = last_cue_end.filter(|&(c, _)| c == clause).map_or(0, |(_, end)| end);
+    topics.last().is_some_and(|t| t.clause == clause && t.start >= from)
+}
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -378,15 +386,11 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 // Said of a thing: it only hides the sensitive alias inside it.
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}
-                // Refusing a kind of the thing asked for leaves the ask standing (below), when the
-                // description names nothing itself ("유심 꽂는 거 말고" refuses the SIM).
+                // Refusing a kind of the thing asked for leaves the ask standing (below). The clause
+                // it is said in: a negation-before cue starts the next one.
                 TextHit::Negation | TextHit::NegationBefore
-                    if said_of_a_description(text, span.start) && {
-                        // The clause the cue is said in (a negation-before cue starts the next).
-                        let said_in = if hit == TextHit::Negation { clause } else { clause.saturating_sub(1) };
-                        let from = last_cue_end.filter(|&(c, _)| c == said_in).map_or(0, |(_, end)| end);
-                        !topics.last().is_some_and(|t| t.clause == said_in && t.start >= from)
-                    } => {}
+                    if said_of_a_description(text, span.start)
+                        && !description_names_a_topic(&topics, last_cue_end, if hit == TextHit::Negation { clause } else { clause.saturating_sub(1) }) => {}
                 TextHit::Negation => {
                     voided[clause as usize] = true;
                     negated_clause[clause as usize] = true;
