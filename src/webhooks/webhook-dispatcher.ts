@@ -5,9 +5,8 @@
 // are not followed. What is recorded of a failure is a short reason, never the receiver's body.
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { signedHeaders } from './webhook-signing.js';
-import { checkTarget, safeLookup } from './webhook-targets.js';
+import { deliveryTarget, safeLookup } from './webhook-targets.js';
 import type { ClaimedDelivery, WebhookRepository } from './webhook-repository.js';
 
 export interface DispatcherOptions {
@@ -87,8 +86,7 @@ export class WebhookDispatcher {
   private async send(d: ClaimedDelivery): Promise<Outcome> {
     let url: URL;
     try {
-      // An IP literal is never looked up, so it is checked here; names are checked on connect.
-      url = isIP(new URL(d.url).hostname.replace(/^\[|\]$/g, '')) ? await checkTarget(d.url, this.opts.allowPrivateTargets) : new URL(d.url);
+      url = deliveryTarget(d.url, this.opts.allowPrivateTargets);
     } catch {
       return { status: null, error: 'unsafe target' };
     }

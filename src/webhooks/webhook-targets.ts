@@ -48,6 +48,15 @@ export async function checkTarget(url: string, allowPrivate: boolean): Promise<U
   return u;
 }
 
+/** The URL a delivery connects to. An IP literal is never looked up, so it is checked here;
+ *  a name is checked on connect, against the address it resolves to (`safeLookup`). */
+export function deliveryTarget(url: string, allowPrivate: boolean): URL {
+  const u = parseTarget(url);
+  const host = hostOf(u);
+  if (!allowPrivate && isIP(host) && !isPublicAddress(host)) throw new UnsafeTarget('url is a loopback, private, link-local or reserved address');
+  return u;
+}
+
 function resolveAll(host: string): Promise<string[]> {
   return new Promise((resolve) => {
     dnsLookup(host, { all: true }, (err, addresses) => resolve(err ? [] : (addresses as LookupAddress[]).map((a) => a.address)));
