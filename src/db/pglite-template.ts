@@ -13,12 +13,19 @@
 // else may write them: whoever could replace it could plant a database. When the cache cannot be
 // written (a read-only home) or is switched off (`SIDENOTE_CACHE_DIR=none`), every new database
 // runs initdb.
+//
+// The data directory's lock (data-dir-lock.ts) lives among PGlite's files, so a dump holds the
+// lock of the process that made it; restored, it would overwrite the new owner's lock with a
+// dead process' and let a second process take the directory over. The lock and its takeover
+// markers are left out of the copy when it is kept, and again when it is read (a copy kept by
+// an older version holds them).
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { LOCK_FILE } from './data-dir-lock.js';
 
 /** The installed PGlite's version (its package.json, found above its entry point: the package
  *  does not export the file): a template is only ever restored by the PGlite that made it. */
@@ -64,7 +71,7 @@ export function clusterTemplate(dir: string | null): Blob | undefined {
   const file = templateFile(dir);
   if (!ownedAndPrivate(dir) || !ownedAndPrivate(file)) return undefined;
   try {
-    return new Blob([readFileSync(file)]);
+    return new Blob([withoutLocks(readFileSync(file))]);
   } catch {
     return undefined;
   }
@@ -83,9 +90,40 @@ export async function keepAsTemplate(db: PGlite, dir: string | null): Promise<vo
     const dump = await db.dumpDataDir('none');
     // Written whole, then renamed: a reader never sees half a file, and two first starts racing
     // each leave a complete one.
-    writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()), { mode: 0o600, flag: 'wx' });
+    writeFileSync(partial, withoutLocks(new Uint8Array(await dump.arrayBuffer())), { mode: 0o600, flag: 'wx' });
     renameSync(partial, file);
   } catch {
     rmSync(partial, { force: true });
   }
+}
+
+const BLOCK = 512;
+
+/** The tar archive without the data directory's lock files (at its top level: `sidenote.lock`
+ *  and its `.takeover-` markers). Only headers are read; an entry is its header, any extended
+ *  headers before it (pax `x`, GNU `L`/`K`) and its data blocks. An archive that cannot be read
+ *  as tar is returned as it is: PGlite then refuses it, as it would have. */
+export function withoutLocks(tar: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const kept: Uint8Array<ArrayBuffer>[] = [];
+  let entryStart = 0;
+  let dropped = false;
+  for (let at = 0; at + BLOCK <= tar.length; ) {
+    const header = tar.subarray(at, at + BLOCK);
+    if (header.every((b) => b === 0)) break;
+    const size = Number.parseInt(new TextDecoder().decode(header.subarray(124, 136)).replace(/\0.*$/s, '').trim() || '0', 8);
+    if (!Number.isFinite(size)) return tar;
+    const next = at + BLOCK + Math.ceil(size / BLOCK) * BLOCK;
+    const type = String.fromCharCode(header[156]);
+    at = next;
+    // Extended headers describe the entry after them: they go with it.
+    if (type === 'x' || type === 'L' || type === 'K') continue;
+    const name = new TextDecoder().decode(header.subarray(0, 100)).replace(/\0.*$/s, '');
+    const topLevel = name.replace(/^(\.?\/)+/, '');
+    if (topLevel === LOCK_FILE || topLevel.startsWith(`${LOCK_FILE}.takeover-`)) dropped = true;
+    else kept.push(tar.subarray(entryStart, next));
+    entryStart = next;
+  }
+  if (!dropped) return tar;
+  // Two zero blocks end an archive.
+  return Buffer.concat([...kept, new Uint8Array(2 * BLOCK)]);
 }
