@@ -8,7 +8,7 @@
 import type { Database } from '../db/database.js';
 import { decisionsReaching } from '../decisions/decision-repository.js';
 import { sinceDecision } from '../persistence/decision-time.js';
-import { foldFunnelSteps } from '../reporting/report-repository.js';
+import { foldConversions, foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
 
 export interface NewConversion {
@@ -44,14 +44,16 @@ const claimNonce = (app: string, nonce: string, conversion: string, hash: string
   `INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES (${app}, ${nonce}, ${conversion}, ${hash}, ${at})
   ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
 
-/** The conversion row, when `guard` holds, and the decision's funnel step it reaches. */
+/** The conversion row, when `guard` holds, the decision's funnel step it reaches, and the
+ *  conversion counted on its own time. */
 const conversionRow = (guard: string) => `inserted AS (
   INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at, occurred_at, order_id)
   SELECT ${PARAMS} WHERE ${guard}
-  RETURNING id, decision_id, test
+  RETURNING id, app_id, decision_id, test, occurred_at, created_at
 ), reached AS (
   SELECT DISTINCT decision_id, 'conversion' AS step FROM inserted WHERE decision_id IS NOT NULL AND NOT test
-), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')}
+), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')},
+${foldConversions('inserted', decisionsReaching('inserted'), 'occurred')}
 SELECT id FROM inserted`;
 
 const INSERT_IF_NONCE_UNUSED = `

@@ -299,10 +299,12 @@ function render(report) {
       ['Rendered', fmt.format(t.rendered)],
       ['Qualified', fmt.format(t.qualified)],
       ['Clicks', fmt.format(t.clicks)],
-      ['Conversions', fmt.format(t.conversions)],
-    ].map(([label, value]) => {
+      ['Conversions', fmt.format(t.conversions), 'Served decisions of the range that converted'],
+      ['Conversions occurred', fmt.format(t.conversions_occurred), 'Conversions that happened in the range, however late they were sent'],
+    ].map(([label, value, title]) => {
       const tile = document.createElement('div');
       tile.className = 'tile';
+      if (title) tile.title = title;
       tile.dataset.total = label.toLowerCase().replace(' ', '_');
       tile.innerHTML = `<div class="label">${label}</div><div class="value"></div>`;
       tile.querySelector('.value').textContent = value;

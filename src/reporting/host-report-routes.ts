@@ -34,6 +34,7 @@ const EXAMPLE: HostReport = {
     qualified: 366,
     clicks: 54,
     conversions: 6,
+    conversions_occurred: 7,
   },
   buckets: [
     {
@@ -46,6 +47,7 @@ const EXAMPLE: HostReport = {
       qualified: 12,
       clicks: 2,
       conversions: 0,
+      conversions_occurred: 1,
     },
   ],
 };
@@ -79,20 +81,23 @@ async function hostReports(app: FastifyInstance) {
         includeTest: request.query.include_test === 'true',
         until: new Date(app.now()),
       });
-      const buckets = report.timeline.map(({ at, decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions }) => ({
-        at,
-        decides,
-        fills,
-        fill_rate,
-        no_fill_reasons,
-        rendered,
-        qualified,
-        clicks,
-        conversions,
-      }));
+      const buckets = report.timeline.map(
+        ({ at, decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions, conversions_occurred }) => ({
+          at,
+          decides,
+          fills,
+          fill_rate,
+          no_fill_reasons,
+          rendered,
+          qualified,
+          clicks,
+          conversions,
+          conversions_occurred,
+        }),
+      );
       const no_fill_reasons: Record<string, number> = {};
       for (const b of buckets) for (const [code, n] of Object.entries(b.no_fill_reasons)) no_fill_reasons[code] = (no_fill_reasons[code] ?? 0) + n;
-      const { decides, fills, fill_rate, rendered, qualified, clicks, conversions } = report.totals;
+      const { decides, fills, fill_rate, rendered, qualified, clicks, conversions, conversions_occurred } = report.totals;
       return {
         app_id: appId,
         range: report.range,
@@ -100,7 +105,7 @@ async function hostReports(app: FastifyInstance) {
         until: report.until,
         bucket_seconds: report.bucket_seconds,
         include_test: report.include_test,
-        totals: { decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions },
+        totals: { decides, fills, fill_rate, no_fill_reasons, rendered, qualified, clicks, conversions, conversions_occurred },
         buckets,
       };
     },

@@ -14,6 +14,17 @@ export const BUCKET_FUNNEL = {
   conversions: z.number().int().describe("The bucket's decisions with a live conversion."),
 };
 
+/** Conversions counted on their own time rather than their decision's (the operator's timeline
+ *  has them too). */
+export const CONVERSIONS_OCCURRED = {
+  conversions_occurred: z
+    .number()
+    .int()
+    .describe(
+      'Conversions that happened in the bucket (their event_time, else when they were received), whatever bucket their decision is in: a late conversion counts on the day it happened, and each conversion counts (a decision converted twice counts twice). Test-key conversions only with include_test.',
+    ),
+};
+
 export const HostReportQuery = z.strictObject({
   range: z
     .enum(HOST_REPORT_RANGES)
@@ -37,9 +48,11 @@ export const HostReportSchema = z
     until: z.string().describe('End of the range (exclusive), ISO 8601: the end of the current minute.'),
     bucket_seconds: z.number().int().describe('Width of each bucket (86400: UTC days).'),
     include_test: z.boolean().describe('Whether test-key traffic is included.'),
-    totals: z.strictObject({ ...Funnel, ...BUCKET_FUNNEL }).describe('The whole range.'),
+    totals: z.strictObject({ ...Funnel, ...BUCKET_FUNNEL, ...CONVERSIONS_OCCURRED }).describe('The whole range.'),
     buckets: z
-      .array(z.strictObject({ at: z.string().describe('Bucket start, ISO 8601.'), ...Funnel, ...BUCKET_FUNNEL }).describe('One bucket.'))
+      .array(
+        z.strictObject({ at: z.string().describe('Bucket start, ISO 8601.'), ...Funnel, ...BUCKET_FUNNEL, ...CONVERSIONS_OCCURRED }).describe('One bucket.'),
+      )
       .describe('Every bucket of the range, oldest first, empty ones included.'),
   })
   .describe("The calling app's own numbers: what its decides answered and what followed them.");

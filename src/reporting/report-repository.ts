@@ -6,7 +6,7 @@
 // clicks and conversions, as the spend ledger is kept with the decision rows: a rollup can never
 // disagree with the rows it counts, and there is no job to fall behind or watermark to lose.
 // This file owns those tables and writes their SQL, as CTE fragments the writers embed
-// (foldDecisions, foldFunnelSteps), so each rollup's shape and arithmetic are read in one place.
+// (foldDecisions, foldFunnelSteps, foldConversions), so each rollup's shape and arithmetic are read in one place.
 //
 // Two grains: a minute (grain 60) and a half hour (grain 1800). A range is whole minutes; it reads
 // half-hour rows for the half hours it covers whole and minute rows for the ragged ends (and for
@@ -54,6 +54,8 @@ export interface ReportFigures {
   /** Latency histogram per timeline bucket: `latency_bucket` as in latency-histogram.ts. */
   latency: { bucket: number; latency_bucket: number; n: number }[];
   reasons: { bucket: number; reason: string; n: number }[];
+  /** Per bucket: conversions that happened in it (their event_time, else when received). */
+  conversionsOccurred: { bucket: number; n: number }[];
   byCampaign: FunnelRow[];
   byApp: FunnelRow[];
   campaignRange: CampaignRangeRow[];
@@ -150,6 +152,25 @@ export function foldFunnelSteps(reached: string, decisions: string, prefix: stri
 )`;
 }
 
+/**
+ * A CTE (to follow `WITH …,`) that counts conversions on their own time, whatever the time of the
+ * decision they name: `inserted` names a CTE of conversions just written (app_id, test,
+ * decision_id, occurred_at, created_at), `decisions` a query giving those decisions' id and
+ * campaign_id (the rollup's campaign key), as for foldFunnelSteps. Every conversion counts, at
+ * its event_time, else when it was received.
+ */
+export function foldConversions(inserted: string, decisions: string, prefix: string): string {
+  return `${prefix}_decisions AS (
+  ${decisions}
+), ${prefix}_totals AS (
+  INSERT INTO report_conversion_rollups AS r (grain, at, app_id, test, campaign_id, conversions)
+  SELECT g.grain, ${at('coalesce(i.occurred_at, i.created_at)')}, i.app_id, i.test, coalesce(d.campaign_id, ''), count(*)
+  FROM ${inserted} i LEFT JOIN ${prefix}_decisions d ON d.id = i.decision_id CROSS JOIN ${GRAINS}
+  GROUP BY ${KEY} ORDER BY ${KEY}
+  ON CONFLICT (grain, at, app_id, test, campaign_id) DO UPDATE SET conversions = r.conversions + EXCLUDED.conversions
+)`;
+}
+
 // ---- Reading ---------------------------------------------------------------------------------
 
 // $1 from, $2 until (whole minutes), $3 / $4 the whole half hours inside them, $5 app id or
@@ -204,6 +225,13 @@ FROM report_latency_rollups r
 WHERE ${filter('r')}
 GROUP BY 1, 2 HAVING sum(r.decides) > 0`);
 
+// Conversions on their own time (foldConversions), per bucket.
+const CONVERSIONS_OCCURRED = planEachCall(`
+SELECT ${bucketOf('r')} AS bucket, sum(r.conversions)::int AS n
+FROM report_conversion_rollups r
+WHERE ${filter('r')}
+GROUP BY 1 HAVING sum(r.conversions) > 0`);
+
 const NO_FILL_REASONS = planEachCall(`
 SELECT ${bucketOf('r')} AS bucket, r.reason, sum(r.decides)::int AS n
 FROM report_reason_rollups r
@@ -230,7 +258,7 @@ const HALF_HOUR_MS = HALF_HOUR_GRAIN_S * 1000;
 /** Minute rows are read for the last hour and the ragged ends of ranges up to 7 days: a day
  *  past the longest range, they are never read again. */
 export const MINUTE_ROLLUP_RETENTION_DAYS = 8;
-const ROLLUP_TABLES = ['report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups'] as const;
+const ROLLUP_TABLES = ['report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups', 'report_conversion_rollups'] as const;
 
 export class ReportRepository {
   constructor(private readonly db: Queryable) {}
@@ -257,7 +285,7 @@ export class ReportRepository {
     );
   }
 
-  /** Every figure of the window, from four statements over the rollups (one per rollup table),
+  /** Every figure of the window, from five statements over the rollups (one per rollup table),
    *  run together. */
   async figures(w: ReportWindow): Promise<ReportFigures> {
     // Half-hour rows only where the buckets are at least that wide and the range holds whole
@@ -275,11 +303,12 @@ export class ReportRepository {
       w.appId,
       w.includeTest,
     ];
-    const [totals, latency, reasons, matches] = await Promise.all([
+    const [totals, latency, reasons, matches, occurred] = await Promise.all([
       this.db.query<TotalsRow>(TOTALS, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['latency'][number]>(LATENCY, [...params, w.bucketSeconds]),
       this.db.query<ReportFigures['reasons'][number]>(NO_FILL_REASONS, [...params, w.bucketSeconds]),
       this.db.query<{ kind: 'category' | 'entity'; id: string; decides: number }>(TOP_MATCHES, params),
+      this.db.query<{ bucket: number | string; n: number }>(CONVERSIONS_OCCURRED, [...params, w.bucketSeconds]),
     ]);
     const ofSet = (set: TotalsRow['set']) => totals.rows.filter((r) => r.set === set).sort((a, b) => Number(a.rank) - Number(b.rank));
     const funnel = (r: TotalsRow, name: string, decides: number): FunnelRow => ({
@@ -305,6 +334,7 @@ export class ReportRepository {
       })),
       latency: latency.rows,
       reasons: reasons.rows,
+      conversionsOccurred: occurred.rows.map((r) => ({ bucket: Number(r.bucket), n: r.n })),
       byCampaign: campaigns.slice(0, FUNNEL_CAMPAIGNS).map((r) => funnel(r, r.id as string, r.served)),
       byApp: ofSet(5).map((r) => funnel(r, r.name as string, r.decides)),
       campaignRange: campaigns.map((r) => ({

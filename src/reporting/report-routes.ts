@@ -6,7 +6,7 @@ import { querySchema, response } from '../http/openapi.js';
 import { ADMIN_KEY_ERRORS, UNAVAILABLE, errorResponse } from '../http/error-responses.js';
 import { REPORT_RANGES, buildReport, type ReportRange } from './report.js';
 import { feature } from '../http/feature.js';
-import { BUCKET_FUNNEL } from './host-report-schemas.js';
+import { BUCKET_FUNNEL, CONVERSIONS_OCCURRED } from './host-report-schemas.js';
 import type { ZodSchemas } from '../http/validation.js';
 
 /** 400 of a report whose query is not one of the documented values (the hosts' report too). */
@@ -116,7 +116,8 @@ const ReportSchema = z
         rendered: z.number().int().describe('Counted rendered events.'),
         qualified: z.number().int().describe('Counted qualified impressions.'),
         clicks: z.number().int().describe('Counted clicks.'),
-        conversions: z.number().int().describe('Live conversions.'),
+        conversions: z.number().int().describe('Served decisions with a live conversion.'),
+        ...CONVERSIONS_OCCURRED,
       })
       .describe('The funnel over the whole range and every app in the filter.'),
     timeline: z
@@ -138,6 +139,7 @@ const ReportSchema = z
               .describe('Decide handler latency percentiles, from a log-bucket histogram: within 4.4% of the exact value.'),
             no_fill_reasons: z.record(z.string(), z.number().int()).describe('No-fill reason codes counted in the bucket.'),
             ...BUCKET_FUNNEL,
+            ...CONVERSIONS_OCCURRED,
           })
           .describe('One timeline bucket.'),
       )
@@ -171,7 +173,7 @@ const EXAMPLE = {
   bucket_seconds: 60,
   app_id: 'app_9Zx7Cv5Bn3Mq1Wq9Er7Ty5',
   include_test: false,
-  totals: { decides: 200, fills: 84, fill_rate: 0.42, rendered: 80, qualified: 61, clicks: 9, conversions: 1 },
+  totals: { decides: 200, fills: 84, fill_rate: 0.42, rendered: 80, qualified: 61, clicks: 9, conversions: 1, conversions_occurred: 2 },
   timeline: [
     {
       at: '2026-11-22T09:00:00.000Z',
@@ -185,6 +187,7 @@ const EXAMPLE = {
       qualified: 1,
       clicks: 0,
       conversions: 0,
+      conversions_occurred: 1,
     },
   ],
   funnel_by_campaign: [FUNNEL],

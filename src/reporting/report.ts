@@ -57,6 +57,9 @@ export interface TimelinePoint {
   qualified: number;
   clicks: number;
   conversions: number;
+  /** Conversions that happened in the bucket (their event_time, else when received), whatever
+   *  bucket their decision is in; each counts, so a decision converted twice counts twice. */
+  conversions_occurred: number;
 }
 
 /** One campaign's spend against its budgets. Money is in micros of the account currency. */
@@ -109,7 +112,16 @@ export interface Report {
   bucket_seconds: number;
   app_id: string | null;
   include_test: boolean;
-  totals: { decides: number; fills: number; fill_rate: number | null; rendered: number; qualified: number; clicks: number; conversions: number };
+  totals: {
+    decides: number;
+    fills: number;
+    fill_rate: number | null;
+    rendered: number;
+    qualified: number;
+    clicks: number;
+    conversions: number;
+    conversions_occurred: number;
+  };
   timeline: TimelinePoint[];
   funnel_by_campaign: FunnelRow[];
   funnel_by_app: FunnelRow[];
@@ -128,7 +140,7 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
   const now = filter.until;
   const until = new Date(Math.ceil(now.getTime() / MINUTE_MS) * MINUTE_MS);
   const from = new Date(until.getTime() - ms);
-  const [{ timeline, latency, reasons, byCampaign, byApp, campaignRange, categories, entities }, campaigns] = await Promise.all([
+  const [{ timeline, latency, reasons, conversionsOccurred, byCampaign, byApp, campaignRange, categories, entities }, campaigns] = await Promise.all([
     sources.figures.figures({ from, until, appId: filter.appId, includeTest: filter.includeTest, bucketSeconds }),
     sources.campaigns.campaignsForReport(),
   ]);
@@ -162,6 +174,7 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
       qualified: 0,
       clicks: 0,
       conversions: 0,
+      conversions_occurred: 0,
     });
   }
   for (const r of timeline) {
@@ -190,6 +203,10 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
     const p = points.get(Number(r.bucket));
     if (p) p.no_fill_reasons[r.reason] = r.n;
   }
+  for (const r of conversionsOccurred) {
+    const p = points.get(r.bucket);
+    if (p) p.conversions_occurred = r.n;
+  }
   const sum = (rows: FunnelRow[], k: keyof FunnelRow) => rows.reduce((n, r) => n + Number(r[k]), 0);
   const decides = sum(byApp, 'decides');
   const fills = sum(byApp, 'served');
@@ -208,6 +225,7 @@ export async function buildReport(sources: ReportSources, filter: ReportFilter):
       qualified: sum(byApp, 'qualified'),
       clicks: sum(byApp, 'clicks'),
       conversions: sum(byApp, 'conversions'),
+      conversions_occurred: [...points.values()].reduce((n, p) => n + p.conversions_occurred, 0),
     },
     timeline: [...points.values()],
     funnel_by_campaign: byCampaign.map((r) => ({ ...r, name: nameOf.get(r.id) ?? r.id })),

@@ -97,6 +97,43 @@ describe(`late and batched conversions (${stores})`, () => {
     });
   });
 
+  it('counts a late conversion on the day it happened, and its decision in the funnel of the day it was made, the same in the host report and the dashboard', async () => {
+    type Bucket = { at: string; conversions: number; conversions_occurred: number };
+    const report = async () => {
+      const host_ = (await t.app.inject({ method: 'GET', url: '/v1/reports?range=30d', headers: bearer(host.serving_key) })).json();
+      const admin = (await t.app.inject({ method: 'GET', url: `/admin/reports?range=30d&app_id=${host.app_id}`, headers: ADMIN })).json();
+      expect(admin.timeline.map((b: Bucket) => [b.at, b.conversions, b.conversions_occurred])).toEqual(
+        host_.buckets.map((b: Bucket) => [b.at, b.conversions, b.conversions_occurred]),
+      );
+      expect(admin.totals.conversions_occurred).toBe(host_.totals.conversions_occurred);
+      return host_ as { totals: { conversions: number; conversions_occurred: number }; buckets: Bucket[] };
+    };
+    const dayOf = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)}T00:00:00.000Z`;
+    const d = await decidedDaysAgo(4);
+    const before = await report();
+    // Bought three days after the offer was shown, sent a day later.
+    const boughtAt = d.at + 3 * DAY;
+    const res = await post(
+      '/v1/events/conversion',
+      signed({ offer_snapshot_id: d.offer_id, decision_id: d.decision_id, event_time: Math.floor(boughtAt / 1000) }),
+    );
+    expect(res.json()).toMatchObject({ ok: true, inserted: true });
+    // And a second purchase of the same decision, in a batch, sent as it happened.
+    const batch = await post('/v1/events/conversions/batch', { conversions: [signed({ offer_snapshot_id: d.offer_id, decision_id: d.decision_id })] });
+    expect(batch.json()).toMatchObject({ inserted: 1 });
+    const after = await report();
+
+    const changed = (k: 'conversions' | 'conversions_occurred') =>
+      Object.fromEntries(after.buckets.flatMap((b, i) => (b[k] !== before.buckets[i][k] ? [[b.at, b[k] - before.buckets[i][k]]] : [])));
+    expect(after.buckets.map((b) => b.at)).toEqual(before.buckets.map((b) => b.at));
+    // The funnel counts the decision once, on the day it was made.
+    expect(changed('conversions')).toEqual({ [dayOf(d.at)]: 1 });
+    // Each conversion counts on its own day.
+    expect(changed('conversions_occurred')).toEqual({ [dayOf(boughtAt)]: 1, [dayOf(Date.now())]: 1 });
+    expect(after.totals.conversions_occurred - before.totals.conversions_occurred).toBe(2);
+    expect(after.totals.conversions - before.totals.conversions).toBe(1);
+  });
+
   it("counts an advertiser's order once: a resent order with a new nonce answers the first conversion, and so does its retry", async () => {
     const d = await serve(t);
     const orderId = `order-${Date.now()}`;

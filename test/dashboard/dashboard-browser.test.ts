@@ -83,6 +83,7 @@ describe('dashboard in headless Chromium', () => {
     expect(await total('qualified')).toBe('2');
     expect(await total('clicks')).toBe('1');
     expect(await total('conversions')).toBe('1');
+    expect(await total('conversions_occurred')).toBe('1');
 
     // Charts drew data: lines with points, stacked reason bars, funnel rows and top lists.
     expect(Number(await page.locator('#chart-decides svg').getAttribute('data-points'))).toBeGreaterThanOrEqual(60);

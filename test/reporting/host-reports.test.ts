@@ -34,11 +34,12 @@ describe(`host reports (${stores})`, () => {
       qualified: 2,
       clicks: 1,
       conversions: 1,
+      conversions_occurred: 1,
     });
     expect(r.buckets.length).toBeGreaterThanOrEqual(30);
     expect(r.buckets.every((b: { at: string }) => b.at.endsWith('T00:00:00.000Z'))).toBe(true);
     const sum = (k: string) => r.buckets.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
-    expect(['decides', 'fills', 'rendered', 'qualified', 'clicks', 'conversions'].map(sum)).toEqual([7, 4, 3, 2, 1, 1]);
+    expect(['decides', 'fills', 'rendered', 'qualified', 'clicks', 'conversions', 'conversions_occurred'].map(sum)).toEqual([7, 4, 3, 2, 1, 1, 1]);
   });
 
   it("has the operator dashboard's figures for that app, in every range", async () => {
@@ -49,8 +50,8 @@ describe(`host reports (${stores})`, () => {
       for (const range of ['1h', '24h', '7d', '30d']) {
         const host = await hostReport(key, `?range=${range}`);
         const op = await operatorReport(`?range=${range}&app_id=${appId}`);
-        const { decides, fills, fill_rate, rendered, qualified, clicks, conversions } = op.totals;
-        expect(host.totals, range).toMatchObject({ decides, fills, fill_rate, rendered, qualified, clicks, conversions });
+        const { decides, fills, fill_rate, rendered, qualified, clicks, conversions, conversions_occurred } = op.totals;
+        expect(host.totals, range).toMatchObject({ decides, fills, fill_rate, rendered, qualified, clicks, conversions, conversions_occurred });
         expect(host.buckets.map((b: { decides: number }) => b.decides)).toEqual(op.timeline.map((p: { decides: number }) => p.decides));
         expect(host.buckets.map((b: { no_fill_reasons: object }) => b.no_fill_reasons)).toEqual(
           op.timeline.map((p: { no_fill_reasons: object }) => p.no_fill_reasons),

@@ -22,7 +22,7 @@ describe(`reports (${stores})`, () => {
 
   it('counts the funnel per app and in total, leaving test traffic out', async () => {
     const r = await report('?range=1h');
-    expect(r.totals).toEqual({ decides: 9, fills: 5, fill_rate: 0.556, rendered: 3, qualified: 2, clicks: 1, conversions: 1 });
+    expect(r.totals).toEqual({ decides: 9, fills: 5, fill_rate: 0.556, rendered: 3, qualified: 2, clicks: 1, conversions: 1, conversions_occurred: 1 });
     const byApp = Object.fromEntries(r.funnel_by_app.map((a: { id: string }) => [a.id, a]));
     expect(byApp[seeded.hostA.app_id]).toEqual({
       id: seeded.hostA.app_id,

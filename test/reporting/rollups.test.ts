@@ -18,7 +18,7 @@ import type { ClickRow } from '../../src/links/click-repository.js';
 import { REPORT_RANGES, type ReportRange } from '../../src/reporting/report.js';
 import { ReportRepository, type ReportWindow } from '../../src/reporting/report-repository.js';
 import { percentileUs } from '../../src/reporting/latency-histogram.js';
-import { newDecisionId, newId } from '../../src/util/ids.js';
+import { decisionIdTime, newDecisionId, newId } from '../../src/util/ids.js';
 import { HistoryMaintenance, HISTORY_TABLES, type HistoryTable } from '../../src/db/history-partitions.js';
 import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../helpers/test-env.js';
 import type { Database } from '../../src/db/database.js';
@@ -57,6 +57,11 @@ const RAW = {
       (count(*) FILTER (WHERE ${RENDERED}))::int AS rendered, (count(*) FILTER (WHERE ${QUALIFIED}))::int AS qualified,
       (count(*) FILTER (WHERE ${CLICKED}))::int AS clicks
     FROM decisions d WHERE ${RAW_FILTER} AND d.serve AND $5 > 0 GROUP BY 1 ORDER BY 1`,
+  // Conversions on their own time: every one, at its event_time else when received, by its app
+  // and test flag.
+  conversionsOccurred: `SELECT floor(extract(epoch FROM coalesce(v.occurred_at, v.created_at)) / $5)::bigint * $5 AS bucket, count(*)::int AS n
+    FROM conversions v WHERE coalesce(v.occurred_at, v.created_at) >= $1 AND coalesce(v.occurred_at, v.created_at) < $2
+      AND ($3::text IS NULL OR v.app_id = $3) AND ($4::boolean OR NOT v.test) GROUP BY 1 ORDER BY 1`,
   categories: `SELECT x.id, count(*)::int AS decides FROM decisions d, unnest(d.matched_category_ids) AS x(id)
     WHERE ${RAW_FILTER} AND $5 > 0 GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10`,
   entities: `SELECT x.id, count(*)::int AS decides FROM decisions d, unnest(d.matched_entity_ids) AS x(id)
@@ -238,20 +243,25 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     await clicks.insert(clickRows.slice(0, 10)); // a retried batch: ON CONFLICT, nothing twice
     written.clicks = clickRows.length;
 
+    // Conversions: some sent as they happen, some late (they happened between the decision and
+    // now), some naming no decision; a few decisions converted twice.
+    const decidedAt = (id: string) => Number(decisionIdTime(id));
     for (const d of served.filter(() => rnd() < 0.1)) {
       for (let k = rnd() < 0.2 ? 2 : 1; k > 0; k--) {
+        const late = rnd() < 0.5;
+        const withDecision = rnd() < 0.9;
         await conversions.record({
           id: newId('cnv'),
           appId: d.app_id,
           offerSnapshotId: d.offer_snapshot_id,
-          decisionId: d.id,
+          decisionId: withDecision ? d.id : null,
           nonce: newId('nonce'),
           signedAt: Math.floor(Date.now() / 1000),
           requestHash: Buffer.alloc(32),
           test: d.test || rnd() < 0.1,
           createdAt: new Date(),
-          occurredAt: null,
-          orderId: null,
+          occurredAt: late ? new Date(decidedAt(d.id) + Math.floor(rnd() * (Date.now() - decidedAt(d.id)))) : null,
+          orderId: withDecision && rnd() < 0.3 ? newId('order') : null,
         });
         written.conversions++;
       }
@@ -303,6 +313,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       expect(rolled.byApp, name).toEqual(raw.byApp);
       expect(rolled.byCampaign, name).toEqual(raw.byCampaign);
       expect(byKey(rolled.campaignRange), name).toEqual(byKey(raw.campaignRange.map((r) => ({ ...r, spend_micros: Number(r.spend_micros) }))));
+      expect(byKey(rolled.conversionsOccurred), name).toEqual(byKey(raw.conversionsOccurred.map((r) => ({ bucket: Number(r.bucket), n: r.n }))));
       expect(rolled.categories, name).toEqual(raw.categories);
       expect(rolled.entities, name).toEqual(raw.entities);
       // Not vacuous: the ranges hold traffic and every funnel step.
@@ -310,6 +321,7 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       expect(total('decides'), name).toBeGreaterThan(0);
       if (!name.startsWith('1h'))
         for (const k of ['rendered', 'qualified', 'clicks', 'conversions'] as const) expect(total(k), `${name} ${k}`).toBeGreaterThan(0);
+      if (!name.startsWith('1h')) expect(rolled.conversionsOccurred.length, `${name} conversions on their day`).toBeGreaterThan(1);
 
       // Latency: each bucket's percentiles within the histogram's 4.4% of percentile_cont.
       const histograms = new Map<number, { bucket: number; n: number }[]>();
@@ -350,10 +362,17 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
     expect(Number(grains.rows[0].spend)).toBe(Number(grains.rows[1].spend));
   });
 
-  it('are rebuilt from history by migration 005 as the writers keep them', async () => {
+  it('are rebuilt from history by migrations 005 and 017 as the writers keep them', async () => {
     const snapshot = async () => {
       const out: Record<string, unknown[]> = {};
-      for (const table of ['report_rollups', 'report_reason_rollups', 'report_latency_rollups', 'report_match_rollups', 'report_funnel_marks']) {
+      for (const table of [
+        'report_rollups',
+        'report_reason_rollups',
+        'report_latency_rollups',
+        'report_match_rollups',
+        'report_funnel_marks',
+        'report_conversion_rollups',
+      ]) {
         // Rows the writers took back to zero (TIMEOUT corrections) carry nothing.
         const rows = (await db.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows.filter(
           (r) =>
@@ -371,9 +390,15 @@ describe(`report rollups equal the raw rows (${engine})`, () => {
       return out;
     };
     const kept = await snapshot();
-    const migration = readFileSync(new URL('../../src/db/migrations/005_reporting.sql', import.meta.url), 'utf8');
-    const backfill = migration.slice(migration.indexOf('-- Rollups of the history written before this migration'));
-    await db.exec(`TRUNCATE report_rollups, report_reason_rollups, report_latency_rollups, report_match_rollups, report_funnel_marks; ${backfill}`);
+    const backfill = (file: string, from: string) => {
+      const migration = readFileSync(new URL(`../../src/db/migrations/${file}`, import.meta.url), 'utf8');
+      return migration.slice(migration.indexOf(from));
+    };
+    await db.exec(
+      `TRUNCATE report_rollups, report_reason_rollups, report_latency_rollups, report_match_rollups, report_funnel_marks, report_conversion_rollups;
+      ${backfill('005_reporting.sql', '-- Rollups of the history written before this migration')}
+      ${backfill('017_conversions_on_their_day.sql', '-- Rollups of the conversions written before this migration')}`,
+    );
     expect(await snapshot()).toEqual(kept);
   });
 });

@@ -67,6 +67,7 @@ const OWNER: Record<string, string> = {
   // The report rollups are written by the statements that write the rows they count, with SQL
   // this repository builds (foldDecisions, foldFunnelSteps), and read by it alone.
   report_rollups: 'src/reporting/report-repository.ts',
+  report_conversion_rollups: 'src/reporting/report-repository.ts',
   report_reason_rollups: 'src/reporting/report-repository.ts',
   report_latency_rollups: 'src/reporting/report-repository.ts',
   report_match_rollups: 'src/reporting/report-repository.ts',
