@@ -166,9 +166,9 @@ export class SidenoteClient {
         const error = typeof (body as { error?: unknown })?.error === 'string' ? (body as { error: string }).error : 'unknown';
         return { render: false, why: 'error', status: res.status, error };
       }
-      const served = fill.safeParse(body);
+      const served = readAs(fill, body);
       if (served.success) return { render: true, offer: served.data } as DecideOutcome | AffiliateOutcome;
-      const noFill = NoFillSchema.safeParse(body);
+      const noFill = readAs(NoFillSchema, body);
       if (noFill.success) return { render: false, why: 'no_fill', noFill: noFill.data };
       return { render: false, why: 'malformed_response' };
     } catch (err) {
@@ -222,7 +222,7 @@ export class SidenoteClient {
         }
         if (res.status !== 200) return { ok: false, status: res.status, error: json?.error ?? 'unknown' };
         if (!schema) return { ok: true, value: json as T };
-        const parsed = schema.safeParse(json);
+        const parsed = readAs(schema, json);
         return parsed.success ? { ok: true, value: parsed.data } : { ok: false, status: 200, error: 'malformed_response' };
       } catch {
         if (attempt < retries) {
@@ -235,6 +235,15 @@ export class SidenoteClient {
       }
     }
   }
+}
+
+/** The answer read with its published schema, tolerant of fields a newer server added (the
+ *  contract grows by new fields only): an answer whose only fault is keys the schema does not
+ *  know is read as it is; anything else missing or mistyped is still malformed. */
+function readAs<T>(schema: z.ZodType<T>, json: unknown): { success: true; data: T } | { success: false } {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed;
+  return parsed.error.issues.every((i) => i.code === 'unrecognized_keys') ? { success: true, data: json as T } : { success: false };
 }
 
 function sleep(ms: number) {

@@ -86,6 +86,36 @@ describe('host client and example integration', () => {
     }
   });
 
+  it('reads the answers of a newer server that added fields, as the contract grows', async () => {
+    // The real service, with a field of a later version added to every answer.
+    const newer = await fakeServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const upstream = await fetch(`${url}${req.url}`, {
+        method: req.method,
+        headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' },
+        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+      });
+      res.statusCode = upstream.status;
+      res.end(JSON.stringify({ ...(await upstream.json()), added_in_a_later_version: { any: 'shape' } }));
+    });
+    try {
+      const client = new SidenoteClient({ baseUrl: newer.url, apiKey: app.serving_key, decideTimeoutMs: 3_000 });
+      expect(await client.decide(envelope)).toMatchObject({ render: true, offer: { disclosure: '광고' } });
+      expect(await client.decide(koreanTurn('안녕'))).toMatchObject({ render: false, why: 'no_fill' });
+      expect(await client.report({ range: '1h' })).toMatchObject({ ok: true, value: { app_id: expect.any(String) } });
+      // A field it knows, of the wrong type, is still malformed.
+      const wrongType = await fakeServer((_req, res) => res.end(JSON.stringify({ serve: false, reason_codes: 'LOW_INTENT', added: 1 })));
+      try {
+        expect(await new SidenoteClient({ baseUrl: wrongType.url, apiKey: 'k' }).decide(envelope)).toEqual({ render: false, why: 'malformed_response' });
+      } finally {
+        await wrongType.close();
+      }
+    } finally {
+      await newer.close();
+    }
+  });
+
   it('retries events on 503 and gives up cleanly', async () => {
     let calls = 0;
     const flaky = await fakeServer((_req, res) => {
