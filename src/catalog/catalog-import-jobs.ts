@@ -45,6 +45,9 @@ export interface CatalogImportJobsOptions {
   onImported?: (report: ImportReport) => Promise<void>;
   /** Runs once the job has recorded its end, succeeded or failed (signed notifications). */
   onFinished?: (job: ImportJobRow) => Promise<void>;
+  /** Runs when a synchronous import's catalog is refused before any job was recorded (its
+   *  caller is answered at once; subscribers hear of it as of a failed job). */
+  onRefused?: (failure: ImportFailure) => Promise<void>;
   log?: Log;
   /** Progress is written to the job's row at most this often. */
   progressEveryMs?: number;
@@ -131,6 +134,7 @@ export class CatalogImportJobs {
       if (opts.refuseSmallAtOnce) await this.importer.refuseSmall(file, bytes);
     } catch (err) {
       await cleanUp();
+      if (err instanceof CatalogValidationError) await this.opts.onRefused?.(toFailure(err)).catch(() => {});
       throw err;
     }
     const id = newId('imp');

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { catalogImportJobs, type CatalogImportJobs } from '../catalog/catalog-import-jobs.js';
 import { sweepAbandonedScratch } from '../catalog/import-scratch.js';
+import { newId } from '../util/ids.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,6 +25,8 @@ async function catalogImportsResource(app: FastifyInstance) {
             changed: job.report?.changed ?? null,
           })
         : app.notifications.publish('catalog.import.failed', job.id, { job_id: job.id, error: job.failure?.error ?? 'import_failed' }),
+    // A synchronous import refused before it became a job: no job to name.
+    onRefused: (failure) => app.notifications.publish('catalog.import.failed', newId('imp'), { job_id: null, error: failure.error }),
     log: app.log,
   });
   // What imports of a process that died left in the temporary directory (import-scratch.ts).

@@ -187,20 +187,24 @@ describe('webhook deliveries', () => {
     expect((await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: good })).statusCode).toBe(200);
     const bad = miniCatalog();
     (bad.offers![0] as { campaign_id: string }).campaign_id = 'cmp.nope';
-    // A job (the synchronous PUT answers a small catalog's problems to its caller at once, no job).
+    // A job, and a synchronous PUT (it answers a small catalog's problems to its caller at
+    // once, before any job: subscribers hear of it all the same).
+    expect((await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: bad })).statusCode).toBe(400);
     expect((await t.app.inject({ method: 'POST', url: '/admin/catalog/imports', headers: ADMIN, payload: bad })).statusCode).toBe(202);
     await pause('paused');
     await pause('active');
-    await until(() => hook.received.length >= 2);
+    await until(() => hook.received.length >= 3);
     await new Promise((r) => setTimeout(r, 300));
     // Deliveries due at the same poll are sent side by side: they may arrive in either order.
     const events = hook.received.map(
       (r) => new Webhook(imports.secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> },
     );
-    const byType = Object.fromEntries(events.map((e) => [e.type, e.data]));
-    expect(events).toHaveLength(2);
-    expect(byType['catalog.import.succeeded']).toMatchObject({ changed: true });
-    expect(byType['catalog.import.failed']).toMatchObject({ error: 'invalid_catalog' });
+    expect(events).toHaveLength(3);
+    expect(events.find((e) => e.type === 'catalog.import.succeeded')?.data).toMatchObject({ changed: true });
+    const failed = events.filter((e) => e.type === 'catalog.import.failed').map((e) => e.data);
+    expect(failed).toHaveLength(2);
+    expect(failed).toContainEqual({ job_id: expect.stringMatching(/^imp_/), error: 'invalid_catalog' });
+    expect(failed).toContainEqual({ job_id: null, error: 'invalid_catalog' });
     await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${imports.id}`, headers: ADMIN });
   });
 
