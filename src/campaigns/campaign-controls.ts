@@ -116,20 +116,18 @@ export class CampaignControls {
         return overrides;
       },
       by,
+      // A pause or a resume is announced in the change's own transaction (the outbox): both
+      // commit, or neither.
+      async (tx, change) => {
+        if (!this.notifications || change.before.status === change.after.status) return;
+        const type = change.after.status === 'paused' ? 'campaign.paused' : 'campaign.resumed';
+        const data = { campaign_id: campaignId, status: change.after.status, changed_by: change.changed_by, changed_at: change.changed_at };
+        await this.notifications.publish(type, `${campaignId}:${change.changed_at}`, data, tx);
+      },
     );
     if (!stored) throw new NotFoundError(`no campaign ${campaignId}`);
     await this.onChanged();
-    const changed = await this.view(stored);
-    const latest = changed.changes[0];
-    if (this.notifications && latest && latest.before.status !== latest.after.status) {
-      await this.notifications.publish(latest.after.status === 'paused' ? 'campaign.paused' : 'campaign.resumed', `${campaignId}:${latest.changed_at}`, {
-        campaign_id: campaignId,
-        status: latest.after.status,
-        changed_by: latest.changed_by,
-        changed_at: latest.changed_at,
-      });
-    }
-    return changed;
+    return this.view(stored);
   }
 
   private async view(stored: StoredControl): Promise<CampaignControlView> {

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { makeScratchDir } from './import-scratch.js';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { ADVISORY_LOCKS, holdsSessionLock } from '../db/advisory-locks.js';
 import { Refusal, StoreUnavailable, stackFrames } from '../errors/error-registry.js';
 import { newId } from '../util/ids.js';
@@ -43,7 +43,10 @@ export interface CatalogImportJobsOptions {
   /** Runs after a changed catalog was written, before the job reads as succeeded (this
    *  instance reloads its index; the others poll). */
   onImported?: (report: ImportReport) => Promise<void>;
-  /** Runs once the job has recorded its end, succeeded or failed (signed notifications). */
+  /** Runs in the catalog's transaction, with the job's success (signed notifications): what it
+   *  writes commits with the catalog. */
+  onCommitted?: (tx: Queryable, jobId: string, report: ImportReport) => Promise<void>;
+  /** Runs once the job has recorded its end, succeeded or failed. */
   onFinished?: (job: ImportJobRow) => Promise<void>;
   /** Runs when a synchronous import's catalog is refused before any job was recorded (its
    *  caller is answered at once; subscribers hear of it as of a failed job). */
@@ -180,7 +183,10 @@ export class CatalogImportJobs {
         },
         // Its report is recorded in the catalog's transaction: killed right after the commit,
         // the job reads as what happened (its catalog serves), never as interrupted.
-        beforeCommit: (tx, report) => this.repo.committed(id, report, tx),
+        beforeCommit: async (tx, report) => {
+          await this.repo.committed(id, report, tx);
+          await this.opts.onCommitted?.(tx, id, report);
+        },
         onProgress: (p) => {
           latest = p;
           // Written one at a time: a slow database gets fewer updates, never a queue of them.

@@ -236,6 +236,8 @@ export class CatalogRepository {
     campaignId: string,
     next: (current: StoredControl) => CampaignOverrides,
     by: { changedBy: string; channel: ControlChange['channel'] },
+    /** Runs in the change's transaction once it is recorded: what it writes commits with it. */
+    recorded: (tx: Queryable, change: ControlChange) => Promise<void> = async () => {},
   ): Promise<StoredControl | null> {
     return this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCKS.catalogImport]);
@@ -263,13 +265,17 @@ export class CatalogRepository {
         );
       }
       const after = (await this.campaignControl(campaignId, tx))!;
-      await tx.query(`INSERT INTO campaign_control_changes (campaign_id, changed_by, channel, before, after) VALUES ($1, $2, $3, $4, $5)`, [
-        campaignId,
-        by.changedBy,
-        by.channel,
-        JSON.stringify(before.effective),
-        JSON.stringify(after.effective),
-      ]);
+      const change = await tx.query<{ changed_at: Date }>(
+        `INSERT INTO campaign_control_changes (campaign_id, changed_by, channel, before, after) VALUES ($1, $2, $3, $4, $5) RETURNING changed_at`,
+        [campaignId, by.changedBy, by.channel, JSON.stringify(before.effective), JSON.stringify(after.effective)],
+      );
+      await recorded(tx, {
+        changed_at: new Date(change.rows[0].changed_at).toISOString(),
+        changed_by: by.changedBy,
+        channel: by.channel,
+        before: before.effective,
+        after: after.effective,
+      });
       // A new catalog version: every instance's poll reloads what serves (catalog-runtime.ts).
       await tx.query('UPDATE catalog_state SET version = version + 1 WHERE id = 1');
       return after;

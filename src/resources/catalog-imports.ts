@@ -16,15 +16,19 @@ async function catalogImportsResource(app: FastifyInstance) {
   const jobs = catalogImportJobs(app.db, app.repositories.catalog, {
     maxBytes: app.config.catalogImportMaxBytes,
     onImported: () => app.catalogRuntime.reload(),
-    onFinished: (job) =>
-      job.state === 'succeeded'
-        ? app.notifications.publish('catalog.import.succeeded', job.id, {
-            job_id: job.id,
-            version: job.report?.version ?? null,
-            offers: job.report?.offers ?? null,
-            changed: job.report?.changed ?? null,
-          })
-        : app.notifications.publish('catalog.import.failed', job.id, { job_id: job.id, error: job.failure?.error ?? 'import_failed' }),
+    // Success is announced in the catalog's own transaction (the outbox); a failure wrote
+    // nothing to announce it with, so it is enqueued once the job has recorded it.
+    onCommitted: (tx, jobId, report) =>
+      app.notifications.publish(
+        'catalog.import.succeeded',
+        jobId,
+        { job_id: jobId, version: report.version, offers: report.offers, changed: report.changed },
+        tx,
+      ),
+    onFinished: async (job) => {
+      if (job.state === 'failed')
+        await app.notifications.publish('catalog.import.failed', job.id, { job_id: job.id, error: job.failure?.error ?? 'import_failed' });
+    },
     // A synchronous import refused before it became a job: no job to name.
     onRefused: (failure) => app.notifications.publish('catalog.import.failed', newId('imp'), { job_id: null, error: failure.error }),
     log: app.log,

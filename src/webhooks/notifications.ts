@@ -1,7 +1,10 @@
 // Signed notifications: what happened, enqueued for every endpoint subscribed to its type. The
 // payload is the Standard Webhooks shape (`type`, `timestamp`, `data`); the dispatcher
-// (webhook-dispatcher.ts) delivers it. Publishing never fails the work that caused it: an event
-// that cannot be enqueued is logged and lost, the change itself stands.
+// (webhook-dispatcher.ts) delivers it. A change with a transaction of its own (a campaign paused
+// or resumed, a catalog import's success) enqueues its event in it, so the two commit together;
+// an event without one (a job's failure, a budget found exhausted) never fails the work that
+// caused it: if it cannot be enqueued it is logged and lost.
+import type { Queryable } from '../db/database.js';
 import { newId } from '../util/ids.js';
 import type { WebhookRepository } from './webhook-repository.js';
 
@@ -21,9 +24,15 @@ export class Notifications {
   ) {}
 
   /** Enqueues `type` once per subscribed endpoint; `key` names the event, so the same event
-   *  published twice (by two instances, or a retry) is delivered once. */
-  async publish(type: EventType, key: string, data: Record<string, unknown>): Promise<void> {
+   *  published twice (by two instances, or a retry) is delivered once. Given the transaction of
+   *  the change it announces, it is enqueued in it (the outbox): the event commits with the
+   *  change, and a failure to enqueue fails the change, to be retried whole. */
+  async publish(type: EventType, key: string, data: Record<string, unknown>, within?: Queryable): Promise<void> {
     const payload = { type, timestamp: new Date(this.now()).toISOString(), data };
+    if (within) {
+      await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'), within);
+      return;
+    }
     try {
       await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'));
     } catch (err) {

@@ -2,7 +2,7 @@
 // subscribed endpoint (its key makes a second enqueue by another instance a no-op); instances
 // claim due deliveries with a lease (the next attempt time moved ahead), so two never send one
 // at once, and nothing is held open while a receiver answers.
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 
 export interface EndpointRow {
   id: string;
@@ -93,11 +93,11 @@ export class WebhookRepository {
 
   /** One delivery per live endpoint subscribed to `eventType`; an event key already enqueued
    *  for an endpoint is not enqueued again. Returns how many were new. */
-  async enqueue(eventType: string, eventKey: string, payload: object, newId: () => string): Promise<number> {
-    const endpoints = await this.db.query<{ id: string }>('SELECT id FROM webhook_endpoints WHERE removed_at IS NULL AND $1 = ANY(event_types)', [eventType]);
+  async enqueue(eventType: string, eventKey: string, payload: object, newId: () => string, q: Queryable = this.db): Promise<number> {
+    const endpoints = await q.query<{ id: string }>('SELECT id FROM webhook_endpoints WHERE removed_at IS NULL AND $1 = ANY(event_types)', [eventType]);
     let added = 0;
     for (const { id } of endpoints.rows) {
-      const r = await this.db.query(
+      const r = await q.query(
         `INSERT INTO webhook_deliveries (id, endpoint_id, event_type, event_key, payload)
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (endpoint_id, event_key) DO NOTHING`,
         [newId(), id, eventType, eventKey, JSON.stringify(payload)],

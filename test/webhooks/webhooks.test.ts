@@ -178,6 +178,29 @@ describe('webhook deliveries', () => {
     await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${endpoint.id}`, headers: ADMIN });
   });
 
+  it('commits a pause and its announcement together: when the announcement cannot be written, the pause is not made either', async () => {
+    hook = await receiver();
+    const endpoint = await add(hook.url, ['campaign.paused']);
+    const status = async () => (await t.app.inject({ method: 'GET', url: `/admin/campaigns/${CAMPAIGN}/control`, headers: ADMIN })).json();
+    const changesBefore = (await status()).changes.length;
+    // The outbox refuses every row, as a full disk or a lost connection would refuse the write.
+    await t.db.exec(`CREATE FUNCTION refuse_delivery() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$;
+      CREATE TRIGGER refuse_delivery BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION refuse_delivery();`);
+    try {
+      const refused = await pause('paused');
+      expect(refused.statusCode).toBeGreaterThanOrEqual(500);
+      expect(refused.json()).toMatchObject({ ok: false });
+      expect((await status()).effective.status).toBe('active');
+      expect((await status()).changes).toHaveLength(changesBefore);
+    } finally {
+      await t.db.exec('DROP TRIGGER refuse_delivery ON webhook_deliveries; DROP FUNCTION refuse_delivery();');
+    }
+    // Retried whole once the outbox takes rows again: the pause and its one delivery.
+    expect((await pause('paused')).statusCode).toBe(200);
+    expect((await deliveries(endpoint.id)).deliveries).toHaveLength(1);
+    expect((await pause('active')).statusCode).toBe(200);
+  });
+
   it('announces catalog imports, succeeded and failed, only to the endpoints subscribed to them', async () => {
     hook = await receiver();
     await hook.up();
