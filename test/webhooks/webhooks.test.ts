@@ -290,7 +290,10 @@ describe('webhook deliveries', () => {
     try {
       const endpoint = await add('http://127.0.0.1:9/never', ['campaign.resumed']);
       expect(await repo.enqueue('campaign.resumed', 'in-flight-test', { type: 'campaign.resumed' }, () => 'msg_inflight1')).toBe(1);
-      const claimed = (await repo.claimDue(new Date(), 10, 100)).filter((d) => d.id === 'msg_inflight1');
+      // Due by a second from now: the row's next_attempt_at is the database's now(), in
+      // microseconds, which a JavaScript Date taken within the same millisecond reads as later.
+      const soon = () => new Date(Date.now() + 1000);
+      const claimed = (await repo.claimDue(soon(), 10, 100)).filter((d) => d.id === 'msg_inflight1');
       expect(claimed).toHaveLength(1);
       await t.app.inject({ method: 'DELETE', url: `/admin/webhooks/${endpoint.id}`, headers: ADMIN });
       // The attempt ends after the removal and asks for a retry: the delivery stays failed.
@@ -299,7 +302,7 @@ describe('webhook deliveries', () => {
       expect(row.failed_at).not.toBeNull();
       expect(row.next_attempt_at).toBeNull();
       await new Promise((r) => setTimeout(r, 20));
-      expect((await repo.claimDue(new Date(), 10, 100)).some((d) => d.id === 'msg_inflight1')).toBe(false);
+      expect((await repo.claimDue(soon(), 10, 100)).some((d) => d.id === 'msg_inflight1')).toBe(false);
     } finally {
       t.app.webhookDispatcher.start();
     }
