@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Builds the Rust binding (crates/sidenote-napi) with @napi-rs/cli into native/. Run by
 // `npm install` (postinstall), and before `npm test` and `npm start`. Skips the build when the
-// addon is newer than every Rust source; `--force` rebuilds anyway.
+// addon is newer than every Rust source, or when a prebuilt package for this platform was built
+// from these very sources; `--force` rebuilds anyway.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nativeSourceHash, platformPackageName } from './native-source.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const nativeDir = path.join(root, 'native');
@@ -28,6 +30,21 @@ const addonMtime = Math.min(...addons.map((f) => statSync(path.join(nativeDir, f
 const sourceMtime = Math.max(newestMtime(path.join(root, 'crates')), newestMtime(path.join(root, 'Cargo.toml')), newestMtime(path.join(root, 'Cargo.lock')));
 if (!force && addons.length > 0 && addonMtime >= sourceMtime) {
   process.exit(0);
+}
+
+// A prebuilt package of the core for this platform (npm/<platform>/, installed from a registry
+// or a tarball that `npm run package:native` made) serves instead of a build when it was built
+// from exactly these sources; native/index.js loads it when native/ holds no addon of its own,
+// so a stale one there is removed.
+const prebuilt = path.join(root, 'node_modules', platformPackageName(root), 'package.json');
+if (!force && existsSync(prebuilt)) {
+  const manifest = JSON.parse(readFileSync(prebuilt, 'utf8'));
+  if (manifest.sidenote?.sourceHash === nativeSourceHash(root)) {
+    for (const f of addons) rmSync(path.join(nativeDir, f), { force: true });
+    console.log(`using the prebuilt matching core ${manifest.name}@${manifest.version} (built from these sources)`);
+    process.exit(0);
+  }
+  console.log(`${manifest.name} was built from other sources: building from source`);
 }
 
 // A production install (`npm ci --omit=dev`, `npm prune --omit=dev`) has no @napi-rs/cli: it
