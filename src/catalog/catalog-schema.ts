@@ -208,10 +208,14 @@ export const Campaign = z.strictObject({
   offer_ttl_seconds: z.int().min(60).max(86400).default(900).describe('How long a served offer stays valid (`expires_at`).'),
 });
 
+/** What a catalog offer is: `sponsored` (a tracked /r/ link) or `affiliate` (a network deep link). */
+export const OfferKind = z.enum(['sponsored', 'affiliate']);
+export type OfferKind = z.infer<typeof OfferKind>;
+
 export const Offer = z.strictObject({
   id: CatalogId.describe('Offer id; a changed offer gets a new snapshot on import.'),
   campaign_id: CatalogId.describe('The campaign it belongs to.'),
-  kind: z.enum(['sponsored', 'affiliate']).default('sponsored').describe('`sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link.'),
+  kind: OfferKind.default('sponsored').describe('`sponsored` offers get a tracked /r/ link; `affiliate` offers a network deep link.'),
   network_id: CatalogId.nullable().default(null).describe('Affiliate network of an `affiliate` offer.'),
   locale: z.enum(['ko', 'en']).describe('Language of the creative; it serves to requests whose locale has this primary subtag.'),
   title: z.string().min(1).max(120).describe('Title hint.'),

@@ -3,7 +3,7 @@
 // same rows as the native offer index (catalog-load.ts) and swapped in together with it, so an
 // index hit always finds its snapshot. The offers live in shared memory (offer-table.ts); the
 // campaigns, advertisers, networks and names, far fewer, as plain maps.
-import type { Campaign, Offer } from './catalog-schema.js';
+import type { Campaign, Offer, OfferKind } from './catalog-schema.js';
 import { AFFILIATE_READY, OfferTable, type ServedSnapshot } from './offer-table.js';
 import { isUnderPrefix } from './destinations.js';
 import type { MatchCandidate } from '../native/offer-index.js';
@@ -96,7 +96,7 @@ export class ServingCatalog {
 
   /** Whether a matched offer can be served as `kind` from this view: its snapshot and campaign
    *  are here, and an affiliate offer's network can build its link. */
-  servable(c: Pick<MatchCandidate, 'snapshotId' | 'campaignId'>, kind: 'sponsored' | 'affiliate'): boolean {
+  servable(c: Pick<MatchCandidate, 'snapshotId' | 'campaignId'>, kind: OfferKind): boolean {
     const at = this.offers.positionOf(c.snapshotId);
     if (at < 0 || !this.campaigns.has(c.campaignId)) return false;
     return kind === 'sponsored' || (this.offers.flags(at) & AFFILIATE_READY) !== 0;
@@ -104,7 +104,7 @@ export class ServingCatalog {
 
   /** A test key's forced fill: the servable live offer of this kind and language with the lowest
    *  snapshot id (picked when the view was built). */
-  testFill(kind: 'sponsored' | 'affiliate', language: string): MatchCandidate | null {
+  testFill(kind: OfferKind, language: string): MatchCandidate | null {
     const at = this.testFills.get(`${kind}:${language}`);
     if (at === undefined) return null;
     return { ...this.offers.offer(at), score: 0, matchedCategoryIds: [], matchedEntityIds: [], impliedCategoryIds: [] };

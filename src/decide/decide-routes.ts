@@ -2,6 +2,7 @@
 // Thin: auth, strict validation, then the pipeline under the handler time budget. Anything that
 // goes wrong past validation fails open: 200, serve:false, TIMEOUT — never a 5xx for a host to
 // turn into an error page.
+import type { DecisionKind } from '../decisions/decision-schemas.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Envelope, describeIssues, scanForbiddenKeys } from './envelope.js';
 import { DecideService, timeoutAnswer } from './decide-service.js';
@@ -121,7 +122,7 @@ async function decide(app: FastifyInstance, opts: DecideOptions) {
 interface EnvelopeRoute {
   url: string;
   summary: string;
-  kind: 'offer' | 'affiliate';
+  kind: DecisionKind;
   responses: Record<number, unknown>;
   examples: Examples;
   run: (envelope: Envelope, principal: Principal, requestId: string, deadline: Deadline, log: FastifyRequest['log']) => Promise<unknown>;

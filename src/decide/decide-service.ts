@@ -27,7 +27,8 @@ import type { AuthOutcome, Principal } from '../auth/authenticator.js';
 import type { TrackedLinkSigner } from '../links/tracked-link.js';
 import { decisionIdTime, newDecisionId, sha256 } from '../util/ids.js';
 import { randomBytes } from 'node:crypto';
-import type { Campaign, Offer } from '../catalog/catalog-schema.js';
+import type { Campaign, Offer, OfferKind } from '../catalog/catalog-schema.js';
+import type { DecisionKind } from '../decisions/decision-schemas.js';
 import { NETWORK_ADAPTERS } from '../affiliate/networks/index.js';
 import type { AffiliateImpressions } from '../affiliate/affiliate-impressions.js';
 import { StoreUnavailable, stackFrames } from '../errors/error-registry.js';
@@ -159,7 +160,7 @@ export class DecideService {
   }
 
   private async withinDeadline<T extends DecideResponse | AffiliateResponse>(
-    kind: 'offer' | 'affiliate',
+    kind: DecisionKind,
     envelope: Envelope,
     principal: Principal,
     requestId: string,
@@ -211,7 +212,7 @@ export class DecideService {
   /** A TIMEOUT answered before the key was known: recorded under the key's app once the lookup
    *  still running names one (an invalid key, or a store that stays down, leaves no record:
    *  there is no app to record it for). */
-  recordWhenAuthenticated(lookup: Promise<AuthOutcome>, answer: NoFill, envelope: Envelope, kind: 'offer' | 'affiliate', elapsedMs: number): void {
+  recordWhenAuthenticated(lookup: Promise<AuthOutcome>, answer: NoFill, envelope: Envelope, kind: DecisionKind, elapsedMs: number): void {
     const attempt: Attempt = {
       decisionId: answer.decision_id,
       atMs: decisionIdTime(answer.decision_id) ?? this.now(),
@@ -324,7 +325,7 @@ export class DecideService {
     principal: Principal,
     requestId: string,
     deadline: Deadline,
-    kind: 'sponsored' | 'affiliate',
+    kind: OfferKind,
   ): Promise<
     | { kind: 'no-fill'; response: NoFill }
     | {
@@ -454,7 +455,7 @@ export class DecideService {
   }
 
   /** The TIMEOUT record of a decide that ran out of time or lost a dependency. */
-  private timeoutRecord(kind: 'offer' | 'affiliate', attempt: Attempt, principal: Principal, requestId: string, envelope: Envelope): DecisionRecord {
+  private timeoutRecord(kind: DecisionKind, attempt: Attempt, principal: Principal, requestId: string, envelope: Envelope): DecisionRecord {
     return {
       id: attempt.decisionId,
       appId: principal.appId,

@@ -18,13 +18,13 @@ import type { LedgerSpend } from '../counters/counter-store.js';
 import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 import { campaignKey, foldDecisions } from '../reporting/report-repository.js';
 import { decisionIdTime } from '../util/ids.js';
-import type { ImpressionCounts } from './decision-schemas.js';
+import type { DecisionKind, ImpressionCounts } from './decision-schemas.js';
 
 export interface DecisionRecord {
   id: string;
   appId: string;
   requestId: string;
-  kind: 'offer' | 'affiliate';
+  kind: DecisionKind;
   test: boolean;
   createdAt: Date;
   serve: boolean;
@@ -222,7 +222,7 @@ export interface DecisionOwnership {
 export interface DecisionMetadata {
   decision_id: string;
   request_id: string;
-  kind: 'offer' | 'affiliate';
+  kind: DecisionKind;
   test: boolean;
   created_at: string;
   serve: boolean;
@@ -386,7 +386,7 @@ export class DecisionRepository {
     return {
       decision_id: d.id as string,
       request_id: d.request_id as string,
-      kind: d.kind as 'offer' | 'affiliate',
+      kind: d.kind as DecisionKind,
       test: d.test as boolean,
       created_at: d.created_at.toISOString(),
       serve: d.serve as boolean,

@@ -9,11 +9,16 @@ export const ImpressionCounts = z.strictObject({
 });
 export type ImpressionCounts = z.infer<typeof ImpressionCounts>;
 
+/** Which operation made a decision: `offer` the decide operation (it serves `sponsored` offers),
+ *  `affiliate` the affiliate operation. Not an offer's kind (catalog-schema.ts OfferKind). */
+export const DecisionKind = z.enum(['offer', 'affiliate']);
+export type DecisionKind = z.infer<typeof DecisionKind>;
+
 export const DecisionMetadataSchema = z
   .strictObject({
     decision_id: z.string().describe('Decision id (`dec_…`).'),
     request_id: z.string().describe('Id of the decide request that made it.'),
-    kind: z.enum(['offer', 'affiliate']).describe('`offer` from decide, `affiliate` from the affiliate operation.'),
+    kind: DecisionKind.describe('`offer` from decide, `affiliate` from the affiliate operation.'),
     test: z.boolean().describe('Made with a test key: stored and shown, never counted.'),
     created_at: z.string().describe('ISO time of the decision.'),
     serve: z.boolean().describe('Whether an offer was returned.'),
