@@ -308,6 +308,22 @@ export const BATCH_STARTS = {
     'se-ko': 377,
     'se-en': 369,
   },
+  'session-20': {
+    'ci-ko': 362,
+    'ci-en': 366,
+    'tn-ko': 263,
+    'tn-en': 263,
+    'cx-ko': 294,
+    'cx-en': 300,
+    'am-ko': 246,
+    'am-en': 244,
+    'rk-ko': 235,
+    'rk-en': 241,
+    'km-ko': 254,
+    'km-en': 180,
+    'se-ko': 399,
+    'se-en': 391,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
