@@ -13,13 +13,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage, NOTHING_SENSITIVE, policyReasons } from './gates.js';
 import { canonicalCountry, canonicalLocale } from './locale-tags.js';
-import { requestedTestOutcome } from './test-mode.js';
+import { requestedTestOutcome, TestModeClaims } from './test-mode.js';
+import { CounterClaims, type BudgetAlerts, type ServeClaims } from './serve-claims.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
 import type { ServedSnapshot, ServingCatalog } from '../catalog/serving-catalog.js';
 import type { CounterStore } from '../counters/counter-store.js';
-import { refusalOf, serveClaim, sessionOf, utcDay, type CampaignLimits } from '../counters/serve-claims.js';
 import type { ClaimReceipt } from '../counters/counter-store.js';
 import type { SpendKeeper } from '../spend/spend-keeper.js';
 import type { MatchCandidate, MatchResult, Matcher } from '../native/offer-index.js';
@@ -104,7 +104,7 @@ export interface DecideParts {
   links: TrackedLinkSigner;
   settings: DecideSettings;
   /** Told of each campaign a claim found out of budget (signed notifications announce it). */
-  budgetAlerts?: { exhausted(campaignId: string, limit: 'total' | 'daily', day: string): void };
+  budgetAlerts?: BudgetAlerts;
   now?: () => number;
 }
 
@@ -112,25 +112,24 @@ export class DecideService {
   private readonly catalog: CatalogRuntime;
   private readonly matcher: Matcher;
   private readonly counters: CounterStore;
-  private readonly spend: SpendKeeper;
   private readonly recorder: DecisionRecorder;
   private readonly impressions: AffiliateImpressions;
   private readonly links: TrackedLinkSigner;
   private readonly settings: DecideSettings;
-  private readonly budgetAlerts: DecideParts['budgetAlerts'];
+  /** The claim step: the shared counters for live keys, nothing for test keys. */
+  private readonly claims: ServeClaims;
   private readonly now: () => number;
 
   constructor(parts: DecideParts) {
     ({
       catalog: this.catalog,
       counters: this.counters,
-      spend: this.spend,
       recorder: this.recorder,
       impressions: this.impressions,
       links: this.links,
       settings: this.settings,
-      budgetAlerts: this.budgetAlerts,
     } = parts);
+    this.claims = new TestModeClaims(new CounterClaims(parts.counters, parts.spend, parts.settings.sessionCap, parts.budgetAlerts));
     this.matcher = parts.matcher ?? parts.catalog.index;
     this.now = parts.now ?? Date.now;
   }
@@ -427,7 +426,7 @@ export class DecideService {
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
     if (deadline.expired()) throw new DeadlineExceeded();
-    const claim = await this.claim(serving, candidates, envelope.session?.token, principal, nowMs);
+    const claim = await this.claims.claim({ serving, candidates, sessionToken: envelope.session?.token, principal, nowMs });
     attempt.receipt = claim.receipt;
     // Past the deadline now, the claim is given back by the timeout (settleTimedOut).
     if (deadline.expired()) throw new DeadlineExceeded();
@@ -484,42 +483,6 @@ export class DecideService {
       spendMicros: 0,
     };
   }
-
-  /** Frequency caps and budgets of the top-K candidates, checked in one round trip; the first
-   *  candidate that passes is claimed atomically (src/counters/serve-claims.ts says what a serve
-   *  claims). Test keys never touch live counters. */
-  private async claim(
-    serving: ServingCatalog,
-    candidates: MatchCandidate[],
-    sessionToken: string | undefined,
-    principal: Principal,
-    nowMs: number,
-  ): Promise<{ winner: MatchCandidate | null; receipt: ClaimReceipt | null; reasons: ReasonCode[]; retryAfterSeconds?: number }> {
-    if (principal.mode === 'test') return { winner: candidates[0], receipt: null, reasons: [] };
-    const session = sessionOf(principal.appId, sessionToken);
-    const claims = candidates.map((c) => serveClaim(limitsOf(serving.campaigns.get(c.campaignId)!), session, this.settings.sessionCap, nowMs));
-    const outcome = await this.counters.claimFirst(claims);
-    const unknown = outcome.skipped.filter((s) => s.reason === 'spend_unknown').map((s) => candidates[s.index].campaignId);
-    // Campaigns whose spend the store lost are loaded from the ledger, and not served until then.
-    if (unknown.length > 0) this.spend.ensureLoaded(unknown);
-    for (const s of outcome.skipped) {
-      // A daily cap refuses until the day ends (a wait); a lifetime budget has no wait.
-      if (s.reason === 'budget') this.budgetAlerts?.exhausted(candidates[s.index].campaignId, s.retryAfterMs === null ? 'total' : 'daily', utcDay(nowMs));
-    }
-    if (outcome.claimedIndex >= 0) return { winner: candidates[outcome.claimedIndex], receipt: outcome.receipt, reasons: [] };
-    return { winner: null, receipt: null, ...refusalOf(outcome) };
-  }
-}
-
-/** A catalog campaign's limits in the counters' terms. */
-function limitsOf(campaign: Campaign): CampaignLimits {
-  return {
-    id: campaign.id,
-    bidMicros: campaign.bid_micros,
-    totalBudgetMicros: campaign.budget.total_micros,
-    dailyBudgetMicros: campaign.budget.daily_micros,
-    frequencyCap: { count: campaign.frequency_cap.count, windowSeconds: campaign.frequency_cap.window_seconds },
-  };
 }
 
 /** The answer of a decide that ran out of time or lost a dependency: fail open. */

@@ -1,8 +1,10 @@
 // Test keys can ask for any outcome on demand (README "Test mode"), so hosts can build and CI
 // their handling of each reason code without touching live numbers. The pipeline asks once,
-// after the gates: a gate's answer is real for a test key too.
+// after the gates: a gate's answer is real for a test key too. And a test key's serve claims
+// nothing from the live counters (TestModeClaims wraps the claim step).
 import type { Principal } from '../auth/authenticator.js';
 import type { ReasonCode } from '../errors/reason-codes.js';
+import type { ClaimRequest, ClaimResult, ServeClaims } from './serve-claims.js';
 
 /** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
 export const TEST_TRIGGERS: Record<string, ReasonCode> = {
@@ -33,5 +35,16 @@ export function requestedTestOutcome(principal: Principal, digestCategoryIds: re
       return { fill: false, reasonCodes: [trigger], retryAfterSeconds: 60 };
     default:
       return { fill: false, reasonCodes: [trigger] };
+  }
+}
+
+/** Test keys never touch live counters: their decide wins with its best candidate, claims
+ *  nothing and spends nothing; live keys claim as usual. Wraps the claim step of the pipeline. */
+export class TestModeClaims implements ServeClaims {
+  constructor(private readonly live: ServeClaims) {}
+
+  claim(request: ClaimRequest): Promise<ClaimResult> {
+    if (request.principal.mode !== 'test') return this.live.claim(request);
+    return Promise.resolve({ winner: request.candidates[0] ?? null, receipt: null, reasons: [] });
   }
 }
