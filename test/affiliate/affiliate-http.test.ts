@@ -1,6 +1,6 @@
 // POST /v1/offers/affiliate and POST /v1/events/click-intent through HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalogWithAffiliates } from '../helpers/mini-catalog.js';
 import { template } from '../../src/affiliate/networks/template.js';
 import { koreanTurn } from '../helpers/envelopes.js';
@@ -20,8 +20,8 @@ describe(`affiliate decisions and click intents (${stores})`, () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     const imported = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalogWithAffiliates() });
     expect(imported.statusCode, imported.body).toBe(200);
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Aff' } })).json().serving_key;
-    otherKey = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Aff2' } })).json().serving_key;
+    key = (await createHost(t.app, 'Aff')).serving_key;
+    otherKey = (await createHost(t.app, 'Aff2')).serving_key;
   });
   afterAll(() => t?.close());
 

@@ -2,7 +2,7 @@
 // blocked advertisers never serve beside that app's answers, the decision's explanation says an
 // exclusion of the app's left an offer out, and other apps are untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { englishTurn, koreanTurn } from '../helpers/envelopes.js';
 
@@ -24,8 +24,8 @@ describe('brand safety per app', () => {
     // No key cache: a change is seen by the next decide (in service, within API_KEY_CACHE_MS).
     t = await createTestApp({ loadDemoCatalog: false, apiKeyCacheMs: 0 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    a = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'A' } })).json();
-    b = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'B' } })).json();
+    a = await createHost(t.app, 'A');
+    b = await createHost(t.app, 'B');
   });
   afterAll(() => t?.close());
 

@@ -3,7 +3,7 @@
 // instance on the same database within its poll, spend already made stays, controls outlive
 // imports until returned to the catalog, and every change is recorded with before and after.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 
@@ -31,7 +31,7 @@ describe('campaign control', () => {
     // A second instance on the same database and counters, polling the catalog version.
     b = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 1_000_000, catalogPollMs: 200 }, { testDb: a.testDb, counters: a.counters });
     await a.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    key = (await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json().serving_key;
+    key = (await createHost(a.app, 'Host')).serving_key;
     await until(() => servesCampaign(b));
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@
 // its path and writes nothing, runs one at a time, answers bad requests in the API's error format,
 // and a job whose runner is gone reads as failed. Nothing here is timed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, type TestApp, type TestDatabase, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { generatedCatalog, bodiesForGenerated } from '../../bench/catalogs.js';
 import { CatalogImportJobRepository } from '../../src/catalog/catalog-import-job-repository.js';
@@ -41,7 +41,7 @@ describe(`catalog import jobs (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, (
   let key: string;
   beforeAll(async () => {
     t = await createTestApp({ decideRateLimitPerMinute: 1_000_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Import host' } })).json().test_key;
+    key = (await createHost(t.app, 'Import host')).test_key;
   });
   afterAll(async () => {
     await t?.close();

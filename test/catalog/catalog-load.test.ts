@@ -12,7 +12,7 @@ import { buildIndexDocument } from '../../src/catalog/index-document.js';
 import { startCatalogWorker } from '../../src/catalog/worker-threads.js';
 import { discardStagedIndex, LiveOfferIndex } from '../../src/native/offer-index.js';
 import { generateQuery, Rng } from '../../testkit/generated-catalog.js';
-import { ADMIN, bearer, createTestApp, METRICS_AUTH, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, METRICS_AUTH, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
@@ -125,7 +125,7 @@ describe(`catalog reloads (${stores})`, () => {
     const t = await createTestApp({ loadDemoCatalog: false });
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-      const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Reload' } })).json();
+      const { serving_key } = await createHost(t.app, 'Reload');
       const ask = () =>
         t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
       expect((await ask()).json().serve).toBe(true);
@@ -169,7 +169,7 @@ describe(`catalog reloads (${stores})`, () => {
       const version = a.app.catalogRuntime.serving.version;
       for (let i = 0; i < 100 && b.app.catalogRuntime.serving.version !== version; i++) await new Promise((r) => setTimeout(r, 100));
       expect(b.app.catalogRuntime.serving.version).toBe(version);
-      const { serving_key } = (await b.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Poll' } })).json();
+      const { serving_key } = await createHost(b.app, 'Poll');
       const res = await b.app.inject({
         method: 'POST',
         url: '/v1/offers/decide',

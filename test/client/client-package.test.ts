@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve('.');
@@ -60,7 +60,7 @@ describe('the client package, installed from its tarball', () => {
     t = await createTestApp({ decideTimeBudgetMs: 2_000 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    app = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Package' } })).json();
+    app = await createHost(t.app, 'Package');
   }, 180_000);
   afterAll(async () => {
     await t?.close();

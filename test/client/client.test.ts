@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ADMIN, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { SidenoteClient } from '../../src/client/sidenote-client.js';
 import { handleTurn } from '../../examples/host-integration.js';
 import { koreanTurn } from '../helpers/envelopes.js';
@@ -25,7 +25,7 @@ describe('host client and example integration', () => {
     t = await createTestApp({ decideTimeBudgetMs: 2_000 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    app = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Client' } })).json();
+    app = await createHost(t.app, 'Client');
   });
   afterAll(() => t?.close());
 

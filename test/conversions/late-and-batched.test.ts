@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signConversion, type SignedConversion } from '../../src/conversions/conversion-signature.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase, createHost } from '../helpers/test-env.js';
 
 const DAY = 86_400_000;
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
@@ -53,7 +53,7 @@ describe(`late and batched conversions (${stores})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Late host' } })).json();
+    host = await createHost(t.app, 'Late host');
   });
   afterAll(() => t?.close());
 

@@ -23,6 +23,7 @@ import {
   usingRealPostgres,
   type TestApp,
   type TestDatabase,
+  createHost,
 } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { decisionAt, noActivity } from '../../testkit/decision-records.js';
@@ -43,7 +44,7 @@ describe(`history partitions (${engine})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'History host' } })).json();
+    host = await createHost(t.app, 'History host');
   });
   afterAll(() => t?.close());
 
@@ -93,7 +94,7 @@ describe(`reaching a decision from the rows that name it (${engine})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Reaching host' } })).json();
+    host = await createHost(t.app, 'Reaching host');
     const r = await t.db.query<{ id: string; campaign_id: string }>(
       'SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id LIMIT 1',
     );
@@ -176,7 +177,7 @@ describe(`retention (${engine})`, () => {
     testDb = await createTestDatabase();
     const t = await createTestApp({ loadDemoCatalog: false }, { testDb, counters: createTestCounters() });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    appId = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Retention host' } })).json().app_id;
+    appId = (await createHost(t.app, 'Retention host')).app_id;
     const r = await testDb.db.query<{ id: string; campaign_id: string }>(
       'SELECT s.id, o.campaign_id FROM offer_snapshots s JOIN offers o ON o.id = s.offer_id LIMIT 1',
     );
@@ -258,7 +259,7 @@ describe(`guarantees across a day boundary (${engine})`, () => {
     testDb = await createTestDatabase();
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 }, { testDb, counters: createTestCounters(), now: () => clock });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Midnight host' } })).json();
+    host = await createHost(t.app, 'Midnight host');
   });
   afterAll(async () => {
     await t?.close();

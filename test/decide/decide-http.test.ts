@@ -1,7 +1,7 @@
 // POST /v1/offers/decide through HTTP: every reason code, every 400 and 401 of the spec, the
 // rate limit, the time budget, and fail-open when a store breaks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { FORBIDDEN_KEYS } from '../../src/decide/envelope.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
@@ -23,7 +23,7 @@ describe(`decide (${stores})`, () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     const imported = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
     expect(imported.statusCode).toBe(200);
-    const created = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Decide' } })).json();
+    const created = await createHost(t.app, 'Decide');
     key = created.serving_key;
     testKey = created.test_key;
   });
@@ -360,7 +360,7 @@ describe(`decide (${stores})`, () => {
         expect(res.statusCode).toBe(401);
         expect(res.json()).toEqual({ ok: false, error });
       }
-      const created = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Setup' } })).json();
+      const created = await createHost(t.app, 'Setup');
       const setup = (await t.app.inject({ method: 'POST', url: `/admin/apps/${created.app_id}/keys`, headers: ADMIN, payload: { kind: 'setup' } })).json();
       expect((await decide(payload, bearer(setup.key))).json()).toEqual({ ok: false, error: 'setup_token_not_allowed' });
     });
@@ -371,7 +371,7 @@ describe(`decide limits and failure modes (${stores})`, () => {
   it('429 rate_limited past the per-IP limit, with retry-after and x-ratelimit headers', async () => {
     const t = await createTestApp({ decideRateLimitPerMinute: 5 });
     try {
-      const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'RL' } })).json();
+      const { serving_key } = await createHost(t.app, 'RL');
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof t.app.inject>> | undefined;
       for (let i = 0; i < 7; i++) {
@@ -404,7 +404,7 @@ describe(`decide limits and failure modes (${stores})`, () => {
     const t = await createTestApp({ decideTimeBudgetMs: 300, loadDemoCatalog: false });
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-      const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Slow' } })).json();
+      const { serving_key } = await createHost(t.app, 'Slow');
       const counters = t.counters as CounterStore & { claimFirst: CounterStore['claimFirst'] };
       const original = counters.claimFirst.bind(counters);
       // The answer comes before the slow dependency does: the budget, not the dependency,
@@ -468,7 +468,7 @@ describe(`decide budgets and database failure (${stores})`, () => {
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
       await app2.catalogRuntime.reload();
-      const { serving_key } = (await app2.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'NoRedis' } })).json();
+      const { serving_key } = await createHost(app2, 'NoRedis');
       const started = Date.now();
       const res = await app2.inject({
         method: 'POST',
@@ -498,7 +498,7 @@ describe(`decide budgets and database failure (${stores})`, () => {
       const c = miniCatalog();
       c.campaigns![0].budget = { total_micros: 100_000_000, daily_micros: 4_000_000 }; // two serves at 2,000,000
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: c });
-      const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Budget' } })).json();
+      const { serving_key } = await createHost(t.app, 'Budget');
       const ask = () =>
         t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
       expect((await ask()).json().serve).toBe(true);
@@ -518,7 +518,7 @@ describe(`decide budgets and database failure (${stores})`, () => {
     const t = await createTestApp({ loadDemoCatalog: false });
     try {
       await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-      const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'DbDown' } })).json();
+      const { serving_key } = await createHost(t.app, 'DbDown');
       const ask = () =>
         t.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: { ...base(), message: '제주도 호텔 최저가' } });
       expect((await ask()).json().serve).toBe(true); // the key is known from now on

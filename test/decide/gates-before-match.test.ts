@@ -3,7 +3,7 @@
 // unmet surface or an unlive locale still adds POLICY_BLOCK, read without ranking any offer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Matcher, MatchQuery } from '../../src/native/offer-index.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 describe('gates before matching', () => {
@@ -32,7 +32,7 @@ describe('gates before matching', () => {
 
   beforeAll(async () => {
     t = await createTestApp({}, undefined, { matcher: spy });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Gates' } })).json().serving_key;
+    key = (await createHost(t.app, 'Gates')).serving_key;
   });
   afterAll(() => t?.close());
 

@@ -4,7 +4,7 @@
 // what decide acts on (its reading withheld, the turn no longer fills).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Matcher, MatchQuery, MatchResult } from '../../src/native/offer-index.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 const TURNS: [locale: string, message: string][] = [
@@ -52,7 +52,7 @@ describe('a matcher given to decide', () => {
   };
 
   it('sees every decide, with the envelope the turn sent', async () => {
-    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Wrapped' } })).json();
+    const host = await createHost(t.app, 'Wrapped');
     for (const [locale, message] of TURNS) await decide(host.serving_key, locale, message);
     expect(seen.map((s) => [s.query.language, s.query.message])).toEqual(TURNS.map(([locale, message]) => [locale.slice(0, 2), message]));
     // The turns exercise fills, not only empty readings.
@@ -60,7 +60,7 @@ describe('a matcher given to decide', () => {
   });
 
   it('what it answers is what decide acts on', async () => {
-    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Withheld' } })).json();
+    const host = await createHost(t.app, 'Withheld');
     const [locale, message] = TURNS[0];
     expect((await decide(host.serving_key, locale, message)).serve).toBe(true);
     withhold = true;

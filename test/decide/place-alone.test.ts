@@ -2,7 +2,7 @@
 // turn named (a Tokyo flight beside "a metro card for Tokyo") answers a question nobody asked,
 // so it does not serve; the same place beside the offer's own category does (relevance slice 13).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 describe('a place alone is not an ask (demo catalog)', () => {
@@ -27,7 +27,7 @@ describe('a place alone is not an ask (demo catalog)', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ decideRateLimitPerMinute: 10_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Places' } })).json().serving_key;
+    key = (await createHost(t.app, 'Places')).serving_key;
   });
   afterAll(() => t?.close());
 

@@ -1,7 +1,7 @@
 // "Why this offer": a user-presentable explanation in the decision's language, for the
 // calling app's decisions only, built from the record and never from the message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 
@@ -17,8 +17,8 @@ describe('decision explanation', () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    a = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'A' } })).json().serving_key;
-    b = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'B' } })).json().serving_key;
+    a = (await createHost(t.app, 'A')).serving_key;
+    b = (await createHost(t.app, 'B')).serving_key;
   });
   afterAll(() => t?.close());
 

@@ -3,7 +3,7 @@
 // gives one (an elided value, written with "…", matches anything).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -24,7 +24,7 @@ describe('README examples against real answers', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'README' } })).json().serving_key;
+    key = (await createHost(t.app, 'README')).serving_key;
   });
   afterAll(() => t?.close());
 

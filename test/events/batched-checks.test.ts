@@ -4,7 +4,7 @@
 // the right requests, and a qualified impression must see the rendered event committed just
 // before it, on any instance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 
@@ -26,8 +26,8 @@ describe(`batched decision checks for events (${stores})`, () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     testDb = (t as TestApp & { testDb: TestDatabase }).testDb;
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    hostA = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'A' } })).json();
-    hostB = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'B' } })).json();
+    hostA = await createHost(t.app, 'A');
+    hostB = await createHost(t.app, 'B');
     // A second instance on the same stores, with its own (empty) memory of decisions.
     other = secondInstanceAllowed
       ? await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 }, { testDb: testDb, counters: t.counters })

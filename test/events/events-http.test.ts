@@ -1,6 +1,6 @@
 // Events, conversions, tracked links and decision lookup through HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 import { DatabaseUnavailable } from '../../src/db/database.js';
@@ -33,8 +33,8 @@ describe(`events, links and lookup (${stores})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    hostA = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host A' } })).json();
-    hostB = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host B' } })).json();
+    hostA = await createHost(t.app, 'Host A');
+    hostB = await createHost(t.app, 'Host B');
   });
   afterAll(() => t?.close());
 

@@ -3,7 +3,7 @@
 // 200 or a 4xx with a correct error body — never a 5xx, never a hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
@@ -13,7 +13,7 @@ describe('decide under fuzzed input', () => {
   let cases = 0;
   beforeAll(async () => {
     t = await createTestApp({ decideRateLimitPerMinute: 1_000_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Fuzz' } })).json().serving_key;
+    key = (await createHost(t.app, 'Fuzz')).serving_key;
   });
   afterAll(async () => {
     // The count of cases is part of what this suite proves (docs/reliability.md reads it).

@@ -5,7 +5,7 @@
 // start (one try of the printed curl), not asserted here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servingEnvelope } from '../helpers/host-traffic.js';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, usingRealPostgres, type TestApp, createHost } from '../helpers/test-env.js';
 import { warmUp } from '../../src/health/warm-up.js';
 
 describe(`warm-up before the port opens (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => {
@@ -13,7 +13,7 @@ describe(`warm-up before the port opens (${usingRealPostgres ? 'Postgres' : 'PGl
   let key: string;
   beforeAll(async () => {
     t = await createTestApp({ decideTimeBudgetMs: 2_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Warm host' } })).json().serving_key;
+    key = (await createHost(t.app, 'Warm host')).serving_key;
   });
   afterAll(async () => {
     await t?.close();

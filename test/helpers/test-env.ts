@@ -11,6 +11,8 @@ import { parseConfig, type Config, type ConfigInput } from '../../src/config/con
 import { createCounterStore } from '../../src/counters/index.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 import { buildApp } from '../../src/app.js';
+import type { z } from 'zod';
+import type { CreatedApp } from '../../src/admin/admin-schemas.js';
 
 export { usingRealPostgres, createTestDatabase, type TestDatabase } from './test-db.js';
 import { createTestDatabase, type TestDatabase } from './test-db.js';
@@ -101,4 +103,12 @@ export const ADMIN = { authorization: 'Bearer admin-key-for-tests-0123456789' };
 
 export function bearer(key: string) {
   return { authorization: `Bearer ${key}` };
+}
+
+/** A host app made through the admin API, as an operator makes one: its id, both serving keys
+ *  and its conversion secret. */
+export async function createHost(app: Pick<FastifyInstance, 'inject'>, name = 'Host'): Promise<z.infer<typeof CreatedApp>> {
+  const res = await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name } });
+  if (res.statusCode !== 201) throw new Error(`creating the host app ${name}: ${res.statusCode} ${res.body}`);
+  return res.json();
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, Refusal } from '../../src/errors/error-registry.js';
 import { DatabaseUnavailable, isDatabaseOutage } from '../../src/db/database.js';
 import { CounterStoreUnavailable } from '../../src/counters/counter-store.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 
 describe('error answers', () => {
@@ -23,7 +23,7 @@ describe('error answers', () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Errors' } })).json();
+    host = await createHost(t.app, 'Errors');
   });
   afterAll(() => t?.close());
 

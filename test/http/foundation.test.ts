@@ -2,7 +2,7 @@
 // seen by a second instance sharing the same database and counters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inlineComponents } from '../helpers/openapi.js';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import type { TestDatabase } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { koreanTurn } from '../helpers/envelopes.js';
@@ -94,14 +94,14 @@ describe(`service shell (${stores})`, () => {
   });
 
   it('reaches the native core from decide with a serving key', async () => {
-    const { serving_key } = (await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json();
+    const { serving_key } = await createHost(a.app, 'Host');
     const res = await a.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: envelope });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ serve: true, reason_codes: ['MATCHED'] });
   });
 
   it('rejects a revoked key on every instance within one second', async () => {
-    const { serving_key, serving_key_id } = (await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Revoked' } })).json();
+    const { serving_key, serving_key_id } = await createHost(a.app, 'Revoked');
     for (const inst of [a, b]) {
       expect((await inst.app.inject({ method: 'POST', url: '/v1/offers/decide', headers: bearer(serving_key), payload: envelope })).statusCode).toBe(200);
     }

@@ -4,7 +4,7 @@
 // running service against this same document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inlineComponents } from '../helpers/openapi.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 type Json = Record<string, any>;
@@ -175,7 +175,7 @@ describe('answers the document gives for requests outside it', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Contract' } })).json().serving_key;
+    key = (await createHost(t.app, 'Contract')).serving_key;
   });
   afterAll(async () => {
     await t?.close();
@@ -239,7 +239,7 @@ describe('answers the document gives for requests outside it', () => {
   });
 
   it('takes the key-creation body as optional, but not as null', async () => {
-    const appId = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Keys' } })).json().app_id;
+    const appId = (await createHost(t.app, 'Keys')).app_id;
     expect((await t.app.inject({ method: 'POST', url: `/admin/apps/${appId}/keys`, headers: ADMIN })).statusCode).toBe(201);
     const nullBody = await t.app.inject({
       method: 'POST',

@@ -3,7 +3,7 @@
 // the same id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servingEnvelope } from '../helpers/host-traffic.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -12,7 +12,7 @@ describe('request ids', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp({ decideTimeBudgetMs: 2_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Ids' } })).json().serving_key;
+    key = (await createHost(t.app, 'Ids')).serving_key;
   });
   afterAll(async () => {
     await t?.close();

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 function routeFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -19,7 +19,7 @@ describe('route validation', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Validation' } })).json().serving_key;
+    key = (await createHost(t.app, 'Validation')).serving_key;
   });
   afterAll(() => t?.close());
 

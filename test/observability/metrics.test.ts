@@ -1,7 +1,7 @@
 // /metrics is scraped and carries the series operators alert on, labelled by route patterns and
 // reason codes only — never a message, a token or an id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { startMetricsListener } from '../../src/observability/metrics-routes.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 
@@ -9,7 +9,7 @@ describe('/metrics', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();
-    const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Metrics' } })).json();
+    const { serving_key } = await createHost(t.app, 'Metrics');
     const payload = (message: string) => koreanTurn(message);
     const served = (
       await t.app.inject({

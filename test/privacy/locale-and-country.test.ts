@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase } from '../helpers/dump.js';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 
 const adult = { age_band: '18_plus', contextual_offer_consent: true };
 const surface = { clickable: true, disclosure_capable: true };
@@ -15,7 +15,7 @@ describe('locale and country as stored', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Hints' } })).json().serving_key;
+    key = (await createHost(t.app, 'Hints')).serving_key;
   });
   afterAll(() => t?.close());
 

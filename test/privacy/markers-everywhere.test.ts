@@ -13,7 +13,6 @@ import { open, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import {
-  ADMIN,
   METRICS_AUTH,
   bearer,
   createTestApp,
@@ -22,6 +21,7 @@ import {
   usingRealPostgres,
   usingRealRedis,
   type TestApp,
+  createHost,
 } from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
 import { keyHash } from '../../src/counters/keys.js';
@@ -83,7 +83,7 @@ describe(`markers in messages, and the client's address, appear nowhere (${store
     const counters = createTestCounters(COUNTER_PREFIX);
     const app = await createTestApp({ logLevel: 'trace', decideRateLimitPerMinute: 10_000_000, bodyLimitBytes: 32 * 1024 }, { testDb, counters });
     t = { ...app, close: async () => (await app.close(), await counters.close(), await testDb.drop()) };
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Privacy proof' } })).json().serving_key;
+    key = (await createHost(t.app, 'Privacy proof')).serving_key;
     if (usingRealRedis) {
       // Every command any client sends to Redis while the decides run, arguments included. A raw
       // socket: ioredis' monitor mode can mistake early MONITOR lines for replies under load.

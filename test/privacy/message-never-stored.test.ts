@@ -3,7 +3,7 @@
 // every store for them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { dumpDatabase, dumpRedis } from '../helpers/dump.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
@@ -14,7 +14,7 @@ describe(`the message is never stored or logged (${usingRealPostgres ? 'Postgres
   const bodies: string[] = [];
   beforeAll(async () => {
     t = await createTestApp({ logLevel: 'trace', decideRateLimitPerMinute: 100_000 });
-    const { serving_key } = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Privacy' } })).json();
+    const { serving_key } = await createHost(t.app, 'Privacy');
     const messages = [
       (i: number) => `제주도 호텔 최저가 ${MARKER}-${i}`,
       (i: number) => `cheapest iphone 16 deal ${MARKER}-${i}`,

@@ -2,7 +2,7 @@
 // projected exhaustion, CTR and eCPM, exact for known traffic made through the public API at
 // known times (the app runs on a clock the test sets).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
@@ -26,7 +26,7 @@ describe(`campaign spend in reports (${stores})`, () => {
     catalog.campaigns![0].name = 'Jeju hotels · winter';
     catalog.campaigns![1].budget = { total_micros: 10_000_000, daily_micros: 4_000_000 };
     expect((await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: catalog })).statusCode).toBe(200);
-    const host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json();
+    const host = await createHost(t.app, 'Host');
     let n = 0;
     const decide = async (key: string, message: string, extra: object = {}) => {
       const d = (

@@ -2,7 +2,7 @@
 // decides, rendered and qualified events, a click through /r/ and a signed conversion, and a
 // test-key decide that reports leave out unless asked. Returns what the reports must count.
 import type { FastifyInstance } from 'fastify';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
@@ -19,8 +19,8 @@ export async function seedTraffic(app: FastifyInstance, waitForClicks: (n: numbe
   const catalog = miniCatalog();
   catalog.campaigns![0].name = 'Jeju ocean-view hotels';
   await app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: catalog });
-  const hostA = (await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host A' } })).json();
-  const hostB = (await app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host B' } })).json();
+  const hostA = await createHost(app, 'Host A');
+  const hostB = await createHost(app, 'Host B');
   let n = 0;
   const decide = async (key: string, message: string, extra: object = {}) =>
     (

@@ -14,6 +14,7 @@ import {
   usingRealRedis,
   type TestApp,
   type TestDatabase,
+  createHost,
 } from '../helpers/test-env.js';
 import type { CounterStore } from '../../src/counters/counter-store.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
@@ -27,7 +28,7 @@ describe(`abuse limits (${stores})`, () => {
     let key: string;
     beforeAll(async () => {
       t = await createTestApp({ bodyLimitBytes: 8 * 1024 });
-      key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Big' } })).json().serving_key;
+      key = (await createHost(t.app, 'Big')).serving_key;
     });
     afterAll(() => t?.close());
 
@@ -99,7 +100,7 @@ describe(`abuse limits (${stores})`, () => {
     });
 
     it('10 per minute per client IP in total, whichever instance answers', async () => {
-      const key = (await a.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'RL2' } })).json().serving_key;
+      const key = (await createHost(a.app, 'RL2')).serving_key;
       const statuses: number[] = [];
       for (let i = 0; i < 14; i++) {
         const inst = i % 2 === 0 ? a : b;
@@ -130,8 +131,8 @@ describe(`abuse limits (${stores})`, () => {
     let otherKey: string;
     beforeAll(async () => {
       t = await createTestApp({ decideRateLimitPerMinute: 5, authFailureLimitPerMinute: 8 });
-      key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Quota' } })).json().serving_key;
-      otherKey = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Neighbour' } })).json().serving_key;
+      key = (await createHost(t.app, 'Quota')).serving_key;
+      otherKey = (await createHost(t.app, 'Neighbour')).serving_key;
     });
     afterAll(() => t?.close());
     const decide = (remoteAddress: string, headers: Record<string, string> = {}) =>
@@ -172,7 +173,7 @@ describe(`abuse limits (${stores})`, () => {
     const PROXY = '10.55.0.1';
     beforeAll(async () => {
       t = await createTestApp({ decideRateLimitPerMinute: 3, trustedProxies: [PROXY] });
-      key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'XFF' } })).json().serving_key;
+      key = (await createHost(t.app, 'XFF')).serving_key;
     });
     afterAll(() => t?.close());
     const decide = (remoteAddress: string, xff?: string) =>

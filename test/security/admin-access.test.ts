@@ -4,7 +4,7 @@
 // exist at all. Each case also proves that no handler ran: no app, key or secret appeared, no
 // key was revoked, the catalog did not change and no report was read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, METRICS_AUTH, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
@@ -101,7 +101,7 @@ describe('admin API: access by route, never by URL text', () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false });
     expect((await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() })).statusCode).toBe(200);
-    const created = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Victim host' } })).json();
+    const created = await createHost(t.app, 'Victim host');
     appId = created.app_id;
     keyId = created.serving_key_id;
     servingKey = created.serving_key;

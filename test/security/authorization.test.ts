@@ -4,7 +4,7 @@
 // app's decisions, conversions, idempotency keys and click intents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalogWithAffiliates } from '../helpers/mini-catalog.js';
 import { signConversion } from '../../src/conversions/conversion-signature.js';
 import { koreanTurn } from '../helpers/envelopes.js';
@@ -37,8 +37,8 @@ describe(`authorization: keys on every route and no cross-app access (${stores})
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, apiKeyCacheMs: 100, decideTimeBudgetMs: 5000 });
     const imported = await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalogWithAffiliates() });
     expect(imported.statusCode, imported.body).toBe(200);
-    hostA = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host A' } })).json();
-    hostB = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host B' } })).json();
+    hostA = await createHost(t.app, 'Host A');
+    hostB = await createHost(t.app, 'Host B');
   });
   afterAll(() => t?.close());
 
@@ -89,7 +89,7 @@ describe(`authorization: keys on every route and no cross-app access (${stores})
     });
 
     it('refuses a revoked key on every route, and a new key of the same app keeps working', async () => {
-      const host: Host = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Soon revoked' } })).json();
+      const host: Host = await createHost(t.app, 'Soon revoked');
       const d = await serve(host);
       const fresh = (await t.app.inject({ method: 'POST', url: `/admin/apps/${host.app_id}/keys`, headers: ADMIN, payload: {} })).json();
       expect((await t.app.inject({ method: 'POST', url: `/admin/keys/${host.serving_key_id}/revoke`, headers: ADMIN })).statusCode).toBe(200);

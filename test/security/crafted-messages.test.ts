@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 const CORPUS = fileURLToPath(new URL('../../crates/sidenote-core/tests/slow-inputs/', import.meta.url));
@@ -22,7 +22,7 @@ describe('crafted messages', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Crafted' } })).json().serving_key;
+    key = (await createHost(t.app, 'Crafted')).serving_key;
   });
   afterAll(() => t?.close());
 

@@ -3,7 +3,7 @@
 // POLICY_BLOCK, not an ad beside it; a commercial message with its aliases split the same way
 // still matches the same offer. Terms are real aliases of the demo catalog.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
@@ -85,7 +85,7 @@ describe(`invisible characters inside words (${stores})`, () => {
 
   beforeAll(async () => {
     t = await createTestApp({ decideRateLimitPerMinute: 100_000 });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Invisible' } })).json().serving_key;
+    key = (await createHost(t.app, 'Invisible')).serving_key;
   });
   afterAll(() => t?.close());
 

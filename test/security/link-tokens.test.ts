@@ -5,7 +5,7 @@
 // their own expiry and are refused after it.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { signLegacyV1Link } from '../helpers/legacy-link.js';
 import { TrackedLinkSigner, type TrackedLinkClaims } from '../../src/links/tracked-link.js';
@@ -194,7 +194,7 @@ describe(`tracked-link tokens over HTTP (${stores})`, () => {
   beforeAll(async () => {
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, linkSigningSecret: LINK_SECRET, decideTimeBudgetMs: 5000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    const created = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Tokens' } })).json();
+    const created = await createHost(t.app, 'Tokens');
     key = created.serving_key;
     appId = created.app_id;
   });

@@ -5,7 +5,7 @@
 // (crates/sidenote-core/src/policy_text.rs); ordinary words written with the same marks stay
 // ordinary. Each masked turn below also asks for something the demo catalog sells.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
 
 const MASKED: [locale: string, message: string][] = [
@@ -35,7 +35,7 @@ describe('masked sensitive words', () => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp();
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Masked' } })).json().serving_key;
+    key = (await createHost(t.app, 'Masked')).serving_key;
   });
   afterAll(() => t?.close());
 

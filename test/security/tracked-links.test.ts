@@ -3,7 +3,7 @@
 // validly sealed — sends a browser anywhere but an allowlisted https destination. Open-redirect attempts are refused both when a
 // catalog is imported and at click time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { TrackedLinkSigner, type TrackedLinkClaims } from '../../src/links/tracked-link.js';
 import { signLegacyV1Link } from '../helpers/legacy-link.js';
@@ -91,7 +91,7 @@ describe(`tracked links: forgery and open redirects (${stores})`, () => {
     // A roomy decide budget: these tests need fills, and a loaded CI machine must not turn them into TIMEOUTs.
     t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000, linkSigningSecret: LINK_SECRET, decideTimeBudgetMs: 5000 });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
-    key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Links' } })).json().serving_key;
+    key = (await createHost(t.app, 'Links')).serving_key;
   });
   afterAll(() => t?.close());
 

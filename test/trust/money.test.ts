@@ -6,7 +6,7 @@
 //   answer leaves a TIMEOUT row and no spend, a served answer a served row and its spend).
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { ADMIN, bearer, createTestApp, createTestCounters, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, createTestCounters, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { MemoryCounterStore } from '../../src/counters/memory-counter-store.js';
@@ -123,7 +123,7 @@ async function setUp(overrides: ConfigInput, servesPerDay: number, shared?: { te
 }
 
 async function newKey(t: TestApp): Promise<string> {
-  return (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Money' } })).json().serving_key;
+  return (await createHost(t.app, 'Money')).serving_key;
 }
 
 // Two instances, thousands of requests: beside other test files on two cores these take longer

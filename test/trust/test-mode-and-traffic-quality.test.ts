@@ -1,7 +1,7 @@
 // Test keys never move live numbers and can ask for any outcome; clicks and impressions that
 // do not count are recorded with the reason why.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { TEST_TRIGGERS } from '../../src/decide/test-mode.js';
 import { koreanTurn } from '../helpers/envelopes.js';
@@ -41,7 +41,7 @@ describe(`test mode and traffic quality (${stores})`, () => {
     const c = miniCatalog();
     c.campaigns![0].budget = { total_micros: 100_000_000, daily_micros: 4_000_000 }; // two live serves a day
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: c });
-    const created = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Trust' } })).json();
+    const created = await createHost(t.app, 'Trust');
     live = created.serving_key;
     test = created.test_key;
   });
@@ -90,7 +90,7 @@ describe(`test mode and traffic quality (${stores})`, () => {
 
   describe('not-counted events carry their reason', () => {
     it('no_prior_render: a qualified impression before any rendered one', async () => {
-      const liveApp = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Order' } })).json();
+      const liveApp = await createHost(t.app, 'Order');
       const d = await decide({ ...ko(), message: 'cheapest iphone 16', locale: 'en' }, liveApp.serving_key);
       expect(d.serve).toBe(true);
       const post = (url: string, key: string, body: object = { offer_snapshot_id: d.offer_id, decision_id: d.decision_id }) =>
@@ -111,7 +111,7 @@ describe(`test mode and traffic quality (${stores})`, () => {
     });
 
     it('expired, bot, HEAD, duplicate (decision and visitor) and rate_limited clicks redirect but do not count', async () => {
-      const liveApp = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Clicks' } })).json();
+      const liveApp = await createHost(t.app, 'Clicks');
       const en = (m: string) => ({ ...ko(), locale: 'en', message: m });
       const d1 = await decide(en('cheapest iphone 16'), liveApp.serving_key);
       const d2 = await decide(en('iphone 16 price'), liveApp.serving_key);

@@ -7,7 +7,7 @@ import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, createTestApp, type TestApp } from '../helpers/test-env.js';
+import { ADMIN, bearer, createTestApp, type TestApp, createHost } from '../helpers/test-env.js';
 import { koreanTurn } from '../helpers/envelopes.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
@@ -255,7 +255,7 @@ describe('webhook deliveries', () => {
     hook = await receiver();
     await hook.up();
     const budget = await add(hook.url, ['campaign.budget_exhausted']);
-    const key = (await t.app.inject({ method: 'POST', url: '/admin/apps', headers: ADMIN, payload: { name: 'Host' } })).json().serving_key;
+    const key = (await createHost(t.app, 'Host')).serving_key;
     const daily = await t.app.inject({
       method: 'PATCH',
       url: `/admin/campaigns/${CAMPAIGN}/control`,
