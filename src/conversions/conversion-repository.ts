@@ -45,15 +45,17 @@ const claimNonce = (app: string, nonce: string, conversion: string, hash: string
   ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
 
 /** The conversion row, when `guard` holds, the decision's funnel step it reaches, and the
- *  conversion counted on its own time. */
+ *  conversion counted on its own time. The decision is looked up once, for both rollups. */
 const conversionRow = (guard: string) => `inserted AS (
   INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at, occurred_at, order_id)
   SELECT ${PARAMS} WHERE ${guard}
   RETURNING id, app_id, decision_id, test, occurred_at, created_at
+), decided AS (
+  ${decisionsReaching('inserted')}
 ), reached AS (
   SELECT DISTINCT decision_id, 'conversion' AS step FROM inserted WHERE decision_id IS NOT NULL AND NOT test
-), ${foldFunnelSteps('reached', decisionsReaching('reached'), 'funnel')},
-${foldConversions('inserted', decisionsReaching('inserted'), 'occurred')}
+), ${foldFunnelSteps('reached', 'SELECT * FROM decided', 'funnel')},
+${foldConversions('inserted', 'SELECT * FROM decided', 'occurred')}
 SELECT id FROM inserted`;
 
 const INSERT_IF_NONCE_UNUSED = `
