@@ -29,13 +29,10 @@ export class Notifications {
    *  change, and a failure to enqueue fails the change, to be retried whole. */
   async publish(type: EventType, key: string, data: Record<string, unknown>, within?: Queryable): Promise<void> {
     const payload = { type, timestamp: new Date(this.now()).toISOString(), data };
-    if (within) {
-      await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'), within);
-      return;
-    }
     try {
-      await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'));
+      await this.repo.enqueue(type, `${type}:${key}`, payload, () => newId('msg'), within);
     } catch (err) {
+      if (within) throw err;
       this.log.warn({ err: { type: (err as Error).name }, event: type }, 'webhook event not enqueued');
     }
   }
