@@ -98,6 +98,7 @@ export async function keepAsTemplate(db: PGlite, dir: string | null): Promise<vo
 }
 
 const BLOCK = 512;
+const ASCII = new TextDecoder();
 
 /** The tar archive without the data directory's lock files (at its top level: `sidenote.lock`
  *  and its `.takeover-` markers). Only headers are read; an entry is its header, any extended
@@ -110,14 +111,14 @@ export function withoutLocks(tar: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuff
   for (let at = 0; at + BLOCK <= tar.length; ) {
     const header = tar.subarray(at, at + BLOCK);
     if (header.every((b) => b === 0)) break;
-    const size = Number.parseInt(new TextDecoder().decode(header.subarray(124, 136)).replace(/\0.*$/s, '').trim() || '0', 8);
+    const size = Number.parseInt(ASCII.decode(header.subarray(124, 136)).replace(/\0.*$/s, '').trim() || '0', 8);
     if (!Number.isFinite(size)) return tar;
     const next = at + BLOCK + Math.ceil(size / BLOCK) * BLOCK;
     const type = String.fromCharCode(header[156]);
     at = next;
     // Extended headers describe the entry after them: they go with it.
     if (type === 'x' || type === 'L' || type === 'K') continue;
-    const name = new TextDecoder().decode(header.subarray(0, 100)).replace(/\0.*$/s, '');
+    const name = ASCII.decode(header.subarray(0, 100)).replace(/\0.*$/s, '');
     const topLevel = name.replace(/^(\.?\/)+/, '');
     if (topLevel === LOCK_FILE || topLevel.startsWith(`${LOCK_FILE}.takeover-`)) dropped = true;
     else kept.push(tar.subarray(entryStart, next));
