@@ -14,7 +14,7 @@ import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage, NOTHING_SENSITIVE, policyReasons } from './gates.js';
 import { canonicalCountry, canonicalLocale } from './locale-tags.js';
 import { requestedTestOutcome, TestModeClaims } from './test-mode.js';
-import { CounterClaims, type BudgetAlerts, type ServeClaims } from './serve-claims.js';
+import { CounterClaims, type BudgetAlerts, type ServeClaims } from './claim-step.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';

@@ -4,7 +4,7 @@
 // nothing from the live counters (TestModeClaims wraps the claim step).
 import type { Principal } from '../auth/authenticator.js';
 import type { ReasonCode } from '../errors/reason-codes.js';
-import type { ClaimRequest, ClaimResult, ServeClaims } from './serve-claims.js';
+import type { ClaimRequest, ClaimResult, ServeClaims } from './claim-step.js';
 
 /** Digest category ids a test key may send to ask for an outcome: `sidenote.test.<reason>`. */
 export const TEST_TRIGGERS: Record<string, ReasonCode> = {

@@ -5,7 +5,7 @@ import type { Principal } from '../../src/auth/authenticator.js';
 import type { Campaign } from '../../src/catalog/catalog-schema.js';
 import type { ServingCatalog } from '../../src/catalog/serving-catalog.js';
 import type { ClaimCandidate, ClaimOutcome, CounterStore } from '../../src/counters/counter-store.js';
-import { CounterClaims, type ClaimRequest } from '../../src/decide/serve-claims.js';
+import { CounterClaims, type ClaimRequest } from '../../src/decide/claim-step.js';
 import { TestModeClaims } from '../../src/decide/test-mode.js';
 import type { MatchCandidate } from '../../src/native/offer-index.js';
 import type { SpendKeeper } from '../../src/spend/spend-keeper.js';
