@@ -2,7 +2,7 @@
 // budgets let it serve, claimed atomically in one round trip (src/counters/serve-claims.ts says
 // what a serve claims: keys, windows, the UTC day). What a refusal teaches is acted on here: a
 // campaign whose spend the store lost is loaded from the ledger, and one out of budget is
-// announced. Test keys never reach it (test-mode.ts wraps it).
+// announced. Test keys never reach it (test-mode.ts gives them a claim step of their own).
 import type { Principal } from '../auth/authenticator.js';
 import type { ServingCatalog } from '../catalog/serving-catalog.js';
 import type { Campaign } from '../catalog/catalog-schema.js';

@@ -13,8 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from './envelope.js';
 import { effectiveDigest, evaluateGates, liveLanguage, NOTHING_SENSITIVE, policyReasons } from './gates.js';
 import { canonicalCountry, canonicalLocale } from './locale-tags.js';
-import { requestedTestOutcome, TestModeClaims } from './test-mode.js';
-import { CounterClaims, type BudgetAlerts, type ServeClaims } from './claim-step.js';
+import { requestedTestOutcome, testModeSteps, type DecideSteps } from './test-mode.js';
+import { CounterClaims, type BudgetAlerts } from './claim-step.js';
 import type { DecisionRecorder } from './decision-recorder.js';
 import type { DecisionRecord } from '../decisions/decision-repository.js';
 import type { CatalogRuntime } from '../catalog/catalog-runtime.js';
@@ -110,14 +110,13 @@ export interface DecideParts {
 
 export class DecideService {
   private readonly catalog: CatalogRuntime;
-  private readonly matcher: Matcher;
   private readonly counters: CounterStore;
   private readonly recorder: DecisionRecorder;
   private readonly impressions: AffiliateImpressions;
   private readonly links: TrackedLinkSigner;
   private readonly settings: DecideSettings;
-  /** The claim step: the shared counters for live keys, nothing for test keys. */
-  private readonly claims: ServeClaims;
+  /** A live key's matcher and claim step (a test key's wrap them: test-mode.ts). */
+  private readonly live: DecideSteps;
   private readonly now: () => number;
 
   constructor(parts: DecideParts) {
@@ -129,8 +128,10 @@ export class DecideService {
       links: this.links,
       settings: this.settings,
     } = parts);
-    this.claims = new TestModeClaims(new CounterClaims(parts.counters, parts.spend, parts.settings.sessionCap, parts.budgetAlerts));
-    this.matcher = parts.matcher ?? parts.catalog.index;
+    this.live = {
+      matcher: parts.matcher ?? parts.catalog.index,
+      claims: new CounterClaims(parts.counters, parts.spend, parts.settings.sessionCap, parts.budgetAlerts),
+    };
     this.now = parts.now ?? Date.now;
   }
 
@@ -347,6 +348,12 @@ export class DecideService {
     const serving = this.catalog.serving;
     const digest = effectiveDigest(envelope, nowMs);
     const language = liveLanguage(envelope.locale);
+    // A test key reads with the live matcher and claims nothing; an outcome it asks for shapes
+    // its reading and its claim (test-mode.ts), never the pipeline.
+    const steps =
+      principal.mode === 'test'
+        ? testModeSteps(this.live.matcher, requestedTestOutcome(principal, digest?.category_ids), () => serving.testFill(kind, language ?? 'en'))
+        : this.live;
     // Gates that need no message run first. When one already fails, the answer is a no-fill
     // whatever the message says: a sensitive topic could only add POLICY_BLOCK, so the message
     // is read for that alone (no ranking), or not at all once POLICY_BLOCK is listed.
@@ -355,7 +362,7 @@ export class DecideService {
     const policyBlocked = policyBeforeMessage.length > 0;
     const match = policyBlocked
       ? unread(digest?.intent_type)
-      : this.matcher.match({
+      : steps.matcher.match({
           message: envelope.message,
           language: language ?? 'en',
           country: envelope.country?.toUpperCase(),
@@ -412,13 +419,7 @@ export class DecideService {
 
     const gates = evaluateGates(envelope, policy);
     if (gates.length > 0) return noFill(gates);
-    const forced = requestedTestOutcome(principal, digest?.category_ids);
-    if (forced && !forced.fill) return noFill(forced.reasonCodes, forced.retryAfterSeconds);
-    if (forced?.fill && match.candidates.length === 0) {
-      const first = serving.testFill(kind, language ?? 'en');
-      if (first) match.candidates.push(first);
-    }
-    if (!forced && !match.commercialIntent) return noFill(['LOW_INTENT']);
+    if (!match.commercialIntent) return noFill(['LOW_INTENT']);
     // A digest is the host's own typed claim of what the user is after; only a place read from
     // the message is held to "a place alone is not an ask".
     const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);
@@ -426,7 +427,7 @@ export class DecideService {
     if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
 
     if (deadline.expired()) throw new DeadlineExceeded();
-    const claim = await this.claims.claim({ serving, candidates, sessionToken: envelope.session?.token, principal, nowMs });
+    const claim = await steps.claims.claim({ serving, candidates, sessionToken: envelope.session?.token, principal, nowMs });
     attempt.receipt = claim.receipt;
     // Past the deadline now, the claim is given back by the timeout (settleTimedOut).
     if (deadline.expired()) throw new DeadlineExceeded();

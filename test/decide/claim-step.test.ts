@@ -1,12 +1,11 @@
 // The claim step of a decide over fakes: what a live key's claim asks of the counters and does
-// with their refusals, and that a test key's never reaches them.
+// with their refusals (a test key's claim step is test-mode.ts's: test/decide/test-mode.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/authenticator.js';
 import type { Campaign } from '../../src/catalog/catalog-schema.js';
 import type { ServingCatalog } from '../../src/catalog/serving-catalog.js';
 import type { ClaimCandidate, ClaimOutcome, CounterStore } from '../../src/counters/counter-store.js';
 import { CounterClaims, type ClaimRequest } from '../../src/decide/claim-step.js';
-import { TestModeClaims } from '../../src/decide/test-mode.js';
 import type { MatchCandidate } from '../../src/native/offer-index.js';
 import type { SpendKeeper } from '../../src/spend/spend-keeper.js';
 
@@ -88,14 +87,5 @@ describe('the claim step', () => {
       ['cmp.b', 'daily', '2026-11-29'],
       ['cmp.c', 'total', '2026-11-29'],
     ]);
-  });
-
-  it("gives a test key its best candidate without touching the counters, and a live key's claim to them", async () => {
-    const { store, asked } = fakeCounters({ claimedIndex: 0, receipt: null, skipped: [] });
-    const claims = new TestModeClaims(new CounterClaims(store, { ensureLoaded: () => {} } as unknown as SpendKeeper, { count: 5, windowMs: 1 }));
-    expect(await claims.claim(request('test', 's'))).toEqual({ winner: candidate('cmp.a'), receipt: null, reasons: [] });
-    expect(asked).toHaveLength(0);
-    await claims.claim(request('live', 's'));
-    expect(asked).toHaveLength(1);
   });
 });

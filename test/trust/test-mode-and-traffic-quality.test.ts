@@ -53,6 +53,9 @@ describe(`test mode and traffic quality (${stores})`, () => {
         const body = await decide(ko({ message: '안녕', session: { digest: { category_ids: [id] } } }), test);
         expect(body.reason_codes, id).toEqual([code]);
         expect(body.serve).toBe(code === 'MATCHED');
+        // A forced block is told from a real one in the record (the lookup's explanation says `test`).
+        const row = await t.db.query<{ policy_reasons: string[] }>('SELECT policy_reasons FROM decisions WHERE id = $1', [body.decision_id]);
+        expect(row.rows[0].policy_reasons, id).toEqual(code === 'POLICY_BLOCK' ? ['sensitive:test'] : []);
       }
       // Live keys do not get triggers: the id is just an unknown digest id.
       expect((await decide(ko({ message: '안녕', session: { digest: { category_ids: ['sidenote.test.matched'] } } }), live)).reason_codes).toEqual([
