@@ -7,6 +7,11 @@ import { miniCatalog } from '../helpers/mini-catalog.js';
 import { ADMIN, bearer, createTestApp, usingRealPostgres, usingRealRedis, type TestApp, type TestDatabase, createHost } from '../helpers/test-env.js';
 
 const DAY = 86_400_000;
+// Every instance here runs on one clock that started at noon UTC today and ticks in real time:
+// the reports' daily buckets and "the day it happened" cannot move under the test at midnight.
+const started = Date.now();
+const NOON = Date.parse(`${new Date(started).toISOString().slice(0, 10)}T12:00:00Z`);
+const clock = () => NOON + (Date.now() - started);
 const stores = `${usingRealPostgres ? 'Postgres' : 'PGlite'} + ${usingRealRedis ? 'Redis' : 'in-process counters'}`;
 
 describe(`late and batched conversions (${stores})`, () => {
@@ -26,7 +31,7 @@ describe(`late and batched conversions (${stores})`, () => {
   };
   /** Signed now, as an advertiser's back end signs what it sends. */
   const signed = (body: Omit<SignedConversion, 'timestamp' | 'nonce'> & { timestamp?: number; nonce?: string }, secret = host.conversion_secret) => {
-    const b = { timestamp: Math.floor(Date.now() / 1000), nonce: `nonce-late-${Date.now()}-${++n}`, ...body };
+    const b = { timestamp: Math.floor(clock() / 1000), nonce: `nonce-late-${Date.now()}-${++n}`, ...body };
     return { ...b, signature: signConversion(secret, b) };
   };
   const post = (url: string, payload: unknown) => t.app.inject({ method: 'POST', url, headers: bearer(host.serving_key), payload: payload as object });
@@ -41,17 +46,17 @@ describe(`late and batched conversions (${stores})`, () => {
   const decidedDaysAgo = async (daysAgo: number) => {
     const past = await createTestApp(
       { loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 },
-      { testDb: t.testDb, counters: t.counters, now: () => Date.now() - daysAgo * DAY },
+      { testDb: t.testDb, counters: t.counters, now: () => clock() - daysAgo * DAY },
     );
     try {
-      return { ...(await serve(past)), at: Date.now() - daysAgo * DAY };
+      return { ...(await serve(past)), at: clock() - daysAgo * DAY };
     } finally {
       await past.close();
     }
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 });
+    t = await createTestApp({ loadDemoCatalog: false, decideRateLimitPerMinute: 100_000 }, undefined, { now: clock });
     await t.app.inject({ method: 'PUT', url: '/admin/catalog', headers: ADMIN, payload: miniCatalog() });
     host = await createHost(t.app, 'Late host');
   });
@@ -74,7 +79,7 @@ describe(`late and batched conversions (${stores})`, () => {
       ok: false,
       error: 'invalid_conversion',
     });
-    const future = Math.floor((Date.now() + DAY) / 1000);
+    const future = Math.floor((clock() + DAY) / 1000);
     expect((await post('/v1/events/conversion', signed({ offer_snapshot_id: d.offer_id, event_time: future }))).json()).toEqual({
       ok: false,
       error: 'invalid_conversion',
@@ -129,7 +134,7 @@ describe(`late and batched conversions (${stores})`, () => {
     // The funnel counts the decision once, on the day it was made.
     expect(changed('conversions')).toEqual({ [dayOf(d.at)]: 1 });
     // Each conversion counts on its own day.
-    expect(changed('conversions_occurred')).toEqual({ [dayOf(boughtAt)]: 1, [dayOf(Date.now())]: 1 });
+    expect(changed('conversions_occurred')).toEqual({ [dayOf(boughtAt)]: 1, [dayOf(clock())]: 1 });
     expect(after.totals.conversions_occurred - before.totals.conversions_occurred).toBe(2);
     expect(after.totals.conversions - before.totals.conversions).toBe(1);
   });
@@ -151,12 +156,12 @@ describe(`late and batched conversions (${stores})`, () => {
   it('answers a batch item by item: inserted, duplicate and invalid with the reason, the good ones recorded whatever the bad ones', async () => {
     const d = await serve(t);
     const orderId = `order-batch-${Date.now()}`;
-    const good = signed({ offer_snapshot_id: d.offer_id, decision_id: d.decision_id, order_id: orderId, event_time: Math.floor(Date.now() / 1000) - 60 });
+    const good = signed({ offer_snapshot_id: d.offer_id, decision_id: d.decision_id, order_id: orderId, event_time: Math.floor(clock() / 1000) - 60 });
     const sameOrder = signed({ offer_snapshot_id: d.offer_id, order_id: orderId });
     const badSignature = { ...signed({ offer_snapshot_id: d.offer_id }), signature: 'ab'.repeat(32) };
     const { nonce: _, ...noNonce } = signed({ offer_snapshot_id: d.offer_id });
     const unknown = signed({ offer_snapshot_id: 'snp_0000000000000000000000' });
-    const stale = signed({ offer_snapshot_id: d.offer_id, timestamp: Math.floor(Date.now() / 1000) - 3600 });
+    const stale = signed({ offer_snapshot_id: d.offer_id, timestamp: Math.floor(clock() / 1000) - 3600 });
     const res = await post('/v1/events/conversions/batch', { conversions: [good, sameOrder, badSignature, noNonce, unknown, stale, 'not an object'] });
     expect(res.statusCode).toBe(200);
     const body = res.json();
