@@ -324,6 +324,22 @@ export const BATCH_STARTS = {
     'se-ko': 399,
     'se-en': 391,
   },
+  'session-21': {
+    'ci-ko': 386,
+    'ci-en': 388,
+    'tn-ko': 279,
+    'tn-en': 278,
+    'cx-ko': 313,
+    'cx-en': 316,
+    'am-ko': 259,
+    'am-en': 257,
+    'rk-ko': 247,
+    'rk-en': 249,
+    'km-ko': 262,
+    'km-en': 185,
+    'se-ko': 421,
+    'se-en': 414,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
