@@ -9,7 +9,8 @@ export interface LoadWorkerInput {
   batchSize: number;
 }
 
-/** Rows for a worker that cannot reach the database itself (PGlite lives on the serving thread). */
-export type ToLoadWorker = { kind: 'head'; head: ServingCatalogHead } | { kind: 'offers'; rows: ServingOfferRow[] } | { kind: 'end' };
+/** What the loader tells its worker: `load` starts a load that the worker reads itself (Postgres);
+ *  a fed load (PGlite) is its rows, from `head` to `end`. */
+export type ToLoadWorker = { kind: 'load' } | { kind: 'head'; head: ServingCatalogHead } | { kind: 'offers'; rows: ServingOfferRow[] } | { kind: 'end' };
 
 export type ToLoader = ToServing | { kind: 'failed'; name: string; code?: string; message?: string; frames?: string };

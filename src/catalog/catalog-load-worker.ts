@@ -1,8 +1,9 @@
-// The catalog loader's worker thread: one catalog load (catalog-loader.ts starts it, and ends it
-// after the load). It reads the catalog itself on a Postgres connection of its own, or, with the
+// The catalog loader's worker thread (catalog-loader.ts starts it and keeps it between loads).
+// For each load it reads the catalog itself on a Postgres connection of its own, or, with the
 // embedded PGlite (which lives on the serving thread), is fed the rows; either way it parses the
 // snapshots, builds the offer index and the serving view's offer table (ServingCatalogBuild),
-// and sends them to the serving thread.
+// and sends them to the serving thread. What a load leaves on its heap is garbage once it is
+// sent: the next load starts from nothing but the loaded modules.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServingCatalogBuild } from './catalog-load.js';
 import type { LoadWorkerInput, ToLoader, ToLoadWorker } from './catalog-load-messages.js';
@@ -48,16 +49,19 @@ async function readDatabase(databaseUrl: string): Promise<void> {
 }
 
 let fed: ServingCatalogBuild | undefined;
-// Listened to in both modes, so the port keeps the worker alive until the loader, having taken
-// the last message in, ends it.
+// The port keeps the worker alive between loads; the loader unrefs it while idle and ends it on
+// stop or after a failed load.
 port.on('message', (m: ToLoadWorker) => {
   try {
-    if (m.kind === 'head') fed = new ServingCatalogBuild(m.head, send);
+    if (m.kind === 'load') {
+      if (input.databaseUrl) readDatabase(input.databaseUrl).catch(failed);
+    } else if (m.kind === 'head') fed = new ServingCatalogBuild(m.head, send);
     else if (m.kind === 'offers') fed?.addOffers(m.rows);
-    else fed?.finish();
+    else {
+      fed?.finish();
+      fed = undefined;
+    }
   } catch (err) {
     failed(err);
   }
 });
-
-if (input.databaseUrl) readDatabase(input.databaseUrl).catch(failed);

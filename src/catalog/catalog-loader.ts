@@ -1,8 +1,11 @@
-// Loads the catalog an instance serves without holding up the serving thread: a worker thread,
-// started for each load and ended after it (its heap goes with it), reads the rows, builds the
-// offer index (staged in the addon) and the serving view's offer table (shared memory), and
-// sends the rest of the view in short messages. This thread only takes those messages in; the
-// caller then makes the index and the view live together (CatalogRuntime).
+// Loads the catalog an instance serves without holding up the serving thread: a worker thread
+// reads the rows, builds the offer index (staged in the addon) and the serving view's offer table
+// (shared memory), and sends the rest of the view in short messages. This thread only takes those
+// messages in; the caller then makes the index and the view live together (CatalogRuntime).
+//
+// The worker is kept between loads, unreferenced while idle: starting one costs about a quarter
+// of a second of CPU (its modules), which every reload (each import, each campaign change) paid
+// again. A load that fails ends it (its state is unknown), and the next load starts a fresh one.
 //
 // With Postgres the worker reads on a connection of its own. PGlite lives on this thread, so
 // here the rows are read (as text, not parsed) and handed to the worker.
@@ -55,8 +58,10 @@ export interface CatalogLoaderOptions {
 
 export class CatalogLoader {
   private running: { worker: Worker; fail: (err: Error) => void } | null = null;
+  /** The worker kept from the last load that succeeded, idle and unreferenced. */
+  private idle: Worker | null = null;
   private stopped = false;
-  private readonly batchSize: number;
+  private readonly input: LoadWorkerInput;
   private readonly startWorker: NonNullable<CatalogLoaderOptions['startWorker']>;
 
   constructor(
@@ -65,7 +70,7 @@ export class CatalogLoader {
     private readonly databaseUrl: string | null,
     opts: CatalogLoaderOptions = {},
   ) {
-    this.batchSize = opts.batchSize ?? LOAD_BATCH_SIZE;
+    this.input = { databaseUrl, batchSize: opts.batchSize ?? LOAD_BATCH_SIZE };
     this.startWorker = opts.startWorker ?? startCatalogWorker;
   }
 
@@ -73,20 +78,24 @@ export class CatalogLoader {
   load(): Promise<LoadedCatalog> {
     if (this.stopped) return Promise.reject(new Error('the catalog loader is stopped'));
     if (this.running) return Promise.reject(new Error('a catalog load is already running'));
-    const input: LoadWorkerInput = { databaseUrl: this.databaseUrl, batchSize: this.batchSize };
-    const worker = this.startWorker('catalog-load-worker', input, RESOURCE_LIMITS);
+    const worker = this.idle ?? this.startNew();
+    this.idle = null;
+    worker.ref();
     const assembly = new ServingCatalogAssembly();
     let servingThreadMs = 0;
     let longestStepMs = 0;
     let settled = false;
+    let onMessage: (m: ToLoader) => void = () => {};
+    let onExit: (code: number) => void = () => {};
+    let fail: (err: Error) => void = () => {};
     const loaded = new Promise<LoadedCatalog>((resolve, reject) => {
-      const fail = (err: Error) => {
+      fail = (err: Error) => {
         if (settled) return;
         settled = true;
         reject(err);
       };
       this.running = { worker, fail };
-      worker.on('message', (m: ToLoader) => {
+      onMessage = (m: ToLoader) => {
         const started = performance.now();
         if (m.kind === 'failed') fail(new CatalogLoadFailed(m.name, m.code, m.message, m.frames));
         else if (settled) {
@@ -102,20 +111,57 @@ export class CatalogLoader {
         const took = performance.now() - started;
         servingThreadMs += took;
         longestStepMs = Math.max(longestStepMs, took);
-      });
+      };
+      onExit = (code: number) => fail(new Error(`the catalog load worker exited (${code}) before it finished`));
+      worker.on('message', onMessage);
       worker.on('error', fail);
-      worker.on('exit', (code) => fail(new Error(`the catalog load worker exited (${code}) before it finished`)));
-      if (!this.databaseUrl) this.feed(worker).catch(fail);
+      worker.on('exit', onExit);
+      if (this.databaseUrl) worker.postMessage({ kind: 'load' } satisfies ToLoadWorker);
+      else this.feed(worker).catch(fail);
     });
-    return loaded.finally(() => {
-      this.running = null;
-      void worker.terminate();
-    });
+    return loaded.then(
+      (done) => {
+        // Every message of the load is in: the worker is kept for the next one.
+        this.running = null;
+        worker.off('message', onMessage);
+        worker.off('error', fail);
+        worker.off('exit', onExit);
+        if (this.stopped) void worker.terminate();
+        else this.keep(worker);
+        return done;
+      },
+      (err: unknown) => {
+        // Its state is unknown: ended (a message still on its way is still taken in, and an
+        // index it built is freed).
+        this.running = null;
+        void worker.terminate();
+        throw err;
+      },
+    );
   }
 
-  /** Ends a running load (shutdown): its promise rejects, its worker is terminated. */
+  private startNew(): Worker {
+    const worker = this.startWorker('catalog-load-worker', this.input, RESOURCE_LIMITS);
+    // Failing or gone while idle (it should not): the next load starts another. A load's own
+    // listeners report what happens during it.
+    worker.on('error', () => {});
+    worker.once('exit', () => {
+      if (this.idle === worker) this.idle = null;
+    });
+    return worker;
+  }
+
+  private keep(worker: Worker): void {
+    worker.unref();
+    this.idle = worker;
+  }
+
+  /** Ends a running load (shutdown): its promise rejects; the worker, running or idle, is terminated. */
   async stop(): Promise<void> {
     this.stopped = true;
+    const idle = this.idle;
+    this.idle = null;
+    await idle?.terminate();
     const running = this.running;
     if (!running) return;
     running.fail(new Error('the catalog load was stopped'));
@@ -125,7 +171,7 @@ export class CatalogLoader {
   private async feed(worker: Worker): Promise<void> {
     const post = (m: ToLoadWorker) => worker.postMessage(m);
     await this.repo.readServingCatalog(
-      this.batchSize,
+      this.input.batchSize,
       (head) => post({ kind: 'head', head }),
       (rows) => post({ kind: 'offers', rows }),
     );

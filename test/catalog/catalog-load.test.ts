@@ -1,7 +1,7 @@
 // Loading the served catalog off the serving thread (src/catalog/catalog-loader.ts): the worker's
 // index and view serve what the index built whole from the same rows served; a reload that fails
 // leaves the previous catalog serving, counted and logged; another instance's import is picked
-// up; stopping ends the load's worker.
+// up; the worker is kept between loads, and ended after a failed one and on stop.
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +95,9 @@ describe(`the catalog loaded off the serving thread (${stores})`, () => {
       (rows) => build?.addOffers(rows),
     );
     build?.finish();
-    const loaded = await new CatalogLoader(repo, t.db.connectionString ?? null, { batchSize: 7 }).load();
+    const loader = new CatalogLoader(repo, t.db.connectionString ?? null, { batchSize: 7 });
+    const loaded = await loader.load();
+    await loader.stop();
     const local = made.catalog;
     if (!local) throw new Error('the build in this thread made no catalog');
     try {
@@ -181,6 +183,40 @@ describe(`catalog reloads (${stores})`, () => {
     } finally {
       await b.close();
       await a.close();
+    }
+  });
+
+  it('keeps its worker between loads, ends it after a load that failed (the next starts another), and ends the idle one on stop', async () => {
+    const t = await createTestApp();
+    try {
+      const workers: { worker: Worker; exited: Promise<unknown> }[] = [];
+      const counted = (...args: Parameters<typeof startCatalogWorker>) => {
+        const worker = startCatalogWorker(...args);
+        workers.push({ worker, exited: once(worker, 'exit') });
+        return worker;
+      };
+      const loader = new CatalogLoader(new CatalogRepository(t.db), t.db.connectionString ?? null, { startWorker: counted });
+      const versions: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const loaded = await loader.load();
+        versions.push(loaded.view.version);
+        discardStagedIndex(loaded.staged);
+      }
+      expect(versions).toEqual([versions[0], versions[0], versions[0]]);
+      expect(workers).toHaveLength(1);
+      await loader.stop();
+      await workers[0].exited;
+
+      // A worker that cannot read: each failed load's worker is ended, and the next starts anew.
+      const broken = new CatalogLoader(new CatalogRepository(t.db), 'postgres://nobody:nothing@127.0.0.1:1/none', { startWorker: counted });
+      await expect(broken.load()).rejects.toBeInstanceOf(CatalogLoadFailed);
+      await workers[1].exited;
+      await expect(broken.load()).rejects.toBeInstanceOf(CatalogLoadFailed);
+      await workers[2].exited;
+      expect(workers).toHaveLength(3);
+      await broken.stop();
+    } finally {
+      await t.close();
     }
   });
 
