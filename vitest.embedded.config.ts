@@ -3,7 +3,7 @@
 // runs again here, on the current Node LTS: money and limits (the in-process store's own bounds
 // and scripts), access, the CLI beside an embedded server, the data directory and its lock,
 // durability after SIGKILL, privacy (what PGlite and the in-process store hold), and the webhook
-// outbox. Files that run only on the embedded stores (cli-embedded-server, part of
+// outbox. Files that run only on the embedded stores (cli-embedded-server and -lock, part of
 // markers-everywhere) are here.
 //   env -u DATABASE_URL -u REDIS_URL npx vitest run --config vitest.embedded.config.ts
 import { existsSync } from 'node:fs';
@@ -19,6 +19,7 @@ const files = [
   'test/security/click-flood.test.ts',
   'test/cli/cli.test.ts',
   'test/cli/cli-embedded-server.test.ts',
+  'test/cli/cli-embedded-lock.test.ts',
   'test/db/data-dir-lock.test.ts',
   'test/db/migrate.test.ts',
   'test/durability/sigkill.test.ts',
