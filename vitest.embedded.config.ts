@@ -4,7 +4,9 @@
 // and scripts), access, the CLI beside an embedded server, the data directory and its lock,
 // durability after SIGKILL, privacy (what PGlite and the in-process store hold), and the webhook
 // outbox. Files that run only on the embedded stores (cli-embedded-server and -lock, part of
-// markers-everywhere) are here.
+// markers-everywhere) are here. Not here: the data directory's lock file (data-dir-lock.test.ts
+// runs the same whatever the stores, in the first pass) and the CLI's commands on Postgres
+// (cli.test.ts; on PGlite, cli-embedded-server runs every command directly and through a server).
 //   env -u DATABASE_URL -u REDIS_URL npx vitest run --config vitest.embedded.config.ts
 import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
@@ -17,10 +19,8 @@ const files = [
   'test/security/authorization.test.ts',
   'test/security/abuse-limits.test.ts',
   'test/security/click-flood.test.ts',
-  'test/cli/cli.test.ts',
   'test/cli/cli-embedded-server.test.ts',
   'test/cli/cli-embedded-lock.test.ts',
-  'test/db/data-dir-lock.test.ts',
   'test/db/migrate.test.ts',
   'test/durability/sigkill.test.ts',
   'test/privacy/message-never-stored.test.ts',
