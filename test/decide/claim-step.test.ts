@@ -1,29 +1,17 @@
 // The claim step of a decide over fakes: what a live key's claim asks of the counters and does
 // with their refusals (a test key's claim step is test-mode.ts's: test/decide/test-mode.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/auth/authenticator.js';
 import type { Campaign } from '../../src/catalog/catalog-schema.js';
 import type { ServingCatalog } from '../../src/catalog/serving-catalog.js';
 import type { ClaimCandidate, ClaimOutcome, CounterStore } from '../../src/counters/counter-store.js';
 import { CounterClaims, type ClaimRequest } from '../../src/decide/claim-step.js';
-import type { MatchCandidate } from '../../src/native/offer-index.js';
 import type { SpendKeeper } from '../../src/spend/spend-keeper.js';
+import { candidate, principal } from '../helpers/decide-fakes.js';
 
 const NOW = Date.parse('2026-11-29T10:00:00Z');
-const candidate = (campaignId: string): MatchCandidate => ({
-  snapshotId: `snp_${campaignId}`,
-  offerId: `off.${campaignId}`,
-  campaignId,
-  advertiserId: 'adv.x',
-  score: 1,
-  matchedCategoryIds: ['travel.hotels'],
-  matchedEntityIds: [],
-  impliedCategoryIds: [],
-});
 const campaign = (id: string) =>
   ({ id, bid_micros: 2_000_000, budget: { total_micros: 10_000_000, daily_micros: 4_000_000 }, frequency_cap: { count: 3, window_seconds: 3600 } }) as Campaign;
 const serving = { campaigns: new Map(['cmp.a', 'cmp.b', 'cmp.c'].map((id) => [id, campaign(id)])) } as unknown as ServingCatalog;
-const principal = (mode: 'live' | 'test'): Principal => ({ appId: 'app_1', keyId: 'key_1', mode, exclusions: { categoryIds: [], advertiserIds: [] } });
 const request = (mode: 'live' | 'test', sessionToken?: string): ClaimRequest => ({
   serving,
   candidates: [candidate('cmp.a'), candidate('cmp.b'), candidate('cmp.c')],

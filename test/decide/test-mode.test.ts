@@ -2,22 +2,12 @@
 // reaches the step that gives the outcome it asked for, and a claim step that never touches the
 // counters. (The forced outcomes end to end, through HTTP: test/trust/test-mode-and-traffic-quality.test.ts.)
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/auth/authenticator.js';
 import type { ClaimRequest } from '../../src/decide/claim-step.js';
 import { requestedTestOutcome, shapeReading, TEST_POLICY_FAMILY, TEST_TRIGGERS, testModeSteps } from '../../src/decide/test-mode.js';
 import type { ServingCatalog } from '../../src/catalog/serving-catalog.js';
 import type { MatchCandidate, Matcher, MatchQuery, MatchResult } from '../../src/native/offer-index.js';
+import { candidate, principal } from '../helpers/decide-fakes.js';
 
-const candidate = (campaignId: string): MatchCandidate => ({
-  snapshotId: `snp_${campaignId}`,
-  offerId: `off.${campaignId}`,
-  campaignId,
-  advertiserId: 'adv.x',
-  score: 1,
-  matchedCategoryIds: ['travel.hotels'],
-  matchedEntityIds: [],
-  impliedCategoryIds: [],
-});
 const FILL = candidate('cmp.test-fill');
 const reading = (over: Partial<MatchResult> = {}): MatchResult => ({
   sensitiveTopicIds: [],
@@ -34,7 +24,6 @@ const reading = (over: Partial<MatchResult> = {}): MatchResult => ({
   excludedByApp: false,
   ...over,
 });
-const principal = (mode: 'live' | 'test'): Principal => ({ appId: 'app_1', keyId: 'key_1', mode, exclusions: { categoryIds: [], advertiserIds: [] } });
 const claimOf = (candidates: MatchCandidate[]): ClaimRequest => ({
   serving: {} as ServingCatalog,
   candidates,
