@@ -5,8 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     pool: 'forks',
     // Three files at a time on two cores: about a third of the suite's time is spent waiting
-    // (timers, child processes, the stores), and a third file fills it (CI: 275 s → 240 s on
-    // this 2-core machine); the suite passes under far heavier load (scripts/suite-under-load.sh).
+    // (timers, child processes, the stores), and a third file fills it (on this 2-core machine:
+    // 257 s with two, 244 s with three); the suite passes under far heavier load
+    // (scripts/suite-under-load.sh).
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
