@@ -340,6 +340,22 @@ export const BATCH_STARTS = {
     'se-ko': 421,
     'se-en': 414,
   },
+  'session-22': {
+    'ci-ko': 408,
+    'ci-en': 412,
+    'tn-ko': 296,
+    'tn-en': 294,
+    'cx-ko': 331,
+    'cx-en': 331,
+    'am-ko': 273,
+    'am-en': 271,
+    'rk-ko': 261,
+    'rk-en': 262,
+    'km-ko': 269,
+    'km-en': 192,
+    'se-ko': 442,
+    'se-en': 435,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
