@@ -141,6 +141,9 @@ export interface Outcome {
   intentType: string | null;
   matchedCategoryIds: string[];
   matchedEntityIds: string[];
+  /** A POLICY_BLOCK's reasons, from the decision's explanation (`sensitive:<family>`, or
+   *  `sensitive` alone when only the learned classifier fired): which gate over-blocks. */
+  policyReasons: string[];
   /** Why this answer cannot be judged (not a 200, or a no-fill that timing or money decided). */
   instrumentError: string | null;
 }
@@ -167,6 +170,7 @@ export async function decideCase(h: Harness, c: RelevanceCase): Promise<Outcome>
     intentType: null,
     matchedCategoryIds: [],
     matchedEntityIds: [],
+    policyReasons: [],
     instrumentError: null,
   };
   if (res.statusCode !== 200) {
@@ -194,6 +198,10 @@ export async function decideCase(h: Harness, c: RelevanceCase): Promise<Outcome>
       out.intentType = m.intent_type;
       out.matchedCategoryIds = m.matched_category_ids ?? [];
       out.matchedEntityIds = m.matched_entity_ids ?? [];
+    }
+    if (out.reasonCodes.includes('POLICY_BLOCK')) {
+      const e = await h.app.inject({ method: 'GET', url: `/v1/decisions/${out.decisionId}/explanation`, headers: auth });
+      if (e.statusCode === 200) out.policyReasons = (e.json() as { parameters: { policy: string[] } }).parameters.policy ?? [];
     }
   }
   return out;
@@ -433,7 +441,8 @@ export function describeGot(r: CaseResult): string {
   const o = r.outcome;
   if (o.instrumentError) return `INSTRUMENT ERROR: ${o.instrumentError}`;
   if (o.serve) return `served ${o.offerId} (${o.servedCategories.join(', ')})`;
-  return o.reasonCodes.join(', ');
+  const policy = o.policyReasons.length > 0 ? ` (${o.policyReasons.join(', ')})` : '';
+  return `${o.reasonCodes.join(', ')}${policy}`;
 }
 
 /** The failing cases, one table row each, with the signals the decision record names. */

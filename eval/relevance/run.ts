@@ -148,6 +148,7 @@ async function main() {
         intent_type: r.outcome.intentType,
         matched_category_ids: r.outcome.matchedCategoryIds,
         matched_entity_ids: r.outcome.matchedEntityIds,
+        policy_reasons: r.outcome.policyReasons,
         instrument_error: r.outcome.instrumentError,
       })),
     };

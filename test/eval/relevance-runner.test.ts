@@ -58,6 +58,7 @@ const outcome = (over: Partial<Outcome> = {}): Outcome => ({
   intentType: null,
   matchedCategoryIds: [],
   matchedEntityIds: [],
+  policyReasons: [],
   instrumentError: null,
   ...over,
 });
@@ -275,6 +276,12 @@ describe('metric arithmetic', () => {
     const failures = failuresTable(results);
     expect(failures.split('\n')).toHaveLength(2 + 4);
     expect(failures).toContain('| ci-en-001 | dev | en | clear_intent | serve travel.hotels | served off.x (travel.flights) |');
+    const overBlocked = judge(
+      kase({ id: 'ci-en-002', lang: 'en', expect: 'serve' }),
+      outcome({ reasonCodes: ['POLICY_BLOCK'], policyReasons: ['health'] }),
+      tax,
+    );
+    expect(failuresTable([overBlocked])).toContain('| serve travel.hotels | POLICY_BLOCK (health) |');
   });
 });
 
@@ -325,6 +332,10 @@ describe('the runner against the service', () => {
         expect(o.reasonCodes.length).toBeGreaterThan(0);
         expect(o.reasonCodes).not.toContain('MATCHED');
       }
+      // A POLICY_BLOCK names what fired (the runner's envelope is a consenting adult's, so only
+      // the message can have).
+      expect(o.policyReasons.length > 0, r.case.id).toBe(o.reasonCodes.includes('POLICY_BLOCK'));
+      for (const reason of o.policyReasons) expect(['audience', 'consent', 'host_safety']).not.toContain(reason);
       expect(r).toEqual(judge(r.case, o, tax));
     }
   });
