@@ -14,7 +14,8 @@ export async function dumpDatabase(db: Database): Promise<string> {
 }
 
 /** Every key under the prefix with its value, of every type, plus the slow log (which keeps
- *  command arguments). SCAN, not KEYS: the shared Redis may hold many keys. */
+ *  command arguments). SCAN, not KEYS: the shared Redis may hold many keys; each page's types,
+ *  then its values, go in one pipeline (a round trip per key took 16 s on 80,000 keys). */
 export async function dumpRedis(url: string, prefix: string): Promise<string> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(url);
@@ -24,7 +25,15 @@ export async function dumpRedis(url: string, prefix: string): Promise<string> {
     do {
       const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
       cursor = next;
-      for (const k of keys) parts.push(`${k} ${await redisValue(redis, k)}`);
+      const types = await pipelined(
+        redis,
+        keys.map((k) => ['type', k]),
+      );
+      const values = await pipelined(
+        redis,
+        keys.map((k, i) => valueCommand(k, String(types[i]))),
+      );
+      keys.forEach((k, i) => parts.push(`${k} ${typeof values[i] === 'string' ? values[i] : JSON.stringify(values[i])}`));
     } while (cursor !== '0');
     parts.push(JSON.stringify(await redis.call('SLOWLOG', 'GET', '1000')));
     return parts.join('\n');
@@ -33,22 +42,32 @@ export async function dumpRedis(url: string, prefix: string): Promise<string> {
   }
 }
 
-async function redisValue(redis: import('ioredis').Redis, key: string): Promise<string> {
-  const type = await redis.type(key);
+async function pipelined(redis: import('ioredis').Redis, commands: string[][]): Promise<unknown[]> {
+  if (commands.length === 0) return [];
+  const results = (await redis.pipeline(commands).exec()) ?? [];
+  return results.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+}
+
+/** The command that reads a key of this type whole (`type` itself for a type it cannot read,
+ *  so the dump still names the key and its type). */
+function valueCommand(key: string, type: string): string[] {
   switch (type) {
     case 'string':
-      return String(await redis.get(key));
+      return ['get', key];
     case 'hash':
-      return JSON.stringify(await redis.hgetall(key));
+      return ['hgetall', key];
     case 'zset':
-      return JSON.stringify(await redis.zrange(key, '0', '-1', 'WITHSCORES'));
+      return ['zrange', key, '0', '-1', 'WITHSCORES'];
     case 'list':
-      return JSON.stringify(await redis.lrange(key, 0, -1));
+      return ['lrange', key, '0', '-1'];
     case 'set':
-      return JSON.stringify(await redis.smembers(key));
+      return ['smembers', key];
     case 'stream':
-      return JSON.stringify(await redis.xrange(key, '-', '+'));
+      return ['xrange', key, '-', '+'];
     default:
-      return type;
+      return ['type', key];
   }
 }
