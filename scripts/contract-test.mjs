@@ -100,6 +100,23 @@ async function main() {
   if (process.argv.includes('--install-only')) return;
   // dist/ as `npm start` makes it: compiled only when missing or older than a source file.
   run('node', ['scripts/ensure-built.mjs']);
+  // The four phases in two runs side by side, each against a service of its own (its own
+  // database and Redis prefix, so retry keys and nonces one run uses cannot collide with the
+  // other's): one Schemathesis process keeps about one core busy (it and its server take turns),
+  // and workers inside one process are threads that Python 3.11's ast module does not survive
+  // (see runSchemathesis). Each run prints its output whole when it is done.
+  const statuses = await Promise.all(PHASE_GROUPS.map((phases) => contractRun(phases)));
+  process.exit(statuses.every((code) => code === 0) ? 0 : 1);
+}
+
+/** The phases, split in two groups of about equal time (on the demo catalog: examples and
+ *  coverage about 40 s, fuzzing and stateful about 35 s, with 50 examples). */
+const PHASE_GROUPS = ['examples,coverage', 'fuzzing,stateful'];
+
+/** A service of its own (a fresh database on DATABASE_URL, its own Redis prefix), a host app
+ *  and one real fill, then Schemathesis for `phases`. Resolves to 0 when every check passed and
+ *  the server logged no error line. */
+async function contractRun(phases) {
   const database = await createRunDatabase();
   const server = startServer({
     PORT: '0',
@@ -108,7 +125,7 @@ async function main() {
     ADMIN_KEY,
     SIDENOTE_DATA_DIR: 'memory',
     LOAD_DEMO_CATALOG: '1',
-    REDIS_KEY_PREFIX: `sn:contract:${process.pid}:`,
+    REDIS_KEY_PREFIX: `sn:contract:${process.pid}:${phases.replace(',', '-')}:`,
     // Schemathesis sends thousands of requests from one address; the per-IP limits would turn
     // most of them into 429s (which the document lists) and test little else.
     DECIDE_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -130,50 +147,20 @@ async function main() {
     if (created.status !== 201) throw new Error(`could not create the test app: ${created.status} ${await created.text()}`);
     const app = await created.json();
     const served = await serveOneOffer(baseUrl, app.serving_key);
-    console.log(
-      `== schemathesis ${SCHEMATHESIS_VERSION} against ${baseUrl} (${database ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'})`,
-    );
-    const args = [
-      '--config-file',
-      path.join(ROOT, 'scripts/contract/schemathesis.toml'),
-      'run',
-      `${baseUrl}/openapi.json`,
-      '--checks',
-      'all',
-      '--max-examples',
-      MAX_EXAMPLES,
-      ...(process.env.SCHEMATHESIS_INCLUDE_PATH ? ['--include-path', process.env.SCHEMATHESIS_INCLUDE_PATH] : []),
-      '--seed',
-      SEED,
-      // One worker: Python 3.11's ast module is not thread-safe, and Hypothesis parses lambdas
-      // with it ("AST constructor recursion depth mismatch" with two).
-      '--workers',
-      '1',
-      '--generation-database',
-      'none',
-      '--report',
-      'junit',
-      '--report-dir',
-      path.join(ROOT, 'test-artifacts/contract'),
-    ];
-    console.log(`st ${args.join(' ')}`);
-    const st = spawnSync(ST, args, {
-      cwd: ROOT,
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        SIDENOTE_CONTRACT_SERVING_KEY: app.serving_key,
-        SIDENOTE_CONTRACT_ADMIN_KEY: ADMIN_KEY,
-        SIDENOTE_CONTRACT_CONVERSION_SECRET: app.conversion_secret,
-        SIDENOTE_CONTRACT_DECISION_ID: served.decision_id,
-        SIDENOTE_CONTRACT_SNAPSHOT_ID: served.offer_id,
-        SIDENOTE_CONTRACT_LINK_TOKEN: served.link.split('/r/')[1],
-        SCHEMATHESIS_HOOKS: path.join(ROOT, 'scripts/contract/hooks.py'),
-      },
-    });
-    status = st.status ?? 1;
+    const env = {
+      ...process.env,
+      SIDENOTE_CONTRACT_SERVING_KEY: app.serving_key,
+      SIDENOTE_CONTRACT_ADMIN_KEY: ADMIN_KEY,
+      SIDENOTE_CONTRACT_CONVERSION_SECRET: app.conversion_secret,
+      SIDENOTE_CONTRACT_DECISION_ID: served.decision_id,
+      SIDENOTE_CONTRACT_SNAPSHOT_ID: served.offer_id,
+      SIDENOTE_CONTRACT_LINK_TOKEN: served.link.split('/r/')[1],
+      SCHEMATHESIS_HOOKS: path.join(ROOT, 'scripts/contract/hooks.py'),
+    };
+    const where = `${baseUrl} (${database ? 'Postgres' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-process counters'})`;
+    status = await runSchemathesis(baseUrl, phases, env, where);
     if (server.errors.length > 0) {
-      console.error(`the server logged ${server.errors.length} error line(s):\n${server.errors.slice(0, 20).join('\n')}`);
+      console.error(`the server of phases ${phases} logged ${server.errors.length} error line(s):\n${server.errors.slice(0, 20).join('\n')}`);
       status = 1;
     }
   } finally {
@@ -181,7 +168,52 @@ async function main() {
     await new Promise((resolve) => server.child.once('exit', resolve));
     await database?.drop();
   }
-  process.exit(status);
+  return status;
+}
+
+/** One Schemathesis process over every operation, for some phases; its output is printed
+ *  whole when it exits. Resolves to its exit code. */
+function runSchemathesis(baseUrl, phases, env, where) {
+  const args = [
+    '--config-file',
+    path.join(ROOT, 'scripts/contract/schemathesis.toml'),
+    'run',
+    `${baseUrl}/openapi.json`,
+    '--phases',
+    phases,
+    '--checks',
+    'all',
+    '--max-examples',
+    MAX_EXAMPLES,
+    ...(process.env.SCHEMATHESIS_INCLUDE_PATH ? ['--include-path', process.env.SCHEMATHESIS_INCLUDE_PATH] : []),
+    '--seed',
+    SEED,
+    // One worker: Python 3.11's ast module is not thread-safe, and Hypothesis parses lambdas
+    // with it ("AST constructor recursion depth mismatch" with two).
+    '--workers',
+    '1',
+    '--generation-database',
+    'none',
+    '--report',
+    'junit',
+    '--report-dir',
+    path.join(ROOT, 'test-artifacts/contract', phases.replace(',', '-')),
+  ];
+  const child = spawn(ST, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (d) => output.push(d));
+  child.stderr.on('data', (d) => output.push(d));
+  return new Promise((resolve) => {
+    child.on('error', (err) => {
+      console.error(`st (${phases}) could not start: ${err.message}`);
+      resolve(1);
+    });
+    child.on('close', (code) => {
+      console.log(`\n== schemathesis ${SCHEMATHESIS_VERSION}, phases ${phases}, against ${where}\nst ${args.join(' ')}`);
+      process.stdout.write(Buffer.concat(output));
+      resolve(code ?? 1);
+    });
+  });
 }
 
 /** One real fill from the demo catalog, whose ids the hooks give to events and lookups. */
