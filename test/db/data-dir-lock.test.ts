@@ -139,10 +139,13 @@ describe('embedded data directory', () => {
     const dir = path.join(root, 'race');
     writeLock(dir, { pid: deadPid() });
     // All of them try at the same instant, once every child has loaded, and each holds on
-    // (the winner keeps its lock) until every one has answered and its stdin is closed.
+    // (the winner keeps its lock) until every one has answered and its stdin is closed. Each
+    // sleeps until just before that instant and spins only the last 20 ms (six children spinning
+    // for seconds took the CPU the others needed to load).
     const at = Date.now() + 4000;
     const script = `
       import { acquireDataDirLock } from ${JSON.stringify(LOCK_MODULE)};
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ${at} - 20 - Date.now())));
       while (Date.now() < ${at});
       try { acquireDataDirLock(${JSON.stringify(dir)}); console.log('got'); }
       catch (err) { console.log(err.code === 'DATA_DIR_LOCKED' ? 'locked' : 'error ' + err.message); }
