@@ -49,13 +49,29 @@ function texts(file: string): string[] {
     .map((l) => (JSON.parse(l) as { text: string }).text.replace(/[\r\n]+/g, ' '));
 }
 
+/** The `classify` example's executable, built for the whole workspace as `cargo test
+ *  --workspace` builds it: `cargo run -p sidenote-core` resolves the dependencies' features for
+ *  that one package, so after CI's `cargo test` it compiled 14 crates again. */
+function classifyExample(): string {
+  const messages = execFileSync('cargo', ['build', '--profile', 'ci', '-q', '--workspace', '--example', 'classify', '--message-format', 'json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const line of messages.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const m = JSON.parse(line) as { reason?: string; target?: { name?: string }; executable?: string | null };
+    if (m.reason === 'compiler-artifact' && m.target?.name === 'classify' && m.executable) return m.executable;
+  }
+  throw new Error('cargo built no executable for the classify example');
+}
+
 describe('turn classifier: the core scores as its trainer does', () => {
   const inputs = [...texts('validation.jsonl'), ...texts('train.jsonl'), ...EDGE_CASES];
   let core: CoreRow[] = [];
   let trainer: Array<{ sensitive_bits: number; commercial_bits: number }> = [];
 
   beforeAll(() => {
-    const out = execFileSync('cargo', ['run', '--profile', 'ci', '-q', '-p', 'sidenote-core', '--example', 'classify'], {
+    const out = execFileSync(classifyExample(), [], {
       input: `${inputs.join('\n')}\n`,
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
