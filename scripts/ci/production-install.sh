@@ -6,9 +6,9 @@
 #
 # Usage: scripts/ci/production-install.sh [clone]
 #   With no argument it clones HEAD and runs `npm ci`. Given a checkout that the README start
-#   check has just installed (.ci/run passes its own, after every other step: this prunes it), it
+#   check has just installed (.ci/run passes a copy of its own, since this prunes it), it
 #   continues there: that `npm install` installed the same lock file, so installing again would
-#   prove nothing new.
+#   prove nothing new. Run it from the checkout whose Rust target the copy reuses.
 set -euo pipefail
 src=$(pwd)
 work=$(mktemp -d)
