@@ -105,8 +105,11 @@ async function main() {
   // other's): one Schemathesis process keeps about one core busy (it and its server take turns),
   // and workers inside one process are threads that Python 3.11's ast module does not survive
   // (see runSchemathesis). Each run prints its output whole when it is done.
-  const statuses = await Promise.all(PHASE_GROUPS.map((phases) => contractRun(phases)));
-  process.exit(statuses.every((code) => code === 0) ? 0 : 1);
+  // allSettled: a run that throws (its server did not start) must not exit this process while
+  // the other is still running, which would leave that run's server and Schemathesis behind.
+  const runs = await Promise.allSettled(PHASE_GROUPS.map((phases) => contractRun(phases)));
+  for (const r of runs) if (r.status === 'rejected') console.error(r.reason);
+  process.exit(runs.every((r) => r.status === 'fulfilled' && r.value === 0) ? 0 : 1);
 }
 
 /** The phases, split in two groups of about equal time (on the demo catalog: examples and
