@@ -8,6 +8,9 @@ vi.mock('node:crypto', async (importOriginal) => {
   const crypto = await importOriginal<typeof import('node:crypto')>();
   return { ...crypto, default: crypto, timingSafeEqual: vi.fn(crypto.timingSafeEqual) };
 });
+// Files share a worker's module cache (vitest.config.ts): modules another file already loaded
+// with the real node:crypto are loaded again here, with the mock.
+vi.resetModules();
 
 const { timingSafeEqual } = await import('node:crypto');
 const { signConversion, verifyConversionSignature } = await import('../../src/conversions/conversion-signature.js');
