@@ -13,6 +13,20 @@ const scripts = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none'
  *  and private-use parts are dropped: they can spell anything ("ko-KR-x-anything"). */
 export function canonicalLocale(locale: string | undefined): string | null {
   if (!locale) return null;
+  const known = canonicalLocales.get(locale);
+  if (known !== undefined) return known;
+  const canonical = readLocale(locale);
+  // Hosts send a handful of tags, and ICU takes ~8 µs to read one: each is read once. A flood
+  // of made-up tags cannot grow the memo past its bound (it starts over).
+  if (canonicalLocales.size >= MEMO_BOUND) canonicalLocales.clear();
+  canonicalLocales.set(locale, canonical);
+  return canonical;
+}
+
+const MEMO_BOUND = 1024;
+const canonicalLocales = new Map<string, string | null>();
+
+function readLocale(locale: string): string | null {
   try {
     const [tag] = Intl.getCanonicalLocales(locale.replaceAll('_', '-'));
     const { language, script, region } = new Intl.Locale(tag);
@@ -27,9 +41,17 @@ export function canonicalLocale(locale: string | undefined): string | null {
   }
 }
 
+const knownRegions = new Map<string, boolean>();
+
 /** The ISO 3166-1 alpha-2 code of `country` (any case) when it names a known region, else null. */
 export function canonicalCountry(country: string | undefined): string | null {
   if (!country || !/^[A-Za-z]{2}$/.test(country)) return null;
   const code = country.toUpperCase();
-  return regions.of(code) === undefined ? null : code;
+  let known = knownRegions.get(code);
+  if (known === undefined) {
+    // At most 26 × 26 entries.
+    known = regions.of(code) !== undefined;
+    knownRegions.set(code, known);
+  }
+  return known ? code : null;
 }
