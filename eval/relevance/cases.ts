@@ -356,6 +356,22 @@ export const BATCH_STARTS = {
     'se-ko': 442,
     'se-en': 435,
   },
+  'session-23': {
+    'ci-ko': 430,
+    'ci-en': 436,
+    'tn-ko': 312,
+    'tn-en': 307,
+    'cx-ko': 347,
+    'cx-en': 348,
+    'am-ko': 286,
+    'am-en': 282,
+    'rk-ko': 271,
+    'rk-en': 275,
+    'km-ko': 277,
+    'km-en': 200,
+    'se-ko': 462,
+    'se-en': 452,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
