@@ -95,6 +95,12 @@ export const SensitiveTopic = z.strictObject({
   negative_contexts: Aliases.default({ ko: [], en: [] }).describe(
     'Phrases in which one of its aliases is said of a thing, not of the person ("와이파이가 불안"): a phrase hides the alias inside it (overlapping hits resolve leftmost-longest); any other alias of the turn still counts.',
   ),
+  said_of_the_user: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Its aliases say something of the user (a minor's school year: `중학생`, `high schooler`): in a turn that names the user's own child, grandchild, nephew or niece, or pupils (`my son`, `our kids`, 딸, 손주, 제자, 우리 애) and says no age or school year of the user themselves, they are read as said of that child, a grown-up speaking, and do not block.",
+    ),
   iab_content: IabContent,
 });
 

@@ -39,7 +39,12 @@ export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
       negative_contexts: e.negative_contexts ?? NO_ALIASES,
       within: e.within ?? [],
     })),
-    sensitive_topics: (t?.sensitive_topics ?? []).map((s) => ({ id: s.id, aliases: s.aliases, negative_contexts: s.negative_contexts ?? NO_ALIASES })),
+    sensitive_topics: (t?.sensitive_topics ?? []).map((s) => ({
+      id: s.id,
+      aliases: s.aliases,
+      negative_contexts: s.negative_contexts ?? NO_ALIASES,
+      said_of_the_user: s.said_of_the_user ?? false,
+    })),
     intent_cues: { ...NO_CUES, ...t?.intent_cues },
   };
 }

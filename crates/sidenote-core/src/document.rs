@@ -61,6 +61,11 @@ pub struct SensitiveTopicDoc {
     /// 불안"): overlapping hits resolve leftmost-longest, so the phrase hides the alias inside it.
     #[serde(default)]
     pub negative_contexts: Aliases,
+    /// Its aliases say something of the user (a minor's school year): in a turn where a grown-up
+    /// speaks of their own child ([`crate::policy_patterns::speaks_of_own_child`]) they are said
+    /// of the child, and do not count.
+    #[serde(default)]
+    pub said_of_the_user: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

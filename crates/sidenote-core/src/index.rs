@@ -351,6 +351,8 @@ pub struct OfferIndex {
     /// Per entity: every entity it lies within, directly or not (sorted).
     entity_within: Vec<Box<[u32]>>,
     sensitive_ids: Vec<Box<str>>,
+    /// Per sensitive topic: its aliases say something of the user (`said_of_the_user`).
+    sensitive_of_the_user: Vec<bool>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
     advertiser_ids: Vec<Box<str>>,
@@ -565,6 +567,7 @@ impl OfferIndex {
         }
         let entity_within = within_closure(t, &entity_by_id)?;
         let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
+        let sensitive_of_the_user: Vec<bool> = t.sensitive_topics.iter().map(|s| s.said_of_the_user).collect();
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
         for (i, c) in t.categories.iter().enumerate() {
@@ -611,6 +614,7 @@ impl OfferIndex {
             entity_place,
             entity_within,
             sensitive_ids,
+            sensitive_of_the_user,
             matcher,
             campaign_ids: Vec::new(),
             advertiser_ids: Vec::new(),
@@ -865,6 +869,13 @@ impl OfferIndex {
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
         let mut sensitive = reading.sensitive.clone();
+        // A topic said of the user (a minor's school year) is said of their child when a grown-up
+        // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are
+        // (`policy_patterns`). Read only when such a topic was hit.
+        let of_the_user = |s: &u32| self.sensitive_of_the_user[*s as usize];
+        if sensitive.iter().any(of_the_user) && normalized.as_deref().is_some_and(policy_patterns::speaks_of_own_child) {
+            sensitive.retain(|s| !of_the_user(s));
+        }
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
         let sensitive_patterns = normalized.as_deref().map(policy_patterns::sensitive_patterns).unwrap_or_default();

@@ -336,6 +336,15 @@ fn minor_age(turn: &Screened) -> bool {
         || [&EN_GRADE_NUMBER, &EN_GRADE, &EN_SCHOOL].into_iter().any(|re| turn.any_where(re, |m| !said_of_family_en(text, m)))
 }
 
+/// Whether a grown-up speaks of their own child: the turn names the user's own child, grandchild,
+/// nephew or niece, or pupils, and says no age or school year of the user themselves. Every age
+/// and school year of such a turn is the child's ([`says_minor_age`]), and so are the catalog's
+/// sensitive topics said of the user (`said_of_the_user`: "중학생", "high schooler").
+pub fn speaks_of_own_child(text: &str) -> bool {
+    let turn = Screened::new(text);
+    names_dependant(&turn) && !says_own_age(&turn)
+}
+
 /// "Explain like I'm five", "as if I'm 5": an idiom for "simply", not an age.
 fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
     let before = chars_before(text, m.start(), 8).trim_end();

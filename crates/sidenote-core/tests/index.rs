@@ -83,6 +83,26 @@ fn signals_intent_and_sensitive_topics() {
 }
 
 #[test]
+fn a_topic_said_of_the_user_is_the_childs_when_a_grown_up_speaks_of_their_own_child() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "minors", "said_of_the_user": true, "aliases": { "en": ["high schooler"], "ko": ["중학생"] } },
+        { "id": "gambling", "aliases": { "en": ["casino"], "ko": ["도박"] } }
+    ]);
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [] }))).expect("builds");
+    let topics = |message: &str, language: &str| index.find(&MatchQuery { language, ..query(message) }).sensitive_topic_ids;
+    // The user's own school year: a minor.
+    assert_eq!(topics("im a high schooler, cheapest hotel in jeju?", "en"), vec!["minors"]);
+    assert_eq!(topics("중학생인데 제주도 호텔 최저가", "ko"), vec!["minors"]);
+    // Said of the user's grandchild or son: a grown-up buying for them.
+    assert!(topics("중학생 손자가 제주도 가고 싶대서 호텔 최저가 알아봐요", "ko").is_empty());
+    assert!(topics("my son is a high schooler now, cheapest hotel in jeju for his trip?", "en").is_empty());
+    // ... unless the user says their own age too, and a topic not said of the user still counts.
+    assert_eq!(topics("im 15 and a high schooler, my son?? no lol, my nephew is 3. cheapest hotel", "en"), vec!["minors"]);
+    assert_eq!(topics("my son is a high schooler and i need the casino near the hotel", "en"), vec!["gambling"]);
+}
+
+#[test]
 fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
     use MessageIntent::*;
     // `low` from either side wins, whatever the other says.
