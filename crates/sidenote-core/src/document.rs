@@ -62,7 +62,7 @@ pub struct SensitiveTopicDoc {
     #[serde(default)]
     pub negative_contexts: Aliases,
     /// Its aliases say something of the user (a minor's school year): in a turn where a grown-up
-    /// speaks of their own child ([`crate::policy_patterns::speaks_of_own_child`]) they are said
+    /// speaks of their own child ([`crate::policy_patterns::PatternReading::speaks_of_own_child`]) they are said
     /// of the child, and do not count.
     #[serde(default)]
     pub said_of_the_user: bool,

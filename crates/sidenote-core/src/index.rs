@@ -868,17 +868,16 @@ impl OfferIndex {
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
         let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
-        let mut sensitive = reading.sensitive.clone();
-        // A topic said of the user (a minor's school year) is said of their child when a grown-up
-        // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are
-        // (`policy_patterns`). Read only when such a topic was hit.
-        let of_the_user = |s: &u32| self.sensitive_of_the_user[*s as usize];
-        if sensitive.iter().any(of_the_user) && normalized.as_deref().is_some_and(policy_patterns::speaks_of_own_child) {
-            sensitive.retain(|s| !of_the_user(s));
-        }
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
-        let sensitive_patterns = normalized.as_deref().map(policy_patterns::sensitive_patterns).unwrap_or_default();
+        let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
+        let sensitive_patterns = patterns.families;
+        let mut sensitive = reading.sensitive.clone();
+        // A topic said of the user (a minor's school year) is said of their child when a grown-up
+        // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are.
+        if patterns.speaks_of_own_child {
+            sensitive.retain(|&s| !self.sensitive_of_the_user[s as usize]);
+        }
         let over_budget = |mut sensitive: Vec<u32>, dropped: u32| {
             sensitive.sort_unstable();
             sensitive.dedup();

@@ -19,20 +19,37 @@ pub const MINOR_AGE: &str = "minor_age";
 pub const MEDICINE_NAME: &str = "medicine_name";
 pub const ADULT_VENUE: &str = "adult_venue";
 
-/// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
-pub fn sensitive_patterns(text: &str) -> Vec<&'static str> {
+/// What the patterns read in a turn, from one screening pass.
+#[derive(Debug, Default)]
+pub struct PatternReading {
+    /// The families the turn matches, in this order: minor age, medicine, adult venue.
+    pub families: Vec<&'static str>,
+    /// A grown-up speaks of their own child: the turn names the user's own child, grandchild,
+    /// nephew or niece, or pupils, and says no age or school year of the user themselves. Every
+    /// age and school year of such a turn is the child's (no `minor_age`), and so are the
+    /// catalog's sensitive topics said of the user (`said_of_the_user`: "중학생", "high schooler").
+    pub speaks_of_own_child: bool,
+}
+
+/// The patterns of `text` (normalised).
+pub fn read(text: &str) -> PatternReading {
     let turn = Screened::new(text);
-    let mut out = Vec::new();
+    let mut families = Vec::new();
     if minor_age(&turn) {
-        out.push(MINOR_AGE);
+        families.push(MINOR_AGE);
     }
     if names_medicine(text) {
-        out.push(MEDICINE_NAME);
+        families.push(MEDICINE_NAME);
     }
     if adult_venue(&turn) {
-        out.push(ADULT_VENUE);
+        families.push(ADULT_VENUE);
     }
-    out
+    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn) }
+}
+
+/// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
+pub fn sensitive_patterns(text: &str) -> Vec<&'static str> {
+    read(text).families
 }
 
 fn re(pattern: &str) -> Regex {
@@ -336,13 +353,9 @@ fn minor_age(turn: &Screened) -> bool {
         || [&EN_GRADE_NUMBER, &EN_GRADE, &EN_SCHOOL].into_iter().any(|re| turn.any_where(re, |m| !said_of_family_en(text, m)))
 }
 
-/// Whether a grown-up speaks of their own child: the turn names the user's own child, grandchild,
-/// nephew or niece, or pupils, and says no age or school year of the user themselves. Every age
-/// and school year of such a turn is the child's ([`says_minor_age`]), and so are the catalog's
-/// sensitive topics said of the user (`said_of_the_user`: "중학생", "high schooler").
-pub fn speaks_of_own_child(text: &str) -> bool {
-    let turn = Screened::new(text);
-    names_dependant(&turn) && !says_own_age(&turn)
+/// [`PatternReading::speaks_of_own_child`].
+fn speaks_of_own_child(turn: &Screened) -> bool {
+    names_dependant(turn) && !says_own_age(turn)
 }
 
 /// "Explain like I'm five", "as if I'm 5": an idiom for "simply", not an age.
