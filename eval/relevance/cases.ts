@@ -377,6 +377,22 @@ export const BATCH_STARTS = {
     'se-ko': 462,
     'se-en': 452,
   },
+  'session-24': {
+    'ci-ko': 441,
+    'ci-en': 447,
+    'tn-ko': 319,
+    'tn-en': 313,
+    'cx-ko': 354,
+    'cx-en': 355,
+    'am-ko': 293,
+    'am-en': 286,
+    'rk-ko': 276,
+    'rk-en': 282,
+    'km-ko': 281,
+    'km-en': 205,
+    'se-ko': 474,
+    'se-en': 463,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
