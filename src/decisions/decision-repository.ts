@@ -80,21 +80,22 @@ const DECISION_COLUMNS: readonly BatchColumn<DecisionRecord>[] = [
   { name: 'policy_reasons', type: 'text[]', value: (r) => r.policyReasons },
   { name: 'reading_over_budget', type: 'boolean', value: (r) => r.readingOverBudget },
   { name: 'excluded_by_app', type: 'boolean', value: (r) => r.excludedByApp },
-  // A served row counts once its decide confirms the answer went out in time (migration 011).
-  { name: 'unconfirmed', type: 'boolean', value: (r) => r.serve },
 ];
 
 // What the report rollups count of a decision row (report-repository.ts, foldDecisions).
 const ROLLUP_COLUMNS = 'app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, latency_us, matched_category_ids, matched_entity_ids';
 
-const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: `${ROLLUP_COLUMNS}, 1 AS sign` });
+const DECISION_ROWS = batchInsert('decisions', DECISION_COLUMNS, { returning: `id, ${ROLLUP_COLUMNS}, 1 AS sign` });
 
 // The rows, their spend in the ledger and their counts in the report rollups: one statement.
 // Its parts take row locks in a fixed order (ledger, then rollups, each in key order), so two
-// instances' batches never deadlock.
+// instances' batches never deadlock. A served row counts once its decide confirms the answer
+// went out in time: until then its id is in unconfirmed_serves (migrations 011 and 018).
 const INSERT_DECISIONS = `
 WITH inserted AS (
 ${DECISION_ROWS.sql}
+), pending AS (
+  INSERT INTO unconfirmed_serves (id, created_at) SELECT id, created_at FROM inserted WHERE serve
 ), spent AS (
   SELECT campaign_id, (created_at AT TIME ZONE 'UTC')::date AS day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
   FROM inserted WHERE spend_micros > 0 GROUP BY 1, 2
@@ -129,15 +130,20 @@ SELECT id FROM inserted`;
 // one statement. Every sub-statement reads the rows as they were before it. `created_at` (the
 // time each id carries) names the day partitions to read.
 //
-// `$4`: only rows still unconfirmed (the sweep of unconfirmed serves). The rows are locked as
-// they are read, so a confirmation committing meanwhile takes the row out of the sweep.
-const CORRECT_TIMED_OUT = `
+// `onlyUnconfirmed`: only rows still unconfirmed (the sweep of unconfirmed serves). Their
+// unconfirmed_serves rows are locked as they are read, so a confirmation committing meanwhile
+// (which deletes that row) takes the decision out of the sweep. Either way the rows corrected
+// leave unconfirmed_serves, and so does a listed id whose decision row is gone.
+const correctTimedOut = (onlyUnconfirmed: boolean) => `
 WITH target AS (
   SELECT d.id, d.serve, d.campaign_id, d.spend_micros, (d.created_at AT TIME ZONE 'UTC')::date AS day, t.latency_us,
          d.app_id, d.test, d.created_at, d.reason_codes, d.latency_us AS written_latency_us, d.matched_category_ids, d.matched_entity_ids
-  FROM unnest($1::text[], $2::int[]) AS t(id, latency_us) JOIN decisions d ON d.id = t.id
-  WHERE d.created_at = ANY($3::timestamptz[]) AND (NOT $4::boolean OR d.unconfirmed)
-  FOR UPDATE OF d
+  FROM unnest($1::text[], $2::int[]) AS t(id, latency_us)${onlyUnconfirmed ? ' JOIN unconfirmed_serves u ON u.id = t.id' : ''}
+  JOIN decisions d ON d.id = t.id
+  WHERE d.created_at = ANY($3::timestamptz[])
+  FOR UPDATE OF d${onlyUnconfirmed ? ', u' : ''}
+), settled AS (
+  DELETE FROM unconfirmed_serves u WHERE u.id = ANY($1::text[])
 ), rollup_change AS (
   SELECT app_id, test, created_at, serve, campaign_id, spend_micros, reason_codes, written_latency_us AS latency_us,
          matched_category_ids, matched_entity_ids, -1 AS sign
@@ -147,7 +153,7 @@ WITH target AS (
   FROM target
 ), corrected AS (
   UPDATE decisions d SET serve = false, reason_codes = '{TIMEOUT}', offer_snapshot_id = NULL, campaign_id = NULL,
-    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us, unconfirmed = false
+    expires_at = NULL, spend_micros = 0, latency_us = target.latency_us
   FROM target WHERE d.id = target.id AND d.created_at = target.created_at
 ), unspent AS (
   SELECT campaign_id, day, sum(spend_micros)::bigint AS micros, count(*)::bigint AS serves
@@ -161,16 +167,19 @@ WITH target AS (
   WHERE s.campaign_id = u.campaign_id
 ), ${foldDecisions('rollup_change', 'decided')}
 SELECT count(*) FROM target`;
+const CORRECT_TIMED_OUT = correctTimedOut(false);
+const CORRECT_UNCONFIRMED = correctTimedOut(true);
 
 // Served rows whose answer went out in time: counted from now on, never swept.
-const CONFIRM_SERVES = `
-UPDATE decisions d SET unconfirmed = false
-FROM unnest($1::text[], $2::timestamptz[]) AS t(id, created_at)
-WHERE d.id = t.id AND d.created_at = t.created_at AND d.unconfirmed`;
+const CONFIRM_SERVES = 'DELETE FROM unconfirmed_serves WHERE id = ANY($1::text[])';
 
-// Served rows still unconfirmed, written before $1: their decide never confirmed them.
+// Served rows still unconfirmed, written before $1: their decide never confirmed them. (An id
+// whose decision row is gone, its day dropped, comes back with no latency: the sweep's
+// correction then only clears it.)
 const UNCONFIRMED_BEFORE = `
-SELECT id, latency_us FROM decisions WHERE unconfirmed AND created_at < $1::timestamptz ORDER BY created_at LIMIT $2`;
+SELECT u.id, coalesce(d.latency_us, 0) AS latency_us
+FROM unconfirmed_serves u LEFT JOIN decisions d ON d.id = u.id AND d.created_at = u.created_at
+WHERE u.created_at < $1::timestamptz ORDER BY u.created_at LIMIT $2`;
 
 /** For the report rollups' funnel (foldFunnelSteps): the decisions named in CTE `reached`, with
  *  what their counts are kept under. Each is found by its primary key (id, the time its id
@@ -283,7 +292,7 @@ export class DecisionRepository {
     await this.db
       .transaction(async (tx) => {
         await tx.query(INSERT_DECISIONS, DECISION_ROWS.params(rows));
-        await tx.query(CONFIRM_SERVES, [rows.map((r) => r.id), idTimes(rows)]);
+        await tx.query(CONFIRM_SERVES, [rows.map((r) => r.id)]);
         throw new RolledBack();
       })
       .catch((err) => {
@@ -300,13 +309,17 @@ export class DecisionRepository {
 
   /** Turns written rows into TIMEOUT rows and takes a served row's spend off the ledger. */
   async correctTimedOut(rows: ReadonlyArray<{ id: string; latencyUs: number }>, onlyUnconfirmed = false): Promise<number> {
-    const r = await this.db.query<{ count: string }>(CORRECT_TIMED_OUT, [rows.map((r) => r.id), rows.map((r) => r.latencyUs), idTimes(rows), onlyUnconfirmed]);
+    const r = await this.db.query<{ count: string }>(onlyUnconfirmed ? CORRECT_UNCONFIRMED : CORRECT_TIMED_OUT, [
+      rows.map((r) => r.id),
+      rows.map((r) => r.latencyUs),
+      idTimes(rows),
+    ]);
     return Number(r.rows[0]?.count ?? 0);
   }
 
   /** Served rows whose answer went out in time: they count from now on. */
   async confirmServes(ids: readonly string[]): Promise<void> {
-    await this.db.query(CONFIRM_SERVES, [ids, idTimes(ids.map((id) => ({ id })))]);
+    await this.db.query(CONFIRM_SERVES, [ids]);
   }
 
   /** Served rows written before `before` and never confirmed (at most `limit`, oldest first). */

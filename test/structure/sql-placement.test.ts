@@ -56,6 +56,8 @@ const OWNER: Record<string, string> = {
   decisions: 'src/decisions/decision-repository.ts',
   campaign_spend_daily: 'src/decisions/decision-repository.ts',
   campaign_spend_total: 'src/decisions/decision-repository.ts',
+  // Served decisions not yet confirmed: noted by the same statement, cleared by the confirmation.
+  unconfirmed_serves: 'src/decisions/decision-repository.ts',
   events: 'src/events/event-repository.ts',
   // Unique across days, which the day-partitioned events and conversions cannot be (migrations
   // 006 and 013).
