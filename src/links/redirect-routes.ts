@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { sendError } from '../http/errors.js';
 import { toJsonSchema } from '../http/openapi.js';
 import { RATE_LIMITED, errorResponse } from '../http/error-responses.js';
-import { clientIdentity } from '../http/rate-limit.js';
+import { clientIdentities } from '../http/rate-limit.js';
 import { allowedDestination } from '../catalog/destinations.js';
 import { newId } from '../util/ids.js';
 import { isBotUserAgent } from './bot-user-agents.js';
@@ -37,7 +37,7 @@ async function redirects(app: FastifyInstance) {
   const { clicks } = app.writers;
   // Client IPs are stored only as a keyed, truncated hash.
   const ipKey = links.deriveKey('click-ip');
-  const limitKey = links.deriveKey('rate-limit-address');
+  const limitIdentity = clientIdentities(links.deriveKey('rate-limit-address'), app.config.rateLimitIpv6PrefixBits);
 
   app.route({
     method: ['GET', 'HEAD'],
@@ -78,7 +78,7 @@ async function redirects(app: FastifyInstance) {
       rateLimit: {
         max: app.config.clickRateLimitPerMinute,
         timeWindow: 60_000,
-        keyGenerator: (request: FastifyRequest) => clientIdentity(limitKey, request.ip, app.config.rateLimitIpv6PrefixBits),
+        keyGenerator: (request: FastifyRequest) => limitIdentity(request.ip),
       },
     },
     handler: async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
