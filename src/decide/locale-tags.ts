@@ -4,6 +4,8 @@
 // fields would otherwise land verbatim in the database (a canary sent as `locale` was found
 // there), so only what the platform's Unicode data (Intl, ICU) recognises is stored, written as
 // BCP 47 and ISO 3166 write it: "ko_kr" is kept as "ko-KR", "kr" as "KR", anything else as null.
+import { boundedMemo } from '../util/bounded-memo.js';
+
 const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 const scripts = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none' });
@@ -12,19 +14,11 @@ const scripts = new Intl.DisplayNames(['en'], { type: 'script', fallback: 'none'
  *  language (and, if it has one, a known region), else null. Variants, unknown scripts, extensions
  *  and private-use parts are dropped: they can spell anything ("ko-KR-x-anything"). */
 export function canonicalLocale(locale: string | undefined): string | null {
-  if (!locale) return null;
-  const known = canonicalLocales.get(locale);
-  if (known !== undefined) return known;
-  const canonical = readLocale(locale);
-  // Hosts send a handful of tags, and ICU takes ~8 µs to read one: each is read once. A flood
-  // of made-up tags cannot grow the memo past its bound (it starts over).
-  if (canonicalLocales.size >= MEMO_BOUND) canonicalLocales.clear();
-  canonicalLocales.set(locale, canonical);
-  return canonical;
+  return locale ? canonicalLocaleOf(locale) : null;
 }
 
-const MEMO_BOUND = 1024;
-const canonicalLocales = new Map<string, string | null>();
+// Hosts send a handful of tags, and ICU takes ~8 µs to read one: each is read once.
+const canonicalLocaleOf = boundedMemo(1024, readLocale);
 
 function readLocale(locale: string): string | null {
   try {
@@ -41,17 +35,12 @@ function readLocale(locale: string): string | null {
   }
 }
 
-const knownRegions = new Map<string, boolean>();
+// At most 26 × 26 codes: each is asked of ICU once.
+const knownRegion = boundedMemo(26 * 26, (code: string) => regions.of(code) !== undefined);
 
 /** The ISO 3166-1 alpha-2 code of `country` (any case) when it names a known region, else null. */
 export function canonicalCountry(country: string | undefined): string | null {
   if (!country || !/^[A-Za-z]{2}$/.test(country)) return null;
   const code = country.toUpperCase();
-  let known = knownRegions.get(code);
-  if (known === undefined) {
-    // At most 26 × 26 entries.
-    known = regions.of(code) !== undefined;
-    knownRegions.set(code, known);
-  }
-  return known ? code : null;
+  return knownRegion(code) ? code : null;
 }

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { createRateLimitStore } from '../counters/rate-limit-store.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 import { counterKeys } from '../counters/keys.js';
 
 declare module 'fastify' {
@@ -29,25 +30,14 @@ export function clientIdentity(key: Buffer, ip: string, v6Prefix: number): strin
   return createHmac('sha256', key).update(normalizeIP(ip, v6Prefix)).digest('base64url').slice(0, 22);
 }
 
-/** [`clientIdentity`] under one key, remembered per address. A host's servers call from a
- *  handful of addresses and a visitor clicks from one, and each hash costs an HMAC and an IPv6
- *  parse (about 4 µs, a few percent of a redirect): each address is hashed once. Past the bound
- *  the memo starts over, so a flood of addresses cannot grow it. It lives in this process'
- *  memory only, as the request's own address does; nothing here is written anywhere. */
+/** [`clientIdentity`] under one key, remembered per address (at most 10,000). A host's servers
+ *  call from a handful of addresses and a visitor clicks from one, and each hash costs an HMAC
+ *  and an IPv6 parse (about 4 µs, a few percent of a redirect): each address is hashed once. The
+ *  memo lives in this process' memory only, as the request's own address does; nothing here is
+ *  written anywhere. */
 export function clientIdentities(key: Buffer, v6Prefix: number): (ip: string) => string {
-  const known = new Map<string, string>();
-  return (ip) => {
-    let identity = known.get(ip);
-    if (identity === undefined) {
-      identity = clientIdentity(key, ip, v6Prefix);
-      if (known.size >= IDENTITY_MEMO_BOUND) known.clear();
-      known.set(ip, identity);
-    }
-    return identity;
-  };
+  return boundedMemo(10_000, (ip: string) => clientIdentity(key, ip, v6Prefix));
 }
-
-const IDENTITY_MEMO_BOUND = 10_000;
 
 /** The window of an authenticated caller: its app and its address. */
 function callerKey(app: FastifyInstance, request: FastifyRequest): string {
