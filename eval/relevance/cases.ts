@@ -393,6 +393,22 @@ export const BATCH_STARTS = {
     'se-ko': 474,
     'se-en': 463,
   },
+  'session-25': {
+    'ci-ko': 461,
+    'ci-en': 466,
+    'tn-ko': 339,
+    'tn-en': 333,
+    'cx-ko': 373,
+    'cx-en': 375,
+    'am-ko': 303,
+    'am-en': 298,
+    'rk-ko': 286,
+    'rk-en': 292,
+    'km-ko': 290,
+    'km-en': 212,
+    'se-ko': 488,
+    'se-en': 477,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
