@@ -95,6 +95,9 @@ export const SensitiveTopic = z.strictObject({
   negative_contexts: Aliases.default({ ko: [], en: [] }).describe(
     'Phrases in which one of its aliases is said of a thing, not of the person ("와이파이가 불안"): a phrase hides the alias inside it (overlapping hits resolve leftmost-longest); any other alias of the turn still counts.',
   ),
+  context_aliases: Aliases.default({ ko: [], en: [] }).describe(
+    'Words that say the topic only beside other evidence: where care happens or what was done (`병원`, `hospital`, `surgery`) and a common worry (`불안해`), said of a workplace, a visit or someone else as often as of the user. One blocks when the turn names something sensitive otherwise, or when the learned classifier leans sensitive at all (p ≥ 0.05); where the classifier cannot vouch (a turn under three words, a word past the first 256 characters) it blocks as any alias does.',
+  ),
   said_of_the_user: z
     .boolean()
     .default(false)

@@ -43,6 +43,7 @@ export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
       id: s.id,
       aliases: s.aliases,
       negative_contexts: s.negative_contexts ?? NO_ALIASES,
+      context_aliases: s.context_aliases ?? NO_ALIASES,
       said_of_the_user: s.said_of_the_user ?? false,
     })),
     intent_cues: { ...NO_CUES, ...t?.intent_cues },

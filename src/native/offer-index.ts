@@ -92,7 +92,7 @@ export interface IndexTaxonomy {
     negative_contexts?: IndexAliases;
     within?: string[];
   }[];
-  sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases }[];
+  sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases; context_aliases?: IndexAliases; said_of_the_user?: boolean }[];
   intent_cues: {
     purchase: IndexAliases;
     compare: IndexAliases;

@@ -61,6 +61,13 @@ pub struct SensitiveTopicDoc {
     /// 불안"): overlapping hits resolve leftmost-longest, so the phrase hides the alias inside it.
     #[serde(default)]
     pub negative_contexts: Aliases,
+    /// Words that say the topic only beside other evidence: where care happens or what was
+    /// done (병원, "hospital", surgery) and a common worry (불안해), said of a workplace, a
+    /// visit or someone else as often as of the user's own moment. One counts when the turn
+    /// names something sensitive otherwise or the learned classifier leans that way
+    /// ([`crate::index::CONTEXT_SENSITIVE_LOGIT`]).
+    #[serde(default)]
+    pub context_aliases: Aliases,
     /// Its aliases say something of the user (a minor's school year): in a turn where a grown-up
     /// speaks of their own child ([`crate::policy_patterns::PatternReading::speaks_of_own_child`]) they are said
     /// of the child, and do not count.

@@ -93,6 +93,13 @@ pub const COMMERCIAL_VETO_LOGIT: f32 = -3.0;
 /// on the benchmark's dev split: the highest step (0.5) that loses no dev sensitive turn.
 pub const QUIET_SENSITIVE_LOGIT: f32 = 0.5;
 
+/// A sensitive topic's context word (`context_aliases`: 병원, "hospital", 불안해) counts when the
+/// classifier's sensitive head reads the turn at this logit or above (p ≥ 0.05), far below the
+/// service threshold: the word needs the turn to lean that way at all, not to be sensitive on its
+/// own. Where the classifier cannot vouch (a turn under [`MODEL_MIN_WORDS`] words, a word past
+/// the [`MODEL_MAX_CHARS`] it reads) the word counts as any alias does: recall first.
+pub const CONTEXT_SENSITIVE_LOGIT: f32 = -3.0;
+
 /// The classifier reads at most this many characters of a turn: it costs about 15 ns a character
 /// (n-grams of every length at every position), so a 4,000-character paste would add 60 µs to a
 /// decide. A chat turn is shorter; beyond this the word lists, which read everything, decide.
@@ -584,6 +591,7 @@ impl OfferIndex {
         }
         for (i, s) in t.sensitive_topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
+            aliases.extend(s.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i as u32))));
             aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));
         }
         aliases.extend(t.intent_cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
@@ -863,6 +871,9 @@ impl OfferIndex {
         // The model reads the turn with its typos corrected ("flihgts" as "flights").
         let model_text = normalized.as_deref().map(|m| reading::corrected(&self.matcher, m, &reading.typos));
         let scores = model_text.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
+        // The byte where the classifier's window ends in the turn as read (typos corrected in
+        // place keep a word where it was, give or take a letter).
+        let model_window = normalized.as_deref().map_or(0, |m| m.char_indices().nth(MODEL_MAX_CHARS).map_or(m.len(), |(end, _)| end));
         // Counted up to the threshold only: a full count walks a 4,000-character paste.
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
@@ -873,6 +884,15 @@ impl OfferIndex {
         let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
         let sensitive_patterns = patterns.families;
         let mut sensitive = reading.sensitive.clone();
+        // Context words: beside another sensitive word or pattern, or where the classifier leans
+        // sensitive at all, or where it cannot vouch.
+        if !reading.context_sensitive.is_empty() {
+            let corroborated = !sensitive.is_empty()
+                || !sensitive_patterns.is_empty()
+                || words < MODEL_MIN_WORDS
+                || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
+            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
+        }
         // A topic said of the user (a minor's school year) is said of their child when a grown-up
         // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are.
         if patterns.speaks_of_own_child {

@@ -71,6 +71,9 @@ pub struct Reading {
     /// Topic hits that survived code, negation, after-sales and negative contexts.
     pub topics: Vec<TopicHit>,
     pub sensitive: Vec<u32>,
+    /// Context words of sensitive topics (`context_aliases`): (topic, byte start). They count
+    /// only beside other evidence, which the index weighs.
+    pub context_sensitive: Vec<(u32, usize)>,
     /// Clauses holding a purchase / compare cue that counts.
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
@@ -383,6 +386,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         for &hit in matcher.targets(span.pattern) {
             match hit {
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
+                TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start)),
                 // Said of a thing: it only hides the sensitive alias inside it.
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}

@@ -56,6 +56,8 @@ pub enum TextHit {
     NotCategory(u32),
     NotEntity(u32),
     Sensitive(u32),
+    /// A sensitive topic's context word: counts only beside other evidence (`context_aliases`).
+    ContextSensitive(u32),
     /// A phrase in which a sensitive alias is said of a thing ("와이파이가 불안"): it counts for
     /// nothing, and hides the alias inside it.
     NotSensitive(u32),

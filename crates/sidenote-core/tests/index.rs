@@ -262,6 +262,39 @@ fn the_classifier_alone_needs_a_surer_reading_to_block_a_turn_that_asks_for_noth
 }
 
 #[test]
+fn a_context_word_blocks_only_beside_other_evidence() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "gambling", "aliases": { "en": ["casino"], "ko": ["도박"] } },
+        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": { "en": ["hospital"], "ko": ["병원"] } }
+    ]);
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    let score = |text: &str| sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
+    let topics = |text: &str| index.find(&query(text)).sensitive_topic_ids;
+    // A workplace: the classifier does not lean sensitive at all, so the word says nothing.
+    for work in ["hospital gift shop manager here, which laptop should i buy for spreadsheets", "병원 구내식당 회계 담당인데 엑셀용 노트북 최저가 추천"]
+    {
+        assert!(score(work) < sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {} of {work}", score(work));
+        assert!(topics(work).is_empty(), "{work}");
+    }
+    // Beside another sensitive word it counts, and the explanation names its topic too.
+    let both = "cheapest hotel near the hospital, my insomnia is back";
+    assert_eq!(topics(both), vec!["health"]);
+    let casino = "cheapest hotel near the hospital and the casino";
+    assert_eq!(topics(casino), vec!["gambling", "health"]);
+    // Where the classifier leans sensitive, the word alone blocks.
+    let stay = "i was rushed to the hospital after an overdose last night and i'm scared, i need a hotel near it";
+    assert!(score(stay) >= sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(stay));
+    assert_eq!(topics(stay), vec!["health"]);
+    // Where the classifier cannot vouch, the word counts as any alias: a turn under three
+    // words, or the word past the characters the classifier reads.
+    assert_eq!(topics("hospital hotel"), vec!["health"]);
+    let long = format!("{} cheapest hotel near the hospital where i work", "we are planning a quiet family trip this winter and ".repeat(6));
+    assert!(long.chars().count() > sidenote_core::MODEL_MAX_CHARS + 20);
+    assert_eq!(topics(&long), vec!["health"]);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),

@@ -87,6 +87,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
                 id: "health".into(),
                 aliases: Aliases { ko: vec!["우울증".into()], en: vec!["depression".into()] },
                 negative_contexts: Aliases::default(),
+                context_aliases: Aliases::default(),
                 said_of_the_user: false,
             }],
             intent_cues: IntentCues {
