@@ -882,16 +882,22 @@ impl OfferIndex {
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
         let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
-        let sensitive_patterns = patterns.families;
+        let mut sensitive_patterns = patterns.families;
         let mut sensitive = reading.sensitive.clone();
-        // Context words: beside another sensitive word or pattern, or where the classifier leans
-        // sensitive at all, or where it cannot vouch.
-        if !reading.context_sensitive.is_empty() {
-            let corroborated = !sensitive.is_empty()
-                || !sensitive_patterns.is_empty()
-                || words < MODEL_MIN_WORDS
-                || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
+        // Context evidence (a topic's context words, a minor age not said of the user) counts
+        // beside a sensitive word or another pattern, where the classifier leans sensitive at
+        // all, or where it cannot vouch (a short turn; past its window).
+        let age_mentioned = !patterns.minor_age_own && sensitive_patterns.contains(&policy_patterns::MINOR_AGE);
+        if !reading.context_sensitive.is_empty() || age_mentioned {
+            let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
+            let corroborated =
+                !sensitive.is_empty() || other_patterns || words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
             sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
+            // An age the classifier did not read (only past its window) counts as it stands.
+            let window = normalized.as_deref().map_or("", |m| &m[..model_window]);
+            if age_mentioned && !corroborated && policy_patterns::says_minor_age(window) {
+                sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);
+            }
         }
         // A topic said of the user (a minor's school year) is said of their child when a grown-up
         // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are.

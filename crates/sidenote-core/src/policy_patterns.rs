@@ -29,14 +29,20 @@ pub struct PatternReading {
     /// age and school year of such a turn is the child's (no `minor_age`), and so are the
     /// catalog's sensitive topics said of the user (`said_of_the_user`: "중학생", "high schooler").
     pub speaks_of_own_child: bool,
+    /// The minor age the turn holds is one the user says of themselves ("I'm 15", "저 중3인데",
+    /// "나 16살"). Any other ("동생이 중2라", "a 6 year old", "13살 노견", a bare "중3인데") is a
+    /// mention, which the index weighs with the classifier as it weighs context words.
+    pub minor_age_own: bool,
 }
 
 /// The patterns of `text` (normalised).
 pub fn read(text: &str) -> PatternReading {
     let turn = Screened::new(text);
     let mut families = Vec::new();
+    let mut minor_age_own = false;
     if minor_age(&turn) {
         families.push(MINOR_AGE);
+        minor_age_own = says_own_age(&turn);
     }
     if names_medicine(text) {
         families.push(MEDICINE_NAME);
@@ -44,7 +50,7 @@ pub fn read(text: &str) -> PatternReading {
     if adult_venue(&turn) {
         families.push(ADULT_VENUE);
     }
-    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn) }
+    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn), minor_age_own }
 }
 
 /// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.

@@ -295,6 +295,27 @@ fn a_context_word_blocks_only_beside_other_evidence() {
 }
 
 #[test]
+fn a_minor_age_not_said_of_the_user_weighs_as_a_context_word() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
+    let score = |text: &str| sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
+    let patterns = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_patterns;
+    // A sibling's school year, in a turn the classifier does not lean on at all: a mention.
+    let sibling = "동생이 중2라서 인강용 태블릿 하나 사주려는데 뭐가 좋을까";
+    assert!(score(sibling) < sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(sibling));
+    assert!(patterns(sibling).is_empty());
+    // Said of the user, it stands whatever the classifier reads.
+    assert_eq!(patterns("저 중2인데 인강용 태블릿 하나 사려는데 뭐가 좋을까"), vec!["minor_age"]);
+    // A bare school year where the classifier leans sensitive: counted.
+    let bare = "중2인데 인강용 태블릿 뭐 사지";
+    assert!(score(bare) >= sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(bare));
+    assert_eq!(patterns(bare), vec!["minor_age"]);
+    // Past the classifier's window nothing vouches for it: counted.
+    let long = format!("{}{sibling}", "이번 겨울에 가족끼리 조용히 여행을 가려고 계획 중인데요 ".repeat(10));
+    assert!(long[..long.find("동생이").expect("the sibling is in it")].chars().count() > sidenote_core::MODEL_MAX_CHARS);
+    assert_eq!(patterns(&long), vec!["minor_age"]);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
