@@ -10,6 +10,7 @@ import { decisionsReaching } from '../decisions/decision-repository.js';
 import { sinceDecision } from '../persistence/decision-time.js';
 import { foldConversions, foldFunnelSteps } from '../reporting/report-repository.js';
 import { deleteInBatches } from '../persistence/batch-delete.js';
+import { batchInsert, type BatchColumn } from '../persistence/batch-insert.js';
 
 export interface NewConversion {
   id: string;
@@ -44,12 +45,20 @@ const claimNonce = (app: string, nonce: string, conversion: string, hash: string
   `INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at) VALUES (${app}, ${nonce}, ${conversion}, ${hash}, ${at})
   ON CONFLICT (app_id, nonce) DO NOTHING RETURNING conversion_id`;
 
+const INSERTED_COLUMNS = 'id, app_id, decision_id, test, occurred_at, created_at';
+
 /** The conversion row, when `guard` holds, the decision's funnel step it reaches, and the
  *  conversion counted on its own time. The decision is looked up once, for both rollups. */
-const conversionRow = (guard: string) => `inserted AS (
-  INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at, occurred_at, order_id)
+const conversionRow = (guard: string) =>
+  counted(`INSERT INTO conversions (id, app_id, offer_snapshot_id, decision_id, nonce, signed_at, request_hash, test, created_at, occurred_at, order_id)
   SELECT ${PARAMS} WHERE ${guard}
-  RETURNING id, app_id, decision_id, test, occurred_at, created_at
+  RETURNING ${INSERTED_COLUMNS}`);
+
+/** `insert` (a statement returning INSERTED_COLUMNS) as the CTE `inserted`, then the funnel step
+ *  and the conversion counts of what it inserted, in the report rollups: grouped by key, so a
+ *  batch takes each rollup row's lock once. */
+const counted = (insert: string) => `inserted AS (
+  ${insert}
 ), decided AS (
   ${decisionsReaching('inserted')}
 ), reached AS (
@@ -58,11 +67,42 @@ const conversionRow = (guard: string) => `inserted AS (
 ${foldConversions('inserted', 'SELECT * FROM decided', 'occurred')}
 SELECT id FROM inserted`;
 
-const INSERT_IF_NONCE_UNUSED = `
-WITH nonce AS (${claimNonce('$2', '$5', '$1', '$7', '$9')}), ${conversionRow('EXISTS (SELECT 1 FROM nonce)')}`;
-
 const INSERT_CLAIMED = `WITH ${conversionRow('true')}`;
 const CLAIM_NONCE = claimNonce('$1', '$2', '$3', '$4', '$5');
+
+// Conversions without an order id, many in one statement (the group-commit writer's batch): each
+// spends its nonce unless its app spent it before (also earlier in the same batch: the first one
+// wins), and only those rows are inserted and counted.
+const CONVERSION_COLUMNS: readonly BatchColumn<NewConversion>[] = [
+  { name: 'id', type: 'text', value: (c) => c.id },
+  { name: 'app_id', type: 'text', value: (c) => c.appId },
+  { name: 'offer_snapshot_id', type: 'text', value: (c) => c.offerSnapshotId },
+  { name: 'decision_id', type: 'text', value: (c) => c.decisionId },
+  { name: 'nonce', type: 'text', value: (c) => c.nonce },
+  { name: 'signed_at', type: 'timestamptz', value: (c) => new Date(c.signedAt * 1000) },
+  { name: 'request_hash', type: 'bytea', value: (c) => c.requestHash },
+  { name: 'test', type: 'boolean', value: (c) => c.test },
+  { name: 'created_at', type: 'timestamptz', value: (c) => c.createdAt },
+  { name: 'occurred_at', type: 'timestamptz', value: (c) => c.occurredAt },
+  { name: 'order_id', type: 'text', value: (c) => c.orderId },
+];
+const CONVERSION_ROWS = batchInsert<NewConversion>('conversions', CONVERSION_COLUMNS, {
+  where: 'batch.id IN (SELECT conversion_id FROM nonces)',
+  returning: INSERTED_COLUMNS,
+});
+/** The parameter array of a conversion column: the nonce rows read the same parameters. */
+const column = (name: string) => {
+  const i = CONVERSION_COLUMNS.findIndex((c) => c.name === name);
+  return `$${i + 1}::${CONVERSION_COLUMNS[i].type}[]`;
+};
+const INSERT_BATCH_IF_NONCES_UNUSED = `
+WITH nonces AS (
+  INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at)
+  SELECT app_id, nonce, id, request_hash, created_at
+  FROM unnest(${['app_id', 'nonce', 'id', 'request_hash', 'created_at'].map(column).join(', ')}) AS k(app_id, nonce, id, request_hash, created_at)
+  ON CONFLICT (app_id, nonce) DO NOTHING
+  RETURNING conversion_id
+), ${counted(CONVERSION_ROWS.sql)}`;
 
 export class ConversionRepository {
   constructor(private readonly db: Database) {}
@@ -84,10 +124,7 @@ export class ConversionRepository {
       c.occurredAt?.toISOString() ?? null,
       c.orderId,
     ];
-    if (c.orderId === null) {
-      const inserted = await this.db.query<{ id: string }>(INSERT_IF_NONCE_UNUSED, params);
-      return inserted.rows.length === 1 ? { kind: 'inserted' } : { kind: 'nonce_used' };
-    }
+    if (c.orderId === null) return (await this.recordWithoutOrder([c]))[0];
     return this.db.transaction(async (tx) => {
       const nonce = await tx.query(CLAIM_NONCE, [c.appId, c.nonce, c.id, c.requestHash, c.createdAt.toISOString()]);
       if (nonce.rows.length === 0) return { kind: 'nonce_used' } as const;
@@ -108,6 +145,15 @@ export class ConversionRepository {
       await tx.query(INSERT_CLAIMED, params);
       return { kind: 'inserted' } as const;
     });
+  }
+
+  /** Records conversions without an order id in one statement: each is inserted unless its app
+   *  used its nonce before (or an earlier row of the batch did). */
+  async recordWithoutOrder(rows: readonly NewConversion[]): Promise<Recorded[]> {
+    if (rows.some((c) => c.orderId !== null)) throw new Error('recordWithoutOrder: a conversion with an order id');
+    const inserted = await this.db.query<{ id: string }>(INSERT_BATCH_IF_NONCES_UNUSED, CONVERSION_ROWS.params(rows));
+    const ids = new Set(inserted.rows.map((r) => r.id));
+    return rows.map((c) => (ids.has(c.id) ? { kind: 'inserted' } : { kind: 'nonce_used' }));
   }
 
   /** The conversion that used this nonce, with the hash of the request that made it. */

@@ -30,6 +30,7 @@ async function conversions(app: FastifyInstance) {
   const { repositories: repos, config } = app;
   const service = new ConversionService(
     repos.conversions,
+    app.writers.conversions,
     repos.apps,
     new SnapshotLookup(repos.catalog),
     repos.decisions,
@@ -153,4 +154,4 @@ async function conversions(app: FastifyInstance) {
 
 const BATCH_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
-export const conversionRoutes = feature(conversions, { name: 'conversions', needs: ['config', 'now', 'repositories', 'authenticator'] });
+export const conversionRoutes = feature(conversions, { name: 'conversions', needs: ['config', 'now', 'repositories', 'writers', 'authenticator'] });

@@ -13,6 +13,7 @@ import { Refusal } from '../errors/error-registry.js';
 import { newId } from '../util/ids.js';
 import { verifyConversionSignature } from './conversion-signature.js';
 import type { ConversionRepository } from './conversion-repository.js';
+import type { ConversionRecorder } from './conversion-recorder.js';
 import { failingFields } from '../http/validation.js';
 import { BatchRefusal, ConversionRequest, type ConversionBatchResult } from './conversion-schemas.js';
 
@@ -35,6 +36,7 @@ export class ConversionService {
 
   constructor(
     private readonly conversions: ConversionRepository,
+    private readonly recorder: ConversionRecorder,
     private readonly apps: AppRepository,
     private readonly snapshots: SnapshotLookup,
     private readonly decisions: DecisionRepository,
@@ -73,7 +75,7 @@ export class ConversionService {
     if (req.event_time !== undefined || req.order_id !== undefined) signed.push(req.event_time ?? null, req.order_id ?? null);
     const requestHash = createHash('sha256').update(JSON.stringify(signed)).digest();
     const id = newId('cnv');
-    const recorded = await this.conversions.record({
+    const recorded = await this.recorder.record({
       id,
       appId: principal.appId,
       offerSnapshotId: req.offer_snapshot_id,
