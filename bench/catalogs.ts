@@ -186,9 +186,9 @@ function generatedParts(offers: number, entities: number, seed: number) {
     taxonomy: {
       categories,
       entities: entityList,
-      // The demo catalog's policy lists and intent cues: real words in both languages.
+      // The demo catalog's policy lists: real words in both languages (the intent cues are the
+      // core's language packs).
       sensitive_topics: demo.taxonomy.sensitive_topics,
-      intent_cues: demo.taxonomy.intent_cues,
     },
     advertisers,
     campaigns,

@@ -5,6 +5,7 @@ import type { IndexDocument, IndexOffer, MatchQuery } from '../src/native/offer-
 import { buildIndexDocument } from '../src/catalog/index-document.js';
 import { Catalog } from '../src/catalog/catalog-schema.js';
 import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
+import { intentCuesWith } from './language-packs.js';
 
 /** catalog/demo.json as the index document the service would build from it (every offer live,
  *  snapshot ids `snp_demo<i>`), without a database. */
@@ -222,8 +223,19 @@ function hangulTypo(word: string, rng: Rng): string {
 }
 
 /** A message stitched from aliases (with case, width and particle variations) and noise. */
+/** A taxonomy with the cues the core reads in it: the language packs' and the catalog's. */
+const withPackCues = new WeakMap<IndexDocument['taxonomy'], IndexDocument['taxonomy']>();
+function readTaxonomy(doc: IndexDocument): IndexDocument['taxonomy'] {
+  let t = withPackCues.get(doc.taxonomy);
+  if (!t) {
+    t = { ...doc.taxonomy, intent_cues: intentCuesWith(doc.taxonomy.intent_cues) as IndexDocument['taxonomy']['intent_cues'] };
+    withPackCues.set(doc.taxonomy, t);
+  }
+  return t;
+}
+
 export function generateMessage(doc: IndexDocument, rng: Rng): string {
-  const t = doc.taxonomy;
+  const t = readTaxonomy(doc);
   const pieces: string[] = [];
   const n = 1 + rng.int(8);
   for (let i = 0; i < n; i++) {

@@ -151,7 +151,7 @@ export const Taxonomy = z
         alternative: { ko: [], en: [] },
       })
       .describe(
-        'How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md).',
+        "How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md). The core's language packs (Korean and English, with examples) already hold the common ones; a catalog's cues are added to them, for its own users' wording, and cannot take a pack's away.",
       ),
   })
   .describe('What may be matched: categories, entities, sensitive topics and intent cues.');

@@ -13,6 +13,7 @@ import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../hel
 import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-catalog-schema.js';
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
 import { demoIndexDocument } from '../../testkit/generated-catalog.js';
+import { intentCuesWith } from '../../testkit/language-packs.js';
 
 const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
 const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));
@@ -27,7 +28,7 @@ function commercialAliases(c: CatalogT): { owner: string; alias: string }[] {
   const out: { owner: string; alias: string }[] = [];
   for (const cat of c.taxonomy.categories) for (const a of [...cat.aliases.ko, ...cat.aliases.en]) out.push({ owner: cat.id, alias: a });
   for (const e of c.taxonomy.entities) for (const a of [...e.aliases.ko, ...e.aliases.en]) out.push({ owner: e.id, alias: a });
-  for (const [kind, cue] of Object.entries(c.taxonomy.intent_cues)) {
+  for (const [kind, cue] of Object.entries(intentCuesWith(c.taxonomy.intent_cues))) {
     for (const a of [...cue.ko, ...cue.en]) out.push({ owner: `intent_cues.${kind}`, alias: a });
   }
   return out;
@@ -152,7 +153,7 @@ describe('catalog/demo.json', () => {
     const topics = [...demo.taxonomy.categories, ...demo.taxonomy.entities].flatMap((x) => [...x.aliases.en, ...(x.weak_aliases?.en ?? [])].map(norm));
     const topicSet = new Set(topics);
     const hidden: string[] = [];
-    for (const [kind, cue] of Object.entries(demo.taxonomy.intent_cues)) {
+    for (const [kind, cue] of Object.entries(intentCuesWith(demo.taxonomy.intent_cues))) {
       if (kind === 'not_commercial') continue; // a turn it matches is not a shopping turn whatever it names
       for (const a of cue.en.map(norm)) {
         if (topicSet.has(a)) continue;
@@ -186,7 +187,7 @@ describe('catalog/demo.json', () => {
     expect(shared).toEqual([]);
   });
 
-  it('covers every sensitive topic and both intent cue kinds in both languages', () => {
+  it('covers every sensitive topic in both languages, and the language packs both intent cue kinds', () => {
     const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
     expect(topics).toEqual([
       'adult',
@@ -206,7 +207,8 @@ describe('catalog/demo.json', () => {
       expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
       expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);
     }
-    for (const cue of [demo.taxonomy.intent_cues.purchase, demo.taxonomy.intent_cues.compare]) {
+    const cues = intentCuesWith(demo.taxonomy.intent_cues);
+    for (const cue of [cues.purchase, cues.compare]) {
       expect(cue.ko.length).toBeGreaterThan(0);
       expect(cue.en.length).toBeGreaterThan(0);
     }

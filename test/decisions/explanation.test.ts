@@ -23,7 +23,7 @@ describe('decision explanation', () => {
   afterAll(() => t?.close());
 
   it('explains a served Korean decision in Korean, naming advertiser and topics', async () => {
-    const d = await decide(envelope('제주도 호텔 최저가 CANARY-explain', 'ko-KR', 'KR'));
+    const d = await decide(envelope('제주도 호텔 최저가 CANARY-whyoffer', 'ko-KR', 'KR'));
     expect(d.serve).toBe(true);
     const res = await explain(d.decision_id);
     expect(res.statusCode).toBe(200);

@@ -594,9 +594,10 @@ impl OfferIndex {
             aliases.extend(s.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i as u32))));
             aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));
         }
-        aliases.extend(t.intent_cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
-        aliases.extend(t.intent_cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
-        let cues = &t.intent_cues;
+        // The language packs' cues, and any the catalog adds (packs.rs).
+        let cues = crate::packs::intent_cues_with(&t.intent_cues);
+        aliases.extend(cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
+        aliases.extend(cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
         aliases.extend(cues.negation.iter().map(|a| (a.as_str(), TextHit::Negation)));
         aliases.extend(cues.negation_before.iter().map(|a| (a.as_str(), TextHit::NegationBefore)));
         aliases.extend(cues.after_sales.iter().map(|a| (a.as_str(), TextHit::AfterSales)));

@@ -14,6 +14,7 @@ mod hangul_typo;
 mod index;
 mod korean_words;
 mod normalize;
+pub mod packs;
 pub mod policy_patterns;
 mod policy_text;
 mod reading;

@@ -1,0 +1,113 @@
+//! The language packs (`packs/*.json`): well formed, and every example read as it says. A row's
+//! `reads` turns hold the phrase as its kind of cue; its `not` turns hold the phrase's letters
+//! inside something else, where the cue is not read. The turns are read by a matcher of the
+//! packs' cues alone, as the core's matcher reads them beside a catalog's words.
+use sidenote_core::packs::{packs, CueRow};
+use sidenote_core::{normalize, TextHit, TextMatcher};
+
+fn hit_of(kind: &str) -> TextHit {
+    match kind {
+        "purchase" => TextHit::PurchaseCue,
+        "compare" => TextHit::CompareCue,
+        "negation" => TextHit::Negation,
+        "negation_before" => TextHit::NegationBefore,
+        "after_sales" => TextHit::AfterSales,
+        "not_commercial" => TextHit::NotCommercial,
+        "clause_break" => TextHit::ClauseBreak,
+        "purpose" => TextHit::Purpose,
+        "purpose_before" => TextHit::PurposeBefore,
+        "alternative" => TextHit::Alternative,
+        other => panic!("no cue kind {other}"),
+    }
+}
+
+fn rows() -> Vec<(&'static str, &'static str, &'static CueRow)> {
+    packs()
+        .iter()
+        .flat_map(|p| p.intent_cues.kinds().into_iter().flat_map(move |(kind, rows)| rows.iter().map(move |r| (p.language.as_str(), kind, r))))
+        .collect()
+}
+
+/// Whether `turn` holds `phrase` read as `kind` (as written, not one typo away).
+fn reads(matcher: &TextMatcher, turn: &str, kind: &str, phrase: &str) -> bool {
+    let text = normalize(turn);
+    let phrase = normalize(phrase);
+    matcher.find_spans(&text).iter().any(|s| !s.typo && text[s.start..s.end] == phrase && matcher.targets(s.pattern).contains(&hit_of(kind)))
+}
+
+/// Whether the turn reads as `kind` where it holds `phrase`: the phrase itself, or a cue of the
+/// same kind overlapping it that the leftmost-longest reading took instead ("should i get" over
+/// "get one" in "should i get one").
+fn reads_there(matcher: &TextMatcher, turn: &str, kind: &str, phrase: &str) -> bool {
+    let text = normalize(turn);
+    let phrase = normalize(phrase);
+    let at: Vec<(usize, usize)> = text.match_indices(&phrase).map(|(i, m)| (i, i + m.len())).collect();
+    matcher.find_spans(&text).iter().any(|s| !s.typo && matcher.targets(s.pattern).contains(&hit_of(kind)) && at.iter().any(|&(a, b)| s.start < b && a < s.end))
+}
+
+#[test]
+fn every_pack_is_well_formed() {
+    let languages: Vec<&str> = packs().iter().map(|p| p.language.as_str()).collect();
+    assert_eq!(languages, ["ko", "en"]);
+    let mut seen = std::collections::HashSet::new();
+    for (language, kind, row) in rows() {
+        assert!(!row.phrase.trim().is_empty(), "{language} {kind}: an empty phrase");
+        assert_eq!(normalize(&row.phrase), row.phrase, "{language} {kind}: \"{}\" is not written as the core normalises it", row.phrase);
+        assert!(seen.insert((language, kind, row.phrase.as_str())), "{language} {kind}: \"{}\" twice", row.phrase);
+    }
+}
+
+#[test]
+fn every_example_reads_as_its_row_says() {
+    let matcher = TextMatcher::build(rows().into_iter().map(|(_, kind, row)| (row.phrase.as_str(), hit_of(kind)))).expect("the packs' cues build a matcher");
+    let mut wrong = Vec::new();
+    for (language, kind, row) in rows() {
+        for turn in &row.reads {
+            if !reads_there(&matcher, turn, kind, &row.phrase) {
+                wrong.push(format!("{language} {kind} \"{}\" not read in: {turn}", row.phrase));
+            }
+        }
+        for turn in &row.not {
+            assert!(normalize(turn).contains(&normalize(&row.phrase)), "{language} {kind}: a `not` turn without \"{}\": {turn}", row.phrase);
+            if reads(&matcher, turn, kind, &row.phrase) {
+                wrong.push(format!("{language} {kind} \"{}\" read in: {turn}", row.phrase));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} examples read otherwise:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn every_row_has_an_example() {
+    let bare: Vec<String> = rows().into_iter().filter(|(_, _, r)| r.reads.is_empty()).map(|(l, k, r)| format!("{l} {k} \"{}\"", r.phrase)).collect();
+    assert!(bare.is_empty(), "{} rows without a `reads` turn:\n{}", bare.len(), bare.join("\n"));
+}
+
+#[test]
+fn a_catalog_without_cues_reads_the_packs_and_one_with_cues_adds_to_them() {
+    use sidenote_core::{IndexDocument, MatchQuery, MessageIntent, OfferIndex, OfferKind};
+    let index = |cues: serde_json::Value| {
+        let doc: IndexDocument = serde_json::from_value(serde_json::json!({
+            "taxonomy": {
+                "categories": [{ "id": "travel.hotels", "parent_id": null, "aliases": { "en": ["hotel"], "ko": ["호텔"] } }],
+                "intent_cues": cues
+            },
+            "offers": []
+        }))
+        .expect("a document");
+        OfferIndex::build(&doc).expect("builds")
+    };
+    let intent = |index: &OfferIndex, message: &str| {
+        index
+            .find(&MatchQuery { message: Some(message), language: "en", kind: Some(OfferKind::Sponsored), now_ms: 1, top_k: 1, ..Default::default() })
+            .message_intent
+    };
+    let bare = index(serde_json::json!({}));
+    assert_eq!(intent(&bare, "i want to buy a hotel night in jeju"), MessageIntent::Purchase);
+    assert_eq!(intent(&bare, "제주 호텔 예약하려고"), MessageIntent::Purchase);
+    // A word no pack holds is a cue only where the catalog adds it; the packs' still count.
+    assert_eq!(intent(&bare, "cheapest hotel sonnet"), MessageIntent::Purchase);
+    let added = index(serde_json::json!({ "not_commercial": { "en": ["sonnet"] } }));
+    assert_eq!(intent(&added, "cheapest hotel sonnet"), MessageIntent::Low);
+    assert_eq!(intent(&added, "i want to buy a hotel night"), MessageIntent::Purchase);
+}
