@@ -186,9 +186,7 @@ function generatedParts(offers: number, entities: number, seed: number) {
     taxonomy: {
       categories,
       entities: entityList,
-      // The demo catalog's policy lists: real words in both languages (the intent cues are the
-      // core's language packs).
-      sensitive_topics: demo.taxonomy.sensitive_topics,
+      // The policy words and the intent cues are the core's packs: real words in both languages.
     },
     advertisers,
     campaigns,

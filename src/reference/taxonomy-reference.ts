@@ -1,9 +1,11 @@
-// docs/taxonomy.md: the demo catalog's categories and sensitive-moment families beside the IAB
-// Content Taxonomy 3.1 nodes they correspond to, so a host can say in the industry's words what
-// it lets beside its answers. Generated (`npm run docs:reference`) from the catalog itself.
+// docs/taxonomy.md: the demo catalog's categories and the sensitive-moment families (the core's
+// pack and any the catalog adds) beside the IAB Content Taxonomy 3.1 nodes they correspond to, so
+// a host can say in the industry's words what it lets beside its answers. Generated (`npm run
+// docs:reference`) from the catalog and the pack themselves.
 import type { CatalogInput } from '../catalog/catalog-schema.js';
 import { PATTERN_FAMILY } from '../decide/gates.js';
 import { IAB_CONTENT_3_1 } from './iab-content-taxonomy.js';
+import { sensitiveTopicsWith } from './sensitive-topic-pack.js';
 
 function iab(ids: readonly string[] | undefined): string {
   if (!ids || ids.length === 0) return '– (no node: see below)';
@@ -13,7 +15,7 @@ function iab(ids: readonly string[] | undefined): string {
 export function renderTaxonomyMarkdown(catalog: CatalogInput): string {
   const taxonomy = catalog.taxonomy ?? {};
   const categories = (taxonomy.categories ?? []).map((c) => `| \`${c.id}\` | ${c.name.en} · ${c.name.ko} | ${iab(c.iab_content)} |`);
-  const topics = (taxonomy.sensitive_topics ?? []).map((t) => {
+  const topics = sensitiveTopicsWith(taxonomy.sensitive_topics ?? []).map((t) => {
     const patterns = Object.entries(PATTERN_FAMILY)
       .filter(([, topic]) => topic === t.id)
       .map(([pattern]) => `\`${pattern}\``);
@@ -22,7 +24,7 @@ export function renderTaxonomyMarkdown(catalog: CatalogInput): string {
   return [
     '# Categories and sensitive moments in the IAB Content Taxonomy',
     '',
-    "Generated from `catalog/demo.json` (`npm run docs:reference`). Each category and sensitive topic of a catalog may name the [IAB Tech Lab Content Taxonomy 3.1](https://iabtechlab.com/standards/content-taxonomy/) nodes it corresponds to (`iab_content`, catalog/README.md), most specific first. A host can then state what it lets beside its answers in the industry's words: an offer's category is one of the first table's rows, and a `POLICY_BLOCK` names its family (`sensitive:<topic>` in the decision's explanation) from the second.",
+    "Generated from `catalog/demo.json` and the core's sensitive-topic pack, `crates/sidenote-core/packs/sensitive-topics.json` (`npm run docs:reference`). Each category and sensitive topic may name the [IAB Tech Lab Content Taxonomy 3.1](https://iabtechlab.com/standards/content-taxonomy/) nodes it corresponds to (`iab_content`, catalog/README.md), most specific first. A host can then state what it lets beside its answers in the industry's words: an offer's category is one of the first table's rows, and a `POLICY_BLOCK` names its family (`sensitive:<topic>` in the decision's explanation) from the second.",
     '',
     '## Categories (what an offer can be)',
     '',

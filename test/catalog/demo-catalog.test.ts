@@ -14,6 +14,7 @@ import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-cata
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
 import { demoIndexDocument } from '../../testkit/generated-catalog.js';
 import { intentCuesWith } from '../../testkit/language-packs.js';
+import { sensitiveTopicsWith } from '../../src/reference/sensitive-topic-pack.js';
 
 const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
 const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));
@@ -35,7 +36,7 @@ function commercialAliases(c: CatalogT): { owner: string; alias: string }[] {
 }
 
 function sensitiveAliases(c: CatalogT): { topic: string; alias: string }[] {
-  return c.taxonomy.sensitive_topics.flatMap((t) => [...t.aliases.ko, ...t.aliases.en].map((alias) => ({ topic: t.id, alias })));
+  return sensitiveTopicsWith(c.taxonomy.sensitive_topics).flatMap((t) => [...t.aliases.ko, ...t.aliases.en].map((alias) => ({ topic: t.id, alias })));
 }
 
 /** The top-level category (domain) of a category id. */
@@ -57,7 +58,7 @@ describe('catalog/demo.json', () => {
     const sections = {
       categories: demo.taxonomy.categories,
       entities: demo.taxonomy.entities,
-      sensitive_topics: demo.taxonomy.sensitive_topics,
+      sensitive_topics: sensitiveTopicsWith(demo.taxonomy.sensitive_topics),
       advertisers: demo.advertisers,
       campaigns: demo.campaigns,
       offers: demo.offers,
@@ -187,8 +188,10 @@ describe('catalog/demo.json', () => {
     expect(shared).toEqual([]);
   });
 
-  it('covers every sensitive topic in both languages, and the language packs both intent cue kinds', () => {
-    const topics = demo.taxonomy.sensitive_topics.map((t) => t.id).sort();
+  it('reads, with the packs, every sensitive topic and both intent cue kinds in both languages', () => {
+    const topics = sensitiveTopicsWith(demo.taxonomy.sensitive_topics)
+      .map((t) => t.id)
+      .sort();
     expect(topics).toEqual([
       'adult',
       'finance-advice',
@@ -203,7 +206,7 @@ describe('catalog/demo.json', () => {
       'self-harm',
       'violence-abuse',
     ]);
-    for (const t of demo.taxonomy.sensitive_topics) {
+    for (const t of sensitiveTopicsWith(demo.taxonomy.sensitive_topics)) {
       expect(t.aliases.ko.length, `${t.id} ko`).toBeGreaterThan(0);
       expect(t.aliases.en.length, `${t.id} en`).toBeGreaterThan(0);
     }

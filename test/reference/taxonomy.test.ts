@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Catalog, type CatalogInput } from '../../src/catalog/catalog-schema.js';
 import { IAB_CONTENT_3_1 } from '../../src/reference/iab-content-taxonomy.js';
 import { renderTaxonomyMarkdown } from '../../src/reference/taxonomy-reference.js';
+import { sensitiveTopicsWith } from '../../src/reference/sensitive-topic-pack.js';
 
 const demo = JSON.parse(readFileSync(path.resolve('catalog/demo.json'), 'utf8')) as CatalogInput;
 
@@ -16,13 +17,14 @@ describe('IAB Content Taxonomy mapping', () => {
 
   it('maps every demo category and every sensitive topic but minors to a named 3.1 node', () => {
     const taxonomy = Catalog.parse(demo).taxonomy;
-    const rows = [...taxonomy.categories, ...taxonomy.sensitive_topics];
+    const topics = sensitiveTopicsWith(taxonomy.sensitive_topics);
+    const rows = [...taxonomy.categories, ...topics];
     const unmapped = rows.filter((r) => r.iab_content.length === 0).map((r) => r.id);
     expect(unmapped).toEqual(['minors']);
     const unnamed = rows.flatMap((r) => r.iab_content).filter((id) => !IAB_CONTENT_3_1[id]);
     expect(unnamed).toEqual([]);
     // The sensitive families that the taxonomy files under its Sensitive Topics node say so.
-    const adult = taxonomy.sensitive_topics.find((t) => t.id === 'adult')!;
+    const adult = topics.find((t) => t.id === 'adult')!;
     expect(IAB_CONTENT_3_1[adult.iab_content[0]!]).toMatch(/^Sensitive Topics > /);
   });
 

@@ -573,8 +573,10 @@ impl OfferIndex {
             entity_categories.push(cats.into_boxed_slice());
         }
         let entity_within = within_closure(t, &entity_by_id)?;
-        let sensitive_ids: Vec<Box<str>> = t.sensitive_topics.iter().map(|s| s.id.as_str().into()).collect();
-        let sensitive_of_the_user: Vec<bool> = t.sensitive_topics.iter().map(|s| s.said_of_the_user).collect();
+        // The sensitive-topic pack's topics, and any the catalog adds (packs.rs).
+        let topics = crate::packs::sensitive_topics_with(&t.sensitive_topics);
+        let sensitive_ids: Vec<Box<str>> = topics.iter().map(|s| s.id.as_str().into()).collect();
+        let sensitive_of_the_user: Vec<bool> = topics.iter().map(|s| s.said_of_the_user).collect();
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
         for (i, c) in t.categories.iter().enumerate() {
@@ -589,7 +591,7 @@ impl OfferIndex {
             aliases.extend(e.weak_aliases.iter().map(|a| (a.as_str(), TextHit::WeakEntity(i))));
             aliases.extend(e.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotEntity(i))));
         }
-        for (i, s) in t.sensitive_topics.iter().enumerate() {
+        for (i, s) in topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
             aliases.extend(s.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i as u32))));
             aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));

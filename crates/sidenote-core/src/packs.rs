@@ -1,13 +1,15 @@
-//! The language packs (`packs/ko.json`, `packs/en.json`): the core's own knowledge of how Korean
-//! and English users ask. Each row is a cue phrase with the turns it is read in (`reads`) and,
-//! where its letters also spell something else, a turn where it is not (`not`);
-//! `tests/packs.rs` reads every example as the service would. Compiled in, parsed once. A
-//! catalog may add cues of its own (`taxonomy.intent_cues`), never take the packs' away: the
-//! language a catalog's users write is not the catalog's to restate.
+//! The packs: the core's own knowledge of how Korean and English users ask and of the moments
+//! where no ad may be shown. `packs/ko.json` and `packs/en.json` hold the wording cues, each row a
+//! phrase with the turns it is read in (`reads`) and, where its letters also spell something
+//! else, a turn where it is not (`not`); `tests/packs.rs` reads every example as the service
+//! would. `packs/sensitive-topics.json` holds the sensitive topics, in the catalog's shape.
+//! Compiled in, parsed once. A catalog may add cues and topics (or words to a pack's topic) of its
+//! own, never take the packs' away: no catalog has to restate the language, and none can leave a
+//! sensitive moment unread by forgetting a list.
 use serde::Deserialize;
 use std::sync::LazyLock;
 
-use crate::document::{Aliases, IntentCues};
+use crate::document::{Aliases, IntentCues, SensitiveTopicDoc};
 
 /// One cue phrase and its examples.
 #[derive(Debug, Clone, Deserialize)]
@@ -120,13 +122,79 @@ pub fn intent_cues_with(extra: &IntentCues) -> IntentCues {
         (&mut out.alternative, &extra.alternative),
     ];
     for (aliases, more) in add {
-        for (list, extra) in [(&mut aliases.ko, &more.ko), (&mut aliases.en, &more.en)] {
-            for phrase in extra {
-                if !list.contains(phrase) {
-                    list.push(phrase.clone());
+        add_missing(aliases, more);
+    }
+    out
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyPack {
+    sensitive_topics: Vec<PackTopic>,
+}
+
+/// A pack topic: a catalog's sensitive topic, with the IAB ids the reference docs print.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PackTopic {
+    id: String,
+    /// Printed by the reference docs (`docs/taxonomy.md`); the core does not read it.
+    #[serde(default, rename = "iab_content")]
+    _iab_content: Vec<String>,
+    #[serde(default)]
+    aliases: Aliases,
+    #[serde(default)]
+    context_aliases: Aliases,
+    #[serde(default)]
+    negative_contexts: Aliases,
+    #[serde(default)]
+    said_of_the_user: bool,
+}
+
+static TOPICS: LazyLock<Vec<SensitiveTopicDoc>> = LazyLock::new(|| {
+    let pack: PolicyPack = serde_json::from_str(include_str!("../packs/sensitive-topics.json")).expect("the sensitive-topic pack parses (tests/packs.rs)");
+    pack.sensitive_topics
+        .into_iter()
+        .map(|t| SensitiveTopicDoc {
+            id: t.id,
+            aliases: t.aliases,
+            context_aliases: t.context_aliases,
+            negative_contexts: t.negative_contexts,
+            said_of_the_user: t.said_of_the_user,
+        })
+        .collect()
+});
+
+/// The pack's sensitive topics.
+pub fn sensitive_topics() -> &'static [SensitiveTopicDoc] {
+    &TOPICS
+}
+
+/// The pack's sensitive topics with a catalog's added: a topic of the pack's id gains the
+/// catalog's words (its `said_of_the_user` stays the pack's), any other topic joins after them.
+pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicDoc> {
+    let mut out = sensitive_topics().to_vec();
+    for topic in extra {
+        match out.iter_mut().find(|t| t.id == topic.id) {
+            Some(t) => {
+                for (into, more) in
+                    [(&mut t.aliases, &topic.aliases), (&mut t.context_aliases, &topic.context_aliases), (&mut t.negative_contexts, &topic.negative_contexts)]
+                {
+                    add_missing(into, more);
                 }
             }
+            None => out.push(topic.clone()),
         }
     }
     out
+}
+
+fn add_missing(into: &mut Aliases, more: &Aliases) {
+    for (list, extra) in [(&mut into.ko, &more.ko), (&mut into.en, &more.en)] {
+        for phrase in extra {
+            if !list.contains(phrase) {
+                list.push(phrase.clone());
+            }
+        }
+    }
 }

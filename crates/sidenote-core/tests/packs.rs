@@ -111,3 +111,33 @@ fn a_catalog_without_cues_reads_the_packs_and_one_with_cues_adds_to_them() {
     assert_eq!(intent(&added, "cheapest hotel sonnet"), MessageIntent::Low);
     assert_eq!(intent(&added, "i want to buy a hotel night"), MessageIntent::Purchase);
 }
+
+#[test]
+fn a_catalog_without_topics_reads_the_pack_and_one_with_topics_adds_to_it() {
+    use sidenote_core::{IndexDocument, MatchQuery, OfferIndex, OfferKind};
+    let index = |topics: serde_json::Value| {
+        let doc: IndexDocument = serde_json::from_value(serde_json::json!({
+            "taxonomy": { "categories": [{ "id": "travel.hotels", "parent_id": null, "aliases": { "en": ["hotel"], "ko": ["호텔"] } }], "sensitive_topics": topics },
+            "offers": []
+        }))
+        .expect("a document");
+        OfferIndex::build(&doc).expect("builds")
+    };
+    let topics = |index: &OfferIndex, message: &str| {
+        index
+            .find(&MatchQuery { message: Some(message), language: "en", kind: Some(OfferKind::Sponsored), now_ms: 1, top_k: 1, ..Default::default() })
+            .sensitive_topic_ids
+    };
+    let bare = index(serde_json::json!([]));
+    assert_eq!(topics(&bare, "cheapest hotel near the casino"), ["gambling"]);
+    assert_eq!(topics(&bare, "카지노 근처 호텔 최저가"), ["gambling"]);
+    assert!(topics(&bare, "cheapest hotel near the zorbing park").is_empty());
+    // A pack topic gains the catalog's words; a topic of its own id joins.
+    let added = index(serde_json::json!([
+        { "id": "gambling", "aliases": { "en": ["pachinko"] } },
+        { "id": "extreme-sports", "aliases": { "en": ["zorbing"] } }
+    ]));
+    assert_eq!(topics(&added, "cheapest hotel near the pachinko parlour"), ["gambling"]);
+    assert_eq!(topics(&added, "cheapest hotel near the casino"), ["gambling"]);
+    assert_eq!(topics(&added, "cheapest hotel near the zorbing park"), ["extreme-sports"]);
+}
