@@ -133,37 +133,61 @@ struct PolicyPack {
     sensitive_topics: Vec<PackTopic>,
 }
 
-/// A pack topic: a catalog's sensitive topic, with the IAB ids the reference docs print.
-#[derive(Deserialize)]
+/// A pack topic: a catalog's sensitive topic, with the IAB ids the reference docs print and the
+/// examples of its words.
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PackTopic {
-    id: String,
+pub struct PackTopic {
+    pub id: String,
     /// Printed by the reference docs (`docs/taxonomy.md`); the core does not read it.
     #[serde(default, rename = "iab_content")]
     _iab_content: Vec<String>,
     #[serde(default)]
-    aliases: Aliases,
+    pub aliases: Aliases,
     #[serde(default)]
-    context_aliases: Aliases,
+    pub context_aliases: Aliases,
     #[serde(default)]
-    negative_contexts: Aliases,
+    pub negative_contexts: Aliases,
     #[serde(default)]
-    said_of_the_user: bool,
+    pub said_of_the_user: bool,
+    /// Per word of `aliases` and `context_aliases`: a turn it is read in and, where its letters
+    /// sit inside a longer word, one where it is not (`tests/packs.rs`).
+    #[serde(default)]
+    pub examples: std::collections::BTreeMap<String, WordExamples>,
 }
 
-static TOPICS: LazyLock<Vec<SensitiveTopicDoc>> = LazyLock::new(|| {
+/// The examples of one word.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WordExamples {
+    #[serde(default)]
+    pub reads: Vec<String>,
+    #[serde(default)]
+    pub not: Vec<String>,
+}
+
+static TOPIC_PACK: LazyLock<Vec<PackTopic>> = LazyLock::new(|| {
     let pack: PolicyPack = serde_json::from_str(include_str!("../packs/sensitive-topics.json")).expect("the sensitive-topic pack parses (tests/packs.rs)");
     pack.sensitive_topics
-        .into_iter()
+});
+
+static TOPICS: LazyLock<Vec<SensitiveTopicDoc>> = LazyLock::new(|| {
+    TOPIC_PACK
+        .iter()
         .map(|t| SensitiveTopicDoc {
-            id: t.id,
-            aliases: t.aliases,
-            context_aliases: t.context_aliases,
-            negative_contexts: t.negative_contexts,
+            id: t.id.clone(),
+            aliases: t.aliases.clone(),
+            context_aliases: t.context_aliases.clone(),
+            negative_contexts: t.negative_contexts.clone(),
             said_of_the_user: t.said_of_the_user,
         })
         .collect()
 });
+
+/// The sensitive-topic pack as written, examples included.
+pub fn sensitive_topic_pack() -> &'static [PackTopic] {
+    &TOPIC_PACK
+}
 
 /// The pack's sensitive topics.
 pub fn sensitive_topics() -> &'static [SensitiveTopicDoc] {

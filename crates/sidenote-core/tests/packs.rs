@@ -141,3 +141,56 @@ fn a_catalog_without_topics_reads_the_pack_and_one_with_topics_adds_to_it() {
     assert_eq!(topics(&added, "cheapest hotel near the casino"), ["gambling"]);
     assert_eq!(topics(&added, "cheapest hotel near the zorbing park"), ["extreme-sports"]);
 }
+
+#[test]
+fn every_policy_word_reads_as_its_topic() {
+    use sidenote_core::packs::sensitive_topic_pack;
+    let topics = sensitive_topic_pack();
+    let mut aliases: Vec<(&str, TextHit)> = Vec::new();
+    for (i, t) in topics.iter().enumerate() {
+        let i = i as u32;
+        aliases.extend(t.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i))));
+        aliases.extend(t.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i))));
+        aliases.extend(t.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i))));
+    }
+    let matcher = TextMatcher::build(aliases.into_iter()).expect("the pack's words build a matcher");
+    let mut wrong = Vec::new();
+    for (i, t) in topics.iter().enumerate() {
+        let i = i as u32;
+        let of_topic = |hit: &TextHit| matches!(hit, TextHit::Sensitive(s) | TextHit::ContextSensitive(s) if *s == i);
+        for word in t.aliases.iter().chain(t.context_aliases.iter()) {
+            let Some(examples) = t.examples.get(word) else {
+                wrong.push(format!("{} \"{word}\": no examples", t.id));
+                continue;
+            };
+            if examples.reads.is_empty() {
+                wrong.push(format!("{} \"{word}\": no `reads` turn", t.id));
+            }
+            let phrase = normalize(word);
+            for turn in &examples.reads {
+                // The word, or a longer word of the same topic over it, read as the topic.
+                let text = normalize(turn);
+                let at: Vec<(usize, usize)> = text.match_indices(&phrase).map(|(s, m)| (s, s + m.len())).collect();
+                let read = matcher
+                    .find_spans(&text)
+                    .iter()
+                    .any(|s| !s.typo && matcher.targets(s.pattern).iter().any(of_topic) && at.iter().any(|&(a, b)| s.start < b && a < s.end));
+                if !read {
+                    wrong.push(format!("{} \"{word}\" not read in: {turn}", t.id));
+                }
+            }
+            for turn in &examples.not {
+                let text = normalize(turn);
+                if matcher.find_spans(&text).iter().any(|s| !s.typo && text[s.start..s.end] == phrase && matcher.targets(s.pattern).iter().any(of_topic)) {
+                    wrong.push(format!("{} \"{word}\" read in: {turn}", t.id));
+                }
+            }
+        }
+        for word in t.examples.keys() {
+            if !t.aliases.iter().chain(t.context_aliases.iter()).any(|a| a == word) {
+                wrong.push(format!("{} \"{word}\": examples of no word of the topic", t.id));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} policy words read otherwise:\n{}", wrong.len(), wrong.join("\n"));
+}
