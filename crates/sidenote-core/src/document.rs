@@ -110,6 +110,40 @@ pub struct IntentCues {
     pub alternative: Aliases,
 }
 
+impl IntentCues {
+    /// Every kind's aliases, in the order of [`crate::packs::CUE_KINDS`].
+    pub fn kinds(&self) -> [&Aliases; 10] {
+        [
+            &self.purchase,
+            &self.compare,
+            &self.negation,
+            &self.negation_before,
+            &self.after_sales,
+            &self.not_commercial,
+            &self.clause_break,
+            &self.purpose,
+            &self.purpose_before,
+            &self.alternative,
+        ]
+    }
+
+    /// [`Self::kinds`], to add to.
+    pub fn kinds_mut(&mut self) -> [&mut Aliases; 10] {
+        [
+            &mut self.purchase,
+            &mut self.compare,
+            &mut self.negation,
+            &mut self.negation_before,
+            &mut self.after_sales,
+            &mut self.not_commercial,
+            &mut self.clause_break,
+            &mut self.purpose,
+            &mut self.purpose_before,
+            &mut self.alternative,
+        ]
+    }
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct TaxonomyDoc {
     #[serde(default)]

@@ -598,16 +598,9 @@ impl OfferIndex {
         }
         // The language packs' cues, and any the catalog adds (packs.rs).
         let cues = crate::packs::intent_cues_with(&t.intent_cues);
-        aliases.extend(cues.purchase.iter().map(|a| (a.as_str(), TextHit::PurchaseCue)));
-        aliases.extend(cues.compare.iter().map(|a| (a.as_str(), TextHit::CompareCue)));
-        aliases.extend(cues.negation.iter().map(|a| (a.as_str(), TextHit::Negation)));
-        aliases.extend(cues.negation_before.iter().map(|a| (a.as_str(), TextHit::NegationBefore)));
-        aliases.extend(cues.after_sales.iter().map(|a| (a.as_str(), TextHit::AfterSales)));
-        aliases.extend(cues.not_commercial.iter().map(|a| (a.as_str(), TextHit::NotCommercial)));
-        aliases.extend(cues.clause_break.iter().map(|a| (a.as_str(), TextHit::ClauseBreak)));
-        aliases.extend(cues.purpose.iter().map(|a| (a.as_str(), TextHit::Purpose)));
-        aliases.extend(cues.purpose_before.iter().map(|a| (a.as_str(), TextHit::PurposeBefore)));
-        aliases.extend(cues.alternative.iter().map(|a| (a.as_str(), TextHit::Alternative)));
+        for (&(_, hit), kind) in crate::packs::CUE_KINDS.iter().zip(cues.kinds()) {
+            aliases.extend(kind.iter().map(|a| (a.as_str(), hit)));
+        }
         let alias_count = aliases.len();
         let matcher = TextMatcher::build(aliases.into_iter())?;
 
@@ -874,9 +867,6 @@ impl OfferIndex {
         // The model reads the turn with its typos corrected ("flihgts" as "flights").
         let model_text = normalized.as_deref().map(|m| reading::corrected(&self.matcher, m, &reading.typos));
         let scores = model_text.as_deref().map(|m| model.scores(m.char_indices().nth(MODEL_MAX_CHARS).map_or(m, |(end, _)| &m[..end])));
-        // The byte where the classifier's window ends in the turn as read (typos corrected in
-        // place keep a word where it was, give or take a letter).
-        let model_window = normalized.as_deref().map_or(0, |m| m.char_indices().nth(MODEL_MAX_CHARS).map_or(m.len(), |(end, _)| end));
         // Counted up to the threshold only: a full count walks a 4,000-character paste.
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
@@ -892,13 +882,16 @@ impl OfferIndex {
         // all, or where it cannot vouch (a short turn; past its window).
         let age_mentioned = !patterns.minor_age_own && sensitive_patterns.contains(&policy_patterns::MINOR_AGE);
         if !reading.context_sensitive.is_empty() || age_mentioned {
+            // The byte where the classifier's window ends in the turn as read (typos corrected in
+            // place keep a word where it was, give or take a letter).
+            let text = normalized.as_deref().unwrap_or("");
+            let model_window = text.char_indices().nth(MODEL_MAX_CHARS).map_or(text.len(), |(end, _)| end);
             let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
             let corroborated =
                 !sensitive.is_empty() || other_patterns || words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
             sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
-            let window = normalized.as_deref().map_or("", |m| &m[..model_window]);
-            if age_mentioned && !corroborated && policy_patterns::says_minor_age(window) {
+            if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);
             }
         }

@@ -10,6 +10,22 @@ use serde::Deserialize;
 use std::sync::LazyLock;
 
 use crate::document::{Aliases, IntentCues, SensitiveTopicDoc};
+use crate::text_match::TextHit;
+
+/// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
+/// matcher reports for each: the one list the packs, the catalog's cues and the index read.
+pub const CUE_KINDS: [(&str, TextHit); 10] = [
+    ("purchase", TextHit::PurchaseCue),
+    ("compare", TextHit::CompareCue),
+    ("negation", TextHit::Negation),
+    ("negation_before", TextHit::NegationBefore),
+    ("after_sales", TextHit::AfterSales),
+    ("not_commercial", TextHit::NotCommercial),
+    ("clause_break", TextHit::ClauseBreak),
+    ("purpose", TextHit::Purpose),
+    ("purpose_before", TextHit::PurposeBefore),
+    ("alternative", TextHit::Alternative),
+];
 
 /// One cue phrase and its examples.
 #[derive(Debug, Clone, Deserialize)]
@@ -51,19 +67,19 @@ pub struct PackCues {
 }
 
 impl PackCues {
-    /// Every kind with its rows, by the name its JSON and [`IntentCues`] give it.
-    pub fn kinds(&self) -> [(&'static str, &[CueRow]); 10] {
+    /// Every kind's rows, in the order of [`CUE_KINDS`].
+    pub fn kinds(&self) -> [&[CueRow]; 10] {
         [
-            ("purchase", &self.purchase),
-            ("compare", &self.compare),
-            ("negation", &self.negation),
-            ("negation_before", &self.negation_before),
-            ("after_sales", &self.after_sales),
-            ("not_commercial", &self.not_commercial),
-            ("clause_break", &self.clause_break),
-            ("purpose", &self.purpose),
-            ("purpose_before", &self.purpose_before),
-            ("alternative", &self.alternative),
+            &self.purchase,
+            &self.compare,
+            &self.negation,
+            &self.negation_before,
+            &self.after_sales,
+            &self.not_commercial,
+            &self.clause_break,
+            &self.purpose,
+            &self.purpose_before,
+            &self.alternative,
         ]
     }
 }
@@ -91,37 +107,12 @@ pub fn packs() -> &'static [LanguagePack] {
 pub fn intent_cues_with(extra: &IntentCues) -> IntentCues {
     let mut out = IntentCues::default();
     for pack in packs() {
-        let c = &pack.intent_cues;
-        let into: [(&mut Aliases, &[CueRow]); 10] = [
-            (&mut out.purchase, &c.purchase),
-            (&mut out.compare, &c.compare),
-            (&mut out.negation, &c.negation),
-            (&mut out.negation_before, &c.negation_before),
-            (&mut out.after_sales, &c.after_sales),
-            (&mut out.not_commercial, &c.not_commercial),
-            (&mut out.clause_break, &c.clause_break),
-            (&mut out.purpose, &c.purpose),
-            (&mut out.purpose_before, &c.purpose_before),
-            (&mut out.alternative, &c.alternative),
-        ];
-        for (aliases, rows) in into {
+        for (aliases, rows) in out.kinds_mut().into_iter().zip(pack.intent_cues.kinds()) {
             let list = if pack.language == "ko" { &mut aliases.ko } else { &mut aliases.en };
             list.extend(rows.iter().map(|r| r.phrase.clone()));
         }
     }
-    let add: [(&mut Aliases, &Aliases); 10] = [
-        (&mut out.purchase, &extra.purchase),
-        (&mut out.compare, &extra.compare),
-        (&mut out.negation, &extra.negation),
-        (&mut out.negation_before, &extra.negation_before),
-        (&mut out.after_sales, &extra.after_sales),
-        (&mut out.not_commercial, &extra.not_commercial),
-        (&mut out.clause_break, &extra.clause_break),
-        (&mut out.purpose, &extra.purpose),
-        (&mut out.purpose_before, &extra.purpose_before),
-        (&mut out.alternative, &extra.alternative),
-    ];
-    for (aliases, more) in add {
+    for (aliases, more) in out.kinds_mut().into_iter().zip(extra.kinds()) {
         add_missing(aliases, more);
     }
     out
@@ -171,8 +162,15 @@ static TOPIC_PACK: LazyLock<Vec<PackTopic>> = LazyLock::new(|| {
     pack.sensitive_topics
 });
 
-static TOPICS: LazyLock<Vec<SensitiveTopicDoc>> = LazyLock::new(|| {
-    TOPIC_PACK
+/// The sensitive-topic pack as written, examples included.
+pub fn sensitive_topic_pack() -> &'static [PackTopic] {
+    &TOPIC_PACK
+}
+
+/// The pack's sensitive topics with a catalog's added: a topic of the pack's id gains the
+/// catalog's words (its `said_of_the_user` stays the pack's), any other topic joins after them.
+pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicDoc> {
+    let mut out: Vec<SensitiveTopicDoc> = TOPIC_PACK
         .iter()
         .map(|t| SensitiveTopicDoc {
             id: t.id.clone(),
@@ -181,23 +179,7 @@ static TOPICS: LazyLock<Vec<SensitiveTopicDoc>> = LazyLock::new(|| {
             negative_contexts: t.negative_contexts.clone(),
             said_of_the_user: t.said_of_the_user,
         })
-        .collect()
-});
-
-/// The sensitive-topic pack as written, examples included.
-pub fn sensitive_topic_pack() -> &'static [PackTopic] {
-    &TOPIC_PACK
-}
-
-/// The pack's sensitive topics.
-pub fn sensitive_topics() -> &'static [SensitiveTopicDoc] {
-    &TOPICS
-}
-
-/// The pack's sensitive topics with a catalog's added: a topic of the pack's id gains the
-/// catalog's words (its `said_of_the_user` stays the pack's), any other topic joins after them.
-pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicDoc> {
-    let mut out = sensitive_topics().to_vec();
+        .collect();
     for topic in extra {
         match out.iter_mut().find(|t| t.id == topic.id) {
             Some(t) => {

@@ -2,47 +2,34 @@
 //! `reads` turns hold the phrase as its kind of cue; its `not` turns hold the phrase's letters
 //! inside something else, where the cue is not read. The turns are read by a matcher of the
 //! packs' cues alone, as the core's matcher reads them beside a catalog's words.
-use sidenote_core::packs::{packs, CueRow};
+use sidenote_core::packs::{packs, CueRow, CUE_KINDS};
 use sidenote_core::{normalize, TextHit, TextMatcher};
 
-fn hit_of(kind: &str) -> TextHit {
-    match kind {
-        "purchase" => TextHit::PurchaseCue,
-        "compare" => TextHit::CompareCue,
-        "negation" => TextHit::Negation,
-        "negation_before" => TextHit::NegationBefore,
-        "after_sales" => TextHit::AfterSales,
-        "not_commercial" => TextHit::NotCommercial,
-        "clause_break" => TextHit::ClauseBreak,
-        "purpose" => TextHit::Purpose,
-        "purpose_before" => TextHit::PurposeBefore,
-        "alternative" => TextHit::Alternative,
-        other => panic!("no cue kind {other}"),
-    }
-}
-
-fn rows() -> Vec<(&'static str, &'static str, &'static CueRow)> {
+/// Every cue row: its language, its kind's name and what the matcher reports for the kind.
+fn rows() -> Vec<(&'static str, &'static str, TextHit, &'static CueRow)> {
     packs()
         .iter()
-        .flat_map(|p| p.intent_cues.kinds().into_iter().flat_map(move |(kind, rows)| rows.iter().map(move |r| (p.language.as_str(), kind, r))))
+        .flat_map(|p| {
+            CUE_KINDS.iter().zip(p.intent_cues.kinds()).flat_map(move |(&(kind, hit), rows)| rows.iter().map(move |r| (p.language.as_str(), kind, hit, r)))
+        })
         .collect()
 }
 
-/// Whether `turn` holds `phrase` read as `kind` (as written, not one typo away).
-fn reads(matcher: &TextMatcher, turn: &str, kind: &str, phrase: &str) -> bool {
+/// Whether `turn` holds `phrase` itself read as `is_it` says (as written, not one typo away).
+fn reads(matcher: &TextMatcher, turn: &str, phrase: &str, is_it: impl Fn(&TextHit) -> bool) -> bool {
     let text = normalize(turn);
     let phrase = normalize(phrase);
-    matcher.find_spans(&text).iter().any(|s| !s.typo && text[s.start..s.end] == phrase && matcher.targets(s.pattern).contains(&hit_of(kind)))
+    matcher.find_spans(&text).iter().any(|s| !s.typo && text[s.start..s.end] == phrase && matcher.targets(s.pattern).iter().any(&is_it))
 }
 
-/// Whether the turn reads as `kind` where it holds `phrase`: the phrase itself, or a cue of the
-/// same kind overlapping it that the leftmost-longest reading took instead ("should i get" over
-/// "get one" in "should i get one").
-fn reads_there(matcher: &TextMatcher, turn: &str, kind: &str, phrase: &str) -> bool {
+/// Whether the turn reads as `is_it` says where it holds `phrase`: the phrase itself, or a longer
+/// one of the same kind overlapping it that the leftmost-longest reading took instead ("should i
+/// get" over "get one" in "should i get one").
+fn reads_there(matcher: &TextMatcher, turn: &str, phrase: &str, is_it: impl Fn(&TextHit) -> bool) -> bool {
     let text = normalize(turn);
     let phrase = normalize(phrase);
     let at: Vec<(usize, usize)> = text.match_indices(&phrase).map(|(i, m)| (i, i + m.len())).collect();
-    matcher.find_spans(&text).iter().any(|s| !s.typo && matcher.targets(s.pattern).contains(&hit_of(kind)) && at.iter().any(|&(a, b)| s.start < b && a < s.end))
+    matcher.find_spans(&text).iter().any(|s| !s.typo && matcher.targets(s.pattern).iter().any(&is_it) && at.iter().any(|&(a, b)| s.start < b && a < s.end))
 }
 
 #[test]
@@ -50,7 +37,7 @@ fn every_pack_is_well_formed() {
     let languages: Vec<&str> = packs().iter().map(|p| p.language.as_str()).collect();
     assert_eq!(languages, ["ko", "en"]);
     let mut seen = std::collections::HashSet::new();
-    for (language, kind, row) in rows() {
+    for (language, kind, _, row) in rows() {
         assert!(!row.phrase.trim().is_empty(), "{language} {kind}: an empty phrase");
         assert_eq!(normalize(&row.phrase), row.phrase, "{language} {kind}: \"{}\" is not written as the core normalises it", row.phrase);
         assert!(seen.insert((language, kind, row.phrase.as_str())), "{language} {kind}: \"{}\" twice", row.phrase);
@@ -59,17 +46,17 @@ fn every_pack_is_well_formed() {
 
 #[test]
 fn every_example_reads_as_its_row_says() {
-    let matcher = TextMatcher::build(rows().into_iter().map(|(_, kind, row)| (row.phrase.as_str(), hit_of(kind)))).expect("the packs' cues build a matcher");
+    let matcher = TextMatcher::build(rows().into_iter().map(|(_, _, hit, row)| (row.phrase.as_str(), hit))).expect("the packs' cues build a matcher");
     let mut wrong = Vec::new();
-    for (language, kind, row) in rows() {
+    for (language, kind, hit, row) in rows() {
         for turn in &row.reads {
-            if !reads_there(&matcher, turn, kind, &row.phrase) {
+            if !reads_there(&matcher, turn, &row.phrase, |h| *h == hit) {
                 wrong.push(format!("{language} {kind} \"{}\" not read in: {turn}", row.phrase));
             }
         }
         for turn in &row.not {
             assert!(normalize(turn).contains(&normalize(&row.phrase)), "{language} {kind}: a `not` turn without \"{}\": {turn}", row.phrase);
-            if reads(&matcher, turn, kind, &row.phrase) {
+            if reads(&matcher, turn, &row.phrase, |h| *h == hit) {
                 wrong.push(format!("{language} {kind} \"{}\" read in: {turn}", row.phrase));
             }
         }
@@ -79,7 +66,7 @@ fn every_example_reads_as_its_row_says() {
 
 #[test]
 fn every_row_has_an_example() {
-    let bare: Vec<String> = rows().into_iter().filter(|(_, _, r)| r.reads.is_empty()).map(|(l, k, r)| format!("{l} {k} \"{}\"", r.phrase)).collect();
+    let bare: Vec<String> = rows().into_iter().filter(|(_, _, _, r)| r.reads.is_empty()).map(|(l, k, _, r)| format!("{l} {k} \"{}\"", r.phrase)).collect();
     assert!(bare.is_empty(), "{} rows without a `reads` turn:\n{}", bare.len(), bare.join("\n"));
 }
 
@@ -166,22 +153,14 @@ fn every_policy_word_reads_as_its_topic() {
             if examples.reads.is_empty() {
                 wrong.push(format!("{} \"{word}\": no `reads` turn", t.id));
             }
-            let phrase = normalize(word);
             for turn in &examples.reads {
                 // The word, or a longer word of the same topic over it, read as the topic.
-                let text = normalize(turn);
-                let at: Vec<(usize, usize)> = text.match_indices(&phrase).map(|(s, m)| (s, s + m.len())).collect();
-                let read = matcher
-                    .find_spans(&text)
-                    .iter()
-                    .any(|s| !s.typo && matcher.targets(s.pattern).iter().any(of_topic) && at.iter().any(|&(a, b)| s.start < b && a < s.end));
-                if !read {
+                if !reads_there(&matcher, turn, word, of_topic) {
                     wrong.push(format!("{} \"{word}\" not read in: {turn}", t.id));
                 }
             }
             for turn in &examples.not {
-                let text = normalize(turn);
-                if matcher.find_spans(&text).iter().any(|s| !s.typo && text[s.start..s.end] == phrase && matcher.targets(s.pattern).iter().any(of_topic)) {
+                if reads(&matcher, turn, word, of_topic) {
                     wrong.push(format!("{} \"{word}\" read in: {turn}", t.id));
                 }
             }
