@@ -90,16 +90,12 @@ const CONVERSION_ROWS = batchInsert<NewConversion>('conversions', CONVERSION_COL
   where: 'batch.id IN (SELECT conversion_id FROM nonces)',
   returning: INSERTED_COLUMNS,
 });
-/** The parameter array of a conversion column: the nonce rows read the same parameters. */
-const column = (name: string) => {
-  const i = CONVERSION_COLUMNS.findIndex((c) => c.name === name);
-  return `$${i + 1}::${CONVERSION_COLUMNS[i].type}[]`;
-};
+// The nonce rows read the conversions' parameters.
 const INSERT_BATCH_IF_NONCES_UNUSED = `
 WITH nonces AS (
   INSERT INTO conversion_nonces (app_id, nonce, conversion_id, request_hash, created_at)
   SELECT app_id, nonce, id, request_hash, created_at
-  FROM unnest(${['app_id', 'nonce', 'id', 'request_hash', 'created_at'].map(column).join(', ')}) AS k(app_id, nonce, id, request_hash, created_at)
+  FROM unnest(${['app_id', 'nonce', 'id', 'request_hash', 'created_at'].map(CONVERSION_ROWS.param).join(', ')}) AS k(app_id, nonce, id, request_hash, created_at)
   ON CONFLICT (app_id, nonce) DO NOTHING
   RETURNING conversion_id
 ), ${counted(CONVERSION_ROWS.sql)}`;

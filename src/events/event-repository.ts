@@ -81,10 +81,7 @@ const EVENT_ROWS = batchInsert<ImpressionRow>('events', EVENT_COLUMNS, {
 });
 const KEY_COLUMNS = ['id', 'app_id', 'type', 'idempotency_key', 'request_hash', 'created_at'];
 /** The events' parameter array of each key column: the key rows read the same parameters. */
-const keyArrays = KEY_COLUMNS.map((name) => {
-  const i = EVENT_COLUMNS.findIndex((c) => c.name === name);
-  return `$${i + 1}::${EVENT_COLUMNS[i].type}[]`;
-}).join(', ');
+const keyArrays = KEY_COLUMNS.map(EVENT_ROWS.param).join(', ');
 // A CTE of its own, so a statement that adds more CTEs (data-modifying ones must be top level)
 // writes `WITH ${KEYS_TAKEN}, … AS (${EVENT_ROWS.sql}) …`.
 const KEYS_TAKEN = `keys AS (

@@ -38,6 +38,9 @@ export interface BatchInsert<Row> {
   readonly sql: string;
   /** One array per column, in placeholder order. */
   params(rows: readonly Row[]): unknown[];
+  /** One column's array parameter as the statement reads it (`$3::text[]`): for a CTE before
+   *  the insert that reads the same rows from the same parameters. */
+  param(column: string): string;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
@@ -49,7 +52,8 @@ export function batchInsert<Row>(table: string, columns: readonly BatchColumn<Ro
   }
   if (columns.length === 0) throw new Error('batchInsert: no columns');
   const names = columns.map((c) => c.name).join(', ');
-  const arrays = columns.map((c, i) => `$${i + 1}::${c.type === 'text[]' ? 'text' : c.type}[]`).join(', ');
+  const paramOf = columns.map((c, i) => `$${i + 1}::${c.type === 'text[]' ? 'text' : c.type}[]`);
+  const arrays = paramOf.join(', ');
   const selected = columns.map((c) => (c.type === 'text[]' ? `string_to_array(${c.name}, ',')` : c.name)).join(', ');
   const sql =
     `INSERT INTO ${table} (${names})\nSELECT ${selected}\nFROM unnest(${arrays}) AS batch(${names})` +
@@ -60,6 +64,11 @@ export function batchInsert<Row>(table: string, columns: readonly BatchColumn<Ro
   return {
     sql,
     params: (rows) => encoders.map((encode) => rows.map(encode)),
+    param: (column) => {
+      const i = columns.findIndex((c) => c.name === column);
+      if (i < 0) throw new Error(`batchInsert: no column ${column}`);
+      return paramOf[i];
+    },
   };
 }
 

@@ -42,6 +42,12 @@ describe('batchInsert', () => {
     expect(batchInsert('things', COLUMNS.slice(0, 1)).sql).toBe('INSERT INTO things (id)\nSELECT id\nFROM unnest($1::text[]) AS batch(id)');
   });
 
+  it("names one column's parameter as the statement reads it, for a CTE that reads the same rows", () => {
+    const insert = batchInsert('things', COLUMNS);
+    expect(['id', 'at', 'tags'].map(insert.param)).toEqual(['$1::text[]', '$5::timestamptz[]', '$8::text[]']);
+    expect(() => insert.param('nope')).toThrow(/no column nope/);
+  });
+
   it('sends one array per column: dates as ISO 8601, lists comma-joined', () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
     const hash = Buffer.from([1, 2]);
