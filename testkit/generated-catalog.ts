@@ -5,7 +5,7 @@ import type { IndexDocument, IndexOffer, MatchQuery } from '../src/native/offer-
 import { buildIndexDocument } from '../src/catalog/index-document.js';
 import { Catalog } from '../src/catalog/catalog-schema.js';
 import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
-import { intentCuesWith } from './language-packs.js';
+import { intentCuesWith } from '../src/reference/packs.js';
 
 /** catalog/demo.json as the index document the service would build from it (every offer live,
  *  snapshot ids `snp_demo<i>`), without a database. */
@@ -222,7 +222,6 @@ function hangulTypo(word: string, rng: Rng): string {
   return chars.join('');
 }
 
-/** A message stitched from aliases (with case, width and particle variations) and noise. */
 /** A taxonomy with the cues the core reads in it: the language packs' and the catalog's. */
 const withPackCues = new WeakMap<IndexDocument['taxonomy'], IndexDocument['taxonomy']>();
 function readTaxonomy(doc: IndexDocument): IndexDocument['taxonomy'] {
@@ -234,6 +233,7 @@ function readTaxonomy(doc: IndexDocument): IndexDocument['taxonomy'] {
   return t;
 }
 
+/** A message stitched from aliases (with case, width and particle variations) and noise. */
 export function generateMessage(doc: IndexDocument, rng: Rng): string {
   const t = readTaxonomy(doc);
   const pieces: string[] = [];

@@ -5,7 +5,7 @@
 import type { CatalogInput } from '../catalog/catalog-schema.js';
 import { PATTERN_FAMILY } from '../decide/gates.js';
 import { IAB_CONTENT_3_1 } from './iab-content-taxonomy.js';
-import { sensitiveTopicsWith } from './sensitive-topic-pack.js';
+import { sensitiveTopicsWith } from './packs.js';
 
 function iab(ids: readonly string[] | undefined): string {
   if (!ids || ids.length === 0) return '– (no node: see below)';

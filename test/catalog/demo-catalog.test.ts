@@ -13,8 +13,7 @@ import { createTestDatabase, usingRealPostgres, type TestDatabase } from '../hel
 import { CATALOG_SCHEMA_PATH, catalogJsonSchema } from '../../scripts/write-catalog-schema.js';
 import { LiveOfferIndex } from '../../src/native/offer-index.js';
 import { demoIndexDocument } from '../../testkit/generated-catalog.js';
-import { intentCuesWith } from '../../testkit/language-packs.js';
-import { sensitiveTopicsWith } from '../../src/reference/sensitive-topic-pack.js';
+import { intentCuesWith, sensitiveTopicsWith } from '../../src/reference/packs.js';
 
 const DEMO_PATH = new URL('../../catalog/demo.json', import.meta.url);
 const raw: unknown = JSON.parse(readFileSync(DEMO_PATH, 'utf8'));

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Catalog, type CatalogInput } from '../../src/catalog/catalog-schema.js';
 import { IAB_CONTENT_3_1 } from '../../src/reference/iab-content-taxonomy.js';
 import { renderTaxonomyMarkdown } from '../../src/reference/taxonomy-reference.js';
-import { sensitiveTopicsWith } from '../../src/reference/sensitive-topic-pack.js';
+import { sensitiveTopicsWith } from '../../src/reference/packs.js';
 
 const demo = JSON.parse(readFileSync(path.resolve('catalog/demo.json'), 'utf8')) as CatalogInput;
 
