@@ -409,6 +409,22 @@ export const BATCH_STARTS = {
     'se-ko': 488,
     'se-en': 477,
   },
+  'session-26': {
+    'ci-ko': 481,
+    'ci-en': 486,
+    'tn-ko': 357,
+    'tn-en': 352,
+    'cx-ko': 392,
+    'cx-en': 393,
+    'am-ko': 313,
+    'am-en': 309,
+    'rk-ko': 295,
+    'rk-en': 302,
+    'km-ko': 298,
+    'km-en': 219,
+    'se-ko': 502,
+    'se-en': 492,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
