@@ -1,7 +1,7 @@
 //! The offer snapshot index: taxonomy, text matcher, offers, and postings from category and
 //! entity ids to offers. Matching is a read-only walk over it; see docs/matching.md.
 use crate::classifier::TurnClassifier;
-use crate::document::{IndexDocument, OfferDoc, TaxonomyDoc};
+use crate::document::{EntityDoc, IndexDocument, OfferDoc, TaxonomyDoc};
 use crate::normalize::normalize;
 use crate::policy_patterns;
 use crate::reading::{self, Topic, TopicHit};
@@ -379,9 +379,9 @@ pub struct OfferIndex {
 /// lie within the other; it cannot loop.
 const MAX_WITHIN: usize = 32;
 
-fn within_closure(t: &TaxonomyDoc, entity_by_id: &HashMap<Box<str>, u32>) -> Result<Vec<Box<[u32]>>, IndexError> {
-    let mut direct: Vec<Vec<u32>> = Vec::with_capacity(t.entities.len());
-    for (i, e) in t.entities.iter().enumerate() {
+fn within_closure(entities: &[EntityDoc], entity_by_id: &HashMap<Box<str>, u32>) -> Result<Vec<Box<[u32]>>, IndexError> {
+    let mut direct: Vec<Vec<u32>> = Vec::with_capacity(entities.len());
+    for (i, e) in entities.iter().enumerate() {
         let mut ids = Vec::with_capacity(e.within.len());
         for (j, w) in e.within.iter().enumerate() {
             ids.push(*entity_by_id.get(w.as_str()).ok_or_else(|| IndexError::UnknownId {
@@ -538,15 +538,17 @@ impl OfferIndex {
             descendants.push(out.into_boxed_slice());
         }
 
-        let mut entity_ids = Vec::with_capacity(t.entities.len());
-        let mut entity_by_id = HashMap::with_capacity(t.entities.len());
-        let mut entity_categories = Vec::with_capacity(t.entities.len());
+        // The catalog's entities, then the place pack's cities it lacks (packs.rs).
+        let all_entities = crate::packs::entities_with(t);
+        let mut entity_ids = Vec::with_capacity(all_entities.len());
+        let mut entity_by_id = HashMap::with_capacity(all_entities.len());
+        let mut entity_categories = Vec::with_capacity(all_entities.len());
         let mut kinds: Vec<&str> = Vec::new();
-        let mut entity_kinds = Vec::with_capacity(t.entities.len());
-        let mut entity_broad = Vec::with_capacity(t.entities.len());
-        let mut entity_product = Vec::with_capacity(t.entities.len());
-        let mut entity_place = Vec::with_capacity(t.entities.len());
-        for (i, e) in t.entities.iter().enumerate() {
+        let mut entity_kinds = Vec::with_capacity(all_entities.len());
+        let mut entity_broad = Vec::with_capacity(all_entities.len());
+        let mut entity_product = Vec::with_capacity(all_entities.len());
+        let mut entity_place = Vec::with_capacity(all_entities.len());
+        for (i, e) in all_entities.iter().enumerate() {
             let kind = e.kind.as_deref().unwrap_or("");
             let k = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
                 kinds.push(kind);
@@ -572,7 +574,7 @@ impl OfferIndex {
             entity_place.push(kind == "place");
             entity_categories.push(cats.into_boxed_slice());
         }
-        let entity_within = within_closure(t, &entity_by_id)?;
+        let entity_within = within_closure(&all_entities, &entity_by_id)?;
         // The sensitive-topic pack's topics, and any the catalog adds (packs.rs).
         let topics = crate::packs::sensitive_topics_with(&t.sensitive_topics);
         let sensitive_ids: Vec<Box<str>> = topics.iter().map(|s| s.id.as_str().into()).collect();
@@ -585,7 +587,7 @@ impl OfferIndex {
             aliases.extend(c.weak_aliases.iter().map(|a| (a.as_str(), TextHit::WeakCategory(i))));
             aliases.extend(c.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotCategory(i))));
         }
-        for (i, e) in t.entities.iter().enumerate() {
+        for (i, e) in all_entities.iter().enumerate() {
             let i = i as u32;
             aliases.extend(e.aliases.iter().map(|a| (a.as_str(), TextHit::Entity(i))));
             aliases.extend(e.weak_aliases.iter().map(|a| (a.as_str(), TextHit::WeakEntity(i))));

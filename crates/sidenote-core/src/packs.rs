@@ -2,14 +2,17 @@
 //! where no ad may be shown. `packs/ko.json` and `packs/en.json` hold the wording cues, each row a
 //! phrase with the turns it is read in (`reads`) and, where its letters also spell something
 //! else, a turn where it is not (`not`); `tests/packs.rs` reads every example as the service
-//! would. `packs/sensitive-topics.json` holds the sensitive topics, in the catalog's shape.
+//! would. `packs/sensitive-topics.json` holds the sensitive topics, in the catalog's shape, and
+//! `packs/places.json` cities travellers name, as the catalog's place entities: a turn about a
+//! hotel in Chicago names a place, so a catalog without Chicago does not answer it with Paris.
 //! Compiled in, parsed once. A catalog may add cues and topics (or words to a pack's topic) of its
 //! own, never take the packs' away: no catalog has to restate the language, and none can leave a
 //! sensitive moment unread by forgetting a list.
 use serde::Deserialize;
 use std::sync::LazyLock;
 
-use crate::document::{Aliases, IntentCues, SensitiveTopicDoc};
+use crate::document::{Aliases, EntityDoc, IntentCues, SensitiveTopicDoc, TaxonomyDoc};
+use crate::normalize::normalize;
 use crate::text_match::TextHit;
 
 /// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
@@ -203,4 +206,94 @@ fn add_missing(into: &mut Aliases, more: &Aliases) {
             }
         }
     }
+}
+
+/// A city of the place pack: a catalog place entity's shape, with the examples of its aliases.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackPlace {
+    pub id: String,
+    /// Its name in each language, for people reading the pack; the core does not read it.
+    #[serde(default, rename = "name")]
+    _name: PlaceName,
+    pub aliases: Aliases,
+    #[serde(default)]
+    pub negative_contexts: Aliases,
+    /// The country it lies within, by the convention `place.<english name>` (`place.japan`):
+    /// kept where the catalog (or the pack) has that place, so an offer for Japan still answers a
+    /// turn about Nagoya.
+    #[serde(default)]
+    pub within: Vec<String>,
+    /// Per alias: a turn it is read in and, where its letters also spell something else, one
+    /// where it is not (`tests/packs.rs`).
+    #[serde(default)]
+    pub examples: std::collections::BTreeMap<String, WordExamples>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlaceName {
+    #[serde(default)]
+    #[serde(rename = "ko")]
+    _ko: String,
+    #[serde(default)]
+    #[serde(rename = "en")]
+    _en: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlacePack {
+    places: Vec<PackPlace>,
+}
+
+static PLACE_PACK: LazyLock<Vec<PackPlace>> = LazyLock::new(|| {
+    let pack: PlacePack = serde_json::from_str(include_str!("../packs/places.json")).expect("the place pack parses (tests/packs.rs)");
+    pack.places
+});
+
+/// The place pack as written, examples included.
+pub fn place_pack() -> &'static [PackPlace] {
+    &PLACE_PACK
+}
+
+/// The category a pack place is in, where the catalog has it: a place says where a trip goes.
+const PLACE_CATEGORY: &str = "travel";
+
+/// A catalog's entities, then the pack's places it does not already have: a place whose id the
+/// catalog uses (as an entity or a category) is the catalog's; an alias any catalog entity or
+/// category already has stays the catalog's alone. A pack place is in `travel` where the catalog
+/// has that category, and within its country where the catalog or the pack has that place.
+pub fn entities_with(t: &TaxonomyDoc) -> Vec<EntityDoc> {
+    let mut out = t.entities.clone();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut ids: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for e in &t.entities {
+        ids.insert(&e.id);
+        taken.extend(e.aliases.iter().chain(e.weak_aliases.iter()).map(|a| normalize(a)));
+    }
+    for c in &t.categories {
+        ids.insert(&c.id);
+        taken.extend(c.aliases.iter().chain(c.weak_aliases.iter()).map(|a| normalize(a)));
+    }
+    let travel = t.categories.iter().any(|c| c.id == PLACE_CATEGORY);
+    let joining: Vec<&PackPlace> = PLACE_PACK.iter().filter(|p| !ids.contains(p.id.as_str())).collect();
+    let known = |id: &str| ids.contains(id) || joining.iter().any(|p| p.id == id);
+    for p in &joining {
+        let keep = |list: &[String]| list.iter().filter(|a| !taken.contains(&normalize(a))).cloned().collect::<Vec<_>>();
+        let aliases = Aliases { ko: keep(&p.aliases.ko), en: keep(&p.aliases.en) };
+        if aliases.ko.is_empty() && aliases.en.is_empty() {
+            continue;
+        }
+        out.push(EntityDoc {
+            id: p.id.clone(),
+            kind: Some("place".into()),
+            aliases,
+            category_ids: if travel { vec![PLACE_CATEGORY.into()] } else { Vec::new() },
+            weak_aliases: Aliases::default(),
+            negative_contexts: p.negative_contexts.clone(),
+            within: p.within.iter().filter(|w| known(w)).cloned().collect(),
+        });
+    }
+    out
 }

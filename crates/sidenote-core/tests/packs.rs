@@ -173,3 +173,94 @@ fn every_policy_word_reads_as_its_topic() {
     }
     assert!(wrong.is_empty(), "{} policy words read otherwise:\n{}", wrong.len(), wrong.join("\n"));
 }
+
+#[test]
+fn every_place_alias_reads_as_its_place() {
+    use sidenote_core::packs::place_pack;
+    let places = place_pack();
+    let mut aliases: Vec<(&str, TextHit)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, p) in places.iter().enumerate() {
+        let i = i as u32;
+        assert!(p.id.starts_with("place."), "{}: a place id starts with place.", p.id);
+        for a in p.aliases.iter() {
+            assert_eq!(&normalize(a), a, "{}: \"{a}\" is not written as the core normalises it", p.id);
+            assert!(seen.insert(a.as_str()), "{}: \"{a}\" is another place's alias too", p.id);
+        }
+        aliases.extend(p.aliases.iter().map(|a| (a.as_str(), TextHit::Entity(i))));
+        aliases.extend(p.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotEntity(i))));
+    }
+    let matcher = TextMatcher::build(aliases.into_iter()).expect("the pack's places build a matcher");
+    let mut wrong = Vec::new();
+    for (i, p) in places.iter().enumerate() {
+        let i = i as u32;
+        let of_place = |hit: &TextHit| *hit == TextHit::Entity(i);
+        for alias in p.aliases.iter() {
+            let Some(examples) = p.examples.get(alias) else {
+                wrong.push(format!("{} \"{alias}\": no examples", p.id));
+                continue;
+            };
+            if examples.reads.is_empty() {
+                wrong.push(format!("{} \"{alias}\": no `reads` turn", p.id));
+            }
+            for turn in &examples.reads {
+                if !reads_there(&matcher, turn, alias, of_place) {
+                    wrong.push(format!("{} \"{alias}\" not read in: {turn}", p.id));
+                }
+            }
+            for turn in &examples.not {
+                if reads(&matcher, turn, alias, of_place) {
+                    wrong.push(format!("{} \"{alias}\" read in: {turn}", p.id));
+                }
+            }
+        }
+        for alias in p.examples.keys() {
+            if !p.aliases.iter().any(|a| a == alias) {
+                wrong.push(format!("{} \"{alias}\": examples of no alias of the place", p.id));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} place aliases read otherwise:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn a_pack_place_keeps_another_citys_offer_from_answering_and_gives_way_to_the_catalogs() {
+    use sidenote_core::{IndexDocument, MatchQuery, OfferIndex, OfferKind};
+    let index = |entities: serde_json::Value| {
+        let doc: IndexDocument = serde_json::from_value(serde_json::json!({
+            "taxonomy": {
+                "categories": [
+                    { "id": "travel", "parent_id": null, "aliases": { "en": ["trip"], "ko": ["여행"] } },
+                    { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"], "ko": ["호텔"] } }
+                ],
+                "entities": entities
+            },
+            "offers": [{
+                "snapshot_id": "snp_paris", "offer_id": "off.paris", "campaign_id": "cmp", "advertiser_id": "adv", "kind": "sponsored",
+                "locale": "en", "category_ids": ["travel.hotels"], "entity_ids": ["place.paris"], "countries": [],
+                "campaign_status": "active", "starts_at_ms": null, "ends_at_ms": null, "priority": 5, "bid_micros": 0
+            }]
+        }))
+        .expect("a document");
+        OfferIndex::build(&doc).expect("builds")
+    };
+    let offers = |index: &OfferIndex, message: &str| {
+        index
+            .find(&MatchQuery { message: Some(message), language: "en", kind: Some(OfferKind::Sponsored), now_ms: 1, top_k: 1, ..Default::default() })
+            .candidates
+            .into_iter()
+            .map(|c| c.offer_id)
+            .collect::<Vec<_>>()
+    };
+    let paris = serde_json::json!({ "id": "place.paris", "kind": "place", "aliases": { "en": ["paris"] }, "category_ids": ["travel"] });
+    let bare = index(serde_json::json!([paris]));
+    assert_eq!(offers(&bare, "book a hotel in paris for two nights"), ["off.paris"]);
+    // Chicago is the pack's: a Paris hotel does not answer a hotel in Chicago.
+    assert!(offers(&bare, "book a hotel in chicago for two nights").is_empty());
+    // A catalog that has Chicago keeps its own: here Chicago lies within Paris (a catalog may say
+    // so), and the Paris offer answers it.
+    let own = index(
+        serde_json::json!([paris, { "id": "place.chicago", "kind": "place", "aliases": { "en": ["chicago"] }, "category_ids": ["travel"], "within": ["place.paris"] }]),
+    );
+    assert_eq!(offers(&own, "book a hotel in chicago for two nights"), ["off.paris"]);
+}
