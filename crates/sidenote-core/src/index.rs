@@ -1098,7 +1098,9 @@ impl OfferIndex {
         //    before every topic, or in a voided clause, counts for nothing.
         let first_counted = counted.iter().map(|&(_, c)| c).min();
         let qualifies = |clause: &u32| first_counted.is_none_or(|first| first <= *clause);
-        let message_intent = if reading.not_commercial {
+        let (after, line_end) = reading.asks_after_task;
+        let asked_after_the_task = reading.purchase_clauses.iter().any(|&c| c >= after && c <= line_end && qualifies(&c));
+        let message_intent = if reading.not_commercial && !asked_after_the_task {
             MessageIntent::Low
         } else if model_not_commercial {
             MessageIntent::None

@@ -78,6 +78,11 @@ pub struct Reading {
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
     pub not_commercial: bool,
+    /// The clauses after the last not-commercial cue, to the end of its line, where a purchase
+    /// cue is an ask of its own ("원리가 뭐예요? … 하나 살까 고민 중"): `(first, last)`, empty
+    /// (first > last) for fenced code. Before the cue it is part of the task; on a later line, of
+    /// what was pasted (a traceback's `price`).
+    pub asks_after_task: (u32, u32),
     /// Clauses holding a negative context: they name something else ("laptop bag", "phone
     /// case"), which a purpose in the clause is for.
     pub other_heads: Vec<u32>,
@@ -379,6 +384,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
     reading.not_commercial = st.fenced_code;
+    if st.fenced_code {
+        reading.asks_after_task = (1, 0);
+    }
     for span in &spans {
         let in_code = inside(&st.code, span);
         let clause = clause_of(span.start);
@@ -402,7 +410,14 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 TextHit::AfterSales => voided[clause as usize] = true,
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
-                TextHit::NotCommercial => reading.not_commercial = true,
+                TextHit::NotCommercial => {
+                    if !st.fenced_code {
+                        // The clause the line break ends (its clause ends just after it).
+                        let line_end = text[span.end..].find('\n').map_or(u32::MAX, |i| clause_of(span.end + i));
+                        reading.asks_after_task = (clause + 1, line_end);
+                    }
+                    reading.not_commercial = true;
+                }
                 TextHit::ClauseBreak => {}
                 TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore | TextHit::Alternative if inside(&st.quotes, span) => {}
                 TextHit::Alternative => alternatives.push((clause, span.start)),
@@ -710,6 +725,24 @@ mod tests {
         assert!(r.topics.is_empty() && r.purchase_clauses.is_empty() && r.not_commercial);
         // Sensitive topics count even in code.
         assert_eq!(read_text("`suicide`").sensitive, vec![0]);
+    }
+
+    #[test]
+    fn an_ask_after_a_task_on_its_line_is_an_ask_of_its_own() {
+        let asked_after = |r: &Reading| r.purchase_clauses.iter().any(|c| (r.asks_after_task.0..=r.asks_after_task.1).contains(c));
+        // A question, then a purchase of its own, on one line.
+        let r = read_text("translate this word. then buy a laptop");
+        assert!(r.not_commercial && asked_after(&r));
+        // The cue inside the task, or on a pasted line after it, is the task's.
+        let r = read_text("translate: buy a laptop");
+        assert!(r.not_commercial && !asked_after(&r));
+        let r = read_text("translate this\nthe laptop is $900. buy now");
+        assert!(r.not_commercial && !asked_after(&r));
+        let r = read_text("buy a laptop. translate that");
+        assert!(r.not_commercial && !asked_after(&r));
+        // Fenced code is the task whole.
+        let r = read_text("```\nbuy(laptop)\n```\nwhat is wrong. buy?");
+        assert!(r.not_commercial && !asked_after(&r));
     }
 
     #[test]
