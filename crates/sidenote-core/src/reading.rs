@@ -384,9 +384,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
     reading.not_commercial = st.fenced_code;
-    if st.fenced_code {
-        reading.asks_after_task = (1, 0);
-    }
+    // The last not-commercial cue: (its clause, where it ends).
+    let mut last_task: Option<(u32, usize)> = None;
     for span in &spans {
         let in_code = inside(&st.code, span);
         let clause = clause_of(span.start);
@@ -411,12 +410,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
                 TextHit::NotCommercial => {
-                    if !st.fenced_code {
-                        // The clause the line break ends (its clause ends just after it).
-                        let line_end = text[span.end..].find('\n').map_or(u32::MAX, |i| clause_of(span.end + i));
-                        reading.asks_after_task = (clause + 1, line_end);
-                    }
                     reading.not_commercial = true;
+                    last_task = Some((clause, span.end));
                 }
                 TextHit::ClauseBreak => {}
                 TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore | TextHit::Alternative if inside(&st.quotes, span) => {}
@@ -452,6 +447,12 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
             }
         }
     }
+    // Where an ask after the task may stand: from the clause after its last cue to the end of
+    // that cue's line (the clause the line break ends), found once; none in fenced code.
+    reading.asks_after_task = match last_task {
+        Some((clause, end)) if !st.fenced_code => (clause + 1, text[end..].find('\n').map_or(u32::MAX, |i| clause_of(end + i))),
+        _ => (1, 0),
+    };
     // Topics are in order of position, so in order of clause too: every lookup below is a
     // binary search over them or a table by clause.
     if !steps.take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len()) {
