@@ -233,11 +233,9 @@ pub struct PackPlace {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlaceName {
-    #[serde(default)]
-    #[serde(rename = "ko")]
+    #[serde(default, rename = "ko")]
     _ko: String,
-    #[serde(default)]
-    #[serde(rename = "en")]
+    #[serde(default, rename = "en")]
     _en: String,
 }
 

@@ -129,6 +129,44 @@ fn a_catalog_without_topics_reads_the_pack_and_one_with_topics_adds_to_it() {
     assert_eq!(topics(&added, "cheapest hotel near the zorbing park"), ["extreme-sports"]);
 }
 
+/// What reads otherwise among `owner`'s words and their examples: a word without a `reads` turn, a
+/// `reads` turn where neither the word nor a longer word of the same owner over it is read as
+/// `is_it`, a `not` turn where it is, and examples of a word the owner does not have.
+fn examples_read_otherwise(
+    matcher: &TextMatcher,
+    owner: &str,
+    words: &[&String],
+    examples: &std::collections::BTreeMap<String, sidenote_core::packs::WordExamples>,
+    is_it: impl Fn(&TextHit) -> bool + Copy,
+) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for word in words {
+        let Some(examples) = examples.get(*word) else {
+            wrong.push(format!("{owner} \"{word}\": no examples"));
+            continue;
+        };
+        if examples.reads.is_empty() {
+            wrong.push(format!("{owner} \"{word}\": no `reads` turn"));
+        }
+        for turn in &examples.reads {
+            if !reads_there(matcher, turn, word, is_it) {
+                wrong.push(format!("{owner} \"{word}\" not read in: {turn}"));
+            }
+        }
+        for turn in &examples.not {
+            if reads(matcher, turn, word, is_it) {
+                wrong.push(format!("{owner} \"{word}\" read in: {turn}"));
+            }
+        }
+    }
+    for word in examples.keys() {
+        if !words.contains(&word) {
+            wrong.push(format!("{owner} \"{word}\": examples of none of its words"));
+        }
+    }
+    wrong
+}
+
 #[test]
 fn every_policy_word_reads_as_its_topic() {
     use sidenote_core::packs::sensitive_topic_pack;
@@ -145,31 +183,8 @@ fn every_policy_word_reads_as_its_topic() {
     for (i, t) in topics.iter().enumerate() {
         let i = i as u32;
         let of_topic = |hit: &TextHit| matches!(hit, TextHit::Sensitive(s) | TextHit::ContextSensitive(s) if *s == i);
-        for word in t.aliases.iter().chain(t.context_aliases.iter()) {
-            let Some(examples) = t.examples.get(word) else {
-                wrong.push(format!("{} \"{word}\": no examples", t.id));
-                continue;
-            };
-            if examples.reads.is_empty() {
-                wrong.push(format!("{} \"{word}\": no `reads` turn", t.id));
-            }
-            for turn in &examples.reads {
-                // The word, or a longer word of the same topic over it, read as the topic.
-                if !reads_there(&matcher, turn, word, of_topic) {
-                    wrong.push(format!("{} \"{word}\" not read in: {turn}", t.id));
-                }
-            }
-            for turn in &examples.not {
-                if reads(&matcher, turn, word, of_topic) {
-                    wrong.push(format!("{} \"{word}\" read in: {turn}", t.id));
-                }
-            }
-        }
-        for word in t.examples.keys() {
-            if !t.aliases.iter().chain(t.context_aliases.iter()).any(|a| a == word) {
-                wrong.push(format!("{} \"{word}\": examples of no word of the topic", t.id));
-            }
-        }
+        let words: Vec<&String> = t.aliases.iter().chain(t.context_aliases.iter()).collect();
+        wrong.extend(examples_read_otherwise(&matcher, &t.id, &words, &t.examples, of_topic));
     }
     assert!(wrong.is_empty(), "{} policy words read otherwise:\n{}", wrong.len(), wrong.join("\n"));
 }
@@ -194,31 +209,8 @@ fn every_place_alias_reads_as_its_place() {
     let mut wrong = Vec::new();
     for (i, p) in places.iter().enumerate() {
         let i = i as u32;
-        let of_place = |hit: &TextHit| *hit == TextHit::Entity(i);
-        for alias in p.aliases.iter() {
-            let Some(examples) = p.examples.get(alias) else {
-                wrong.push(format!("{} \"{alias}\": no examples", p.id));
-                continue;
-            };
-            if examples.reads.is_empty() {
-                wrong.push(format!("{} \"{alias}\": no `reads` turn", p.id));
-            }
-            for turn in &examples.reads {
-                if !reads_there(&matcher, turn, alias, of_place) {
-                    wrong.push(format!("{} \"{alias}\" not read in: {turn}", p.id));
-                }
-            }
-            for turn in &examples.not {
-                if reads(&matcher, turn, alias, of_place) {
-                    wrong.push(format!("{} \"{alias}\" read in: {turn}", p.id));
-                }
-            }
-        }
-        for alias in p.examples.keys() {
-            if !p.aliases.iter().any(|a| a == alias) {
-                wrong.push(format!("{} \"{alias}\": examples of no alias of the place", p.id));
-            }
-        }
+        let words: Vec<&String> = p.aliases.iter().collect();
+        wrong.extend(examples_read_otherwise(&matcher, &p.id, &words, &p.examples, |hit: &TextHit| *hit == TextHit::Entity(i)));
     }
     assert!(wrong.is_empty(), "{} place aliases read otherwise:\n{}", wrong.len(), wrong.join("\n"));
 }
