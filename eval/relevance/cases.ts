@@ -52,8 +52,11 @@ export const CASE_FILES: Record<Split, string> = {
 export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
 /** Held-out cases read while a matching change was designed and changed by it: dev from then on
  *  (README, The rule). tn-ko-195: listed with the other `minors` blocks in session 23 before the
- *  catalog's `minors` words were read as a child's when a grown-up speaks of their own child. */
-export const MOVED_TO_DEV: ReadonlySet<string> = new Set(['tn-ko-195']);
+ *  catalog's `minors` words were read as a child's when a grown-up speaks of their own child.
+ *  ci-en-042 and rk-ko-124 (session 26): a round trip from Incheon, for which Incheon was taken
+ *  out of the place pack, and a hotel booked after a flight asked for, for which the completed-
+ *  booking stems were reverted (docs/relevance.md). */
+export const MOVED_TO_DEV: ReadonlySet<string> = new Set(['tn-ko-195', 'ci-en-042', 'rk-ko-124']);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
  *  se-en-335 is one its session-17 author filed under sensitive with that label already. */
