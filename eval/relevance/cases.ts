@@ -428,6 +428,22 @@ export const BATCH_STARTS = {
     'se-ko': 502,
     'se-en': 492,
   },
+  'session-27': {
+    'ci-ko': 501,
+    'ci-en': 505,
+    'tn-ko': 378,
+    'tn-en': 372,
+    'cx-ko': 410,
+    'cx-en': 412,
+    'am-ko': 325,
+    'am-en': 321,
+    'rk-ko': 306,
+    'rk-en': 312,
+    'km-ko': 306,
+    'km-en': 229,
+    'se-ko': 516,
+    'se-en': 506,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
