@@ -245,7 +245,7 @@ static EN_GRADE: LazyLock<Regex> = LazyLock::new(|| {
 });
 static EN_SCHOOL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?-u:\b)(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:high|middle)\s+school(?-u:\b)|(?-u:\b)(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?\s+(?:freshman|sophomore|junior|senior|student|kid)(?-u:\b)|(?-u:\b)i'?m\s+in\s+(?:high|middle|elementary|junior high|primary)\s+school(?-u:\b)|(?-u:\b)im\s+in\s+(?:high|middle|elementary)\s+school(?-u:\b)",
+        r"(?-u:\b)(?:freshman|sophomore|junior|senior)s?\s+(?:in|at)\s+(?:(?:high|middle)\s+school|hs)(?-u:\b)|(?-u:\b)(?:(?:high|middle|elementary|junior high|primary)\s+school(?:er|ers)?|hs)\s+(?:freshman|sophomore|junior|senior|student|kid)(?-u:\b)|(?-u:\b)i'?m\s+in\s+(?:(?:high|middle|elementary|junior high|primary)\s+school|hs)(?-u:\b)|(?-u:\b)im\s+in\s+(?:(?:high|middle|elementary)\s+school|hs)(?-u:\b)",
     )
 });
 
@@ -392,7 +392,7 @@ fn names_dependant(turn: &Screened) -> bool {
 /// sophomore in high school", 저 중3인데, 나 16살, 제가 고1이라.
 static EN_OWN_AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?-u:\b)(?:i'?m|i am|im)\s+(?:only\s+|just\s+|in\s+|a\s+)?(?:[5-9]|1[0-8]|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|(?:grade|year|yr)\s+(?:[1-9]|1[0-3])|(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade|(?:freshman|sophomore|junior|senior)\s+in\s+(?:high|middle)\s+school|(?:high|middle|elementary|junior high|primary)\s+school)(?-u:\b)",
+        r"(?-u:\b)(?:i'?m|i am|im)\s+(?:only\s+|just\s+|in\s+|a\s+)?(?:[5-9]|1[0-8]|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|(?:grade|year|yr)\s+(?:[1-9]|1[0-3])|(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s+grade|(?:freshman|sophomore|junior|senior)\s+in\s+(?:(?:high|middle)\s+school|hs)|(?:high|middle|elementary|junior high|primary)\s+school|hs)(?-u:\b)",
     )
 });
 static KO_OWN_AGE: LazyLock<Regex> = LazyLock::new(|| {
@@ -403,7 +403,11 @@ static KO_OWN_AGE: LazyLock<Regex> = LazyLock::new(|| {
 
 fn says_own_age(turn: &Screened) -> bool {
     let text = turn.text;
-    turn.any_where(&EN_OWN_AGE, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]) && !as_a_figure_of_speech(text, m)) || turn.holds(&KO_OWN_AGE)
+    turn.any_where(&EN_OWN_AGE, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]) && !as_a_figure_of_speech(text, m))
+        || turn.holds(&KO_OWN_AGE)
+        // A turn that opens with a school year has dropped its subject, "I'm": "junior in hs,
+        // need a laptop", "sophomore in high school here, …".
+        || turn.any_where(&EN_SCHOOL, |m| m.start() == 0)
 }
 
 // --- medicines ----------------------------------------------------------------------------------

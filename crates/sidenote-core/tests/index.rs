@@ -313,6 +313,11 @@ fn a_minor_age_not_said_of_the_user_weighs_as_a_context_word() {
     let long = format!("{}{sibling}", "이번 겨울에 가족끼리 조용히 여행을 가려고 계획 중인데요 ".repeat(10));
     assert!(long[..long.find("동생이").expect("the sibling is in it")].chars().count() > sidenote_core::MODEL_MAX_CHARS);
     assert_eq!(patterns(&long), vec!["minor_age"]);
+    // A turn that opens with a school year has dropped its "I'm": the user's own, whatever the
+    // classifier reads.
+    let en = |text: &str| index.find(&query(text)).sensitive_patterns;
+    assert_eq!(en("junior in hs, need a laptop. mac or pc?"), vec!["minor_age"]);
+    assert_eq!(en("sophomore in high school here, which laptop for school"), vec!["minor_age"]);
 }
 
 #[test]
