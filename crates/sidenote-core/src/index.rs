@@ -1100,7 +1100,12 @@ impl OfferIndex {
         let qualifies = |clause: &u32| first_counted.is_none_or(|first| first <= *clause);
         let (after, line_end) = reading.asks_after_task;
         let asked_after_the_task = reading.purchase_clauses.iter().any(|&c| c >= after && c <= line_end && qualifies(&c));
+        let cue_asks = reading.purchase_clauses.iter().chain(&reading.compare_clauses).any(qualifies);
         let message_intent = if reading.not_commercial && !asked_after_the_task {
+            MessageIntent::Low
+        } else if reading.refused && !cue_asks && counted.is_empty() {
+            // A refusal that leaves nothing asked and names nothing else ("아 됐어 안 살래",
+            // "already bought it yesterday") takes back what the digest said the user was after.
             MessageIntent::Low
         } else if model_not_commercial {
             MessageIntent::None

@@ -78,6 +78,9 @@ pub struct Reading {
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
     pub not_commercial: bool,
+    /// A negation cue counted ("not looking to buy", "안 살게요", "already have"): the user
+    /// refuses something. Whatever else the turn names, the refusal is evidence against an ask.
+    pub refused: bool,
     /// The clauses after the last not-commercial cue, to the end of its line, where a purchase
     /// cue is an ask of its own ("원리가 뭐예요? … 하나 살까 고민 중"): `(first, last)`, empty
     /// (first > last) for fenced code. Before the cue it is part of the task; on a later line, of
@@ -405,6 +408,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 TextHit::Negation => {
                     voided[clause as usize] = true;
                     negated_clause[clause as usize] = true;
+                    reading.refused = true;
                 }
                 TextHit::AfterSales => voided[clause as usize] = true,
                 // The span starts the next clause: the one it ends is the one before.

@@ -124,6 +124,17 @@ fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
     assert_eq!((r.intent, r.commercial_intent), ("purchase", true));
     let r = index.find(&MatchQuery { language: "ko", intent_type: Some("low"), ..query("제주도 호텔 최저가") });
     assert_eq!((r.intent, r.commercial_intent), ("low", false));
+    // A follow-up that refuses, asking and naming nothing else, takes the digest's ask back; a
+    // refusal beside another ask does not.
+    let hotels = vec!["travel.hotels".to_string()];
+    let follow_up = |text: &'static str, language: &'static str| {
+        let r = index.find(&MatchQuery { language, intent_type: Some("purchase"), category_ids: &hotels, ..query(text) });
+        (r.message_intent, r.intent)
+    };
+    assert_eq!(follow_up("아 됐어 그냥 안 살래 ㅋㅋ", "ko"), (Low, "low"));
+    assert_eq!(follow_up("never mind, already booked one yesterday", "en"), (Low, "low"));
+    assert_eq!(follow_up("비행기는 필요 없고 제주도 호텔 최저가", "ko").1, "purchase");
+    assert_eq!(follow_up("ok the first one then", "en").1, "purchase");
     let empty = sidenote_core::MatchResult::empty(Some("compare"));
     assert_eq!((empty.intent, empty.commercial_intent), ("compare", true));
 }
