@@ -1037,12 +1037,14 @@ impl OfferIndex {
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         steps.take(counted.len() * 4);
-        // A clause names what is asked with a category or a thing that is not broad (a product,
-        // a brand of a narrow category); a place or a broad brand says where or whose.
+        // A clause names what is asked with a category below the top or a thing that is not
+        // broad (a product, a brand of a narrow category); a place or a broad brand says where or
+        // whose, and a top-level category ("앱", "software") only what kind ("영어 회화 다시 해볼까
+        // 싶은데요, … 할 수 있는 앱 구독하면": the app asked for is the language course before it).
         let names_thing: Vec<u32> = counted
             .iter()
             .filter(|(t, _)| match t {
-                Topic::Category(_) => true,
+                Topic::Category(c) => !self.ancestors[*c as usize].is_empty(),
                 Topic::Entity(e) => !self.entity_broad[*e as usize],
             })
             .map(|&(_, c)| c)

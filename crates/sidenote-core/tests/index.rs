@@ -332,6 +332,21 @@ fn a_minor_age_not_said_of_the_user_weighs_as_a_context_word() {
 }
 
 #[test]
+fn a_top_level_category_beside_a_cue_says_what_kind_not_what_thing() {
+    let d = doc(serde_json::json!({
+        "taxonomy": taxonomy(),
+        "offers": [offer("a_hotel", &["travel.hotels"], &[]), offer("c_travel", &["travel"], &[]), offer("d_flight", &["travel.flights"], &[])]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // The cue's clause names only the top-level kind: the thing asked is the hotel before it.
+    let r = index.find(&query("I'd love a quiet hotel by the sea. cheapest travel deal?"));
+    assert_eq!(r.candidates.first().map(|c| c.snapshot_id.as_str()), Some("a_hotel"));
+    // A thing named in the cue's own clause is still what is asked.
+    let r = index.find(&query("I'd love a quiet hotel by the sea. cheapest flight?"));
+    assert_eq!(r.candidates.first().map(|c| c.snapshot_id.as_str()), Some("d_flight"));
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
