@@ -347,6 +347,18 @@ fn a_top_level_category_beside_a_cue_says_what_kind_not_what_thing() {
 }
 
 #[test]
+fn everyday_words_near_a_sensitive_word_are_not_its_typos() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
+    let topics = |text: &str| index.find(&query(text)).sensitive_topic_ids;
+    // One edit from "bookie", "chemo" and "midterms", and words of their own.
+    assert!(topics("new copilot is a rookie fresh out of CDL school, any tips").is_empty());
+    assert!(topics("I have a chem midterm on friday, how should I study?").is_empty());
+    // The sensitive words themselves, and their typos, are still read.
+    assert_eq!(topics("who wins the midterms this year"), vec!["politics"]);
+    assert_eq!(topics("my bookei says the odds are good"), vec!["gambling"]);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
