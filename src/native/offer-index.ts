@@ -54,7 +54,8 @@ export interface MatchResult {
   sensitivePatterns: string[];
   /** The learned classifier reads the turn as a sensitive moment (models/turn-classifier/). */
   modelSensitive: boolean;
-  /** `low`: the message says it is not a shopping turn (translation, fiction, code). */
+  /** `low`: the message says it is not a shopping turn (translation, fiction, code), or takes
+   *  back what it asked ("아 됐어 안 살래"). */
   messageIntent: 'purchase' | 'compare' | 'none' | 'low';
   /** The turn's intent, the message's and the digest's together (core `effective_intent`). */
   intent: string;

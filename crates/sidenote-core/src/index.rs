@@ -134,8 +134,9 @@ pub enum MessageIntent {
     Purchase,
     Compare,
     None,
-    /// The message says this is not a shopping turn (a translation, a poem, code): wins over
-    /// a digest's intent, as a digest `low` does.
+    /// The message says this is not a shopping turn (a translation, a poem, code) or takes
+    /// back what it asked ("아 됐어 안 살래"): wins over a digest's intent, as a digest `low`
+    /// does.
     Low,
 }
 
