@@ -344,6 +344,14 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         if targets.contains(&TextHit::NegationBefore) && !inside(&st.code, span) {
             comma_ends.extend(comma_before(span.start, true).map(|comma| comma + 1));
         }
+        // A not-commercial task is said up to the next comma too: what follows may ask of its
+        // own ("why is the xm5 so expensive, is it worth it?").
+        if targets.contains(&TextHit::NotCommercial) && !inside(&st.code, span) {
+            let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
+            if let Some(&comma) = commas.get(commas.partition_point(|&c| c < span.end)).filter(|&&c| c < next_end) {
+                comma_ends.push(comma + 1);
+            }
+        }
         let negation = targets.contains(&TextHit::Negation);
         if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
             let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
@@ -737,6 +745,9 @@ mod tests {
         let asked_after = |r: &Reading| r.purchase_clauses.iter().any(|c| (r.asks_after_task.0..=r.asks_after_task.1).contains(c));
         // A question, then a purchase of its own, on one line.
         let r = read_text("translate this word. then buy a laptop");
+        assert!(r.not_commercial && asked_after(&r));
+        // A task is said up to the next comma, as a negation is.
+        let r = read_text("translate this word, then buy a laptop");
         assert!(r.not_commercial && asked_after(&r));
         // The cue inside the task, or on a pasted line after it, is the task's.
         let r = read_text("translate: buy a laptop");
