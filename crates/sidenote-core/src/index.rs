@@ -980,7 +980,37 @@ impl OfferIndex {
             going[t.clause as usize].add(t.topic);
         }
         let left_behind = |i: usize| origin[i] && going[topics[i].clause as usize].other_than(topics[i].topic);
-        let kept: Vec<bool> = (0..topics.len()).map(|i| (!topics[i].weak || confirmed(topics[i].topic)) && !left_behind(i)).collect();
+        // A weak word of a category that no cue is said of does not count beside another category
+        // of its kind that its clause names: "5박6일 여행자보험", "3박4일 렌트카" (the nights are the trip's
+        // length, not a stay), "i'm flying solo … need a hotel" (how they travel, not a flight).
+        // (clause, root, category) of the strong categories, each once: a lookup walks at most
+        // the categories under one root, which the taxonomy bounds, not the turn.
+        let mut strong_by_clause: Vec<(u32, u32, u32)> = topics
+            .iter()
+            .filter(|t| !t.weak)
+            .filter_map(|t| match t.topic {
+                Topic::Category(c) => Some((t.clause, self.root(c), c)),
+                Topic::Entity(_) => None,
+            })
+            .collect();
+        strong_by_clause.sort_unstable();
+        strong_by_clause.dedup();
+        let beside_another_of_its_kind = |t: &TopicHit, steps: &mut Steps| match t.topic {
+            // The word a cue is said of is the ask ("루브르 투어 예약하고 싶어 숙소는 친구네서").
+            _ if t.head => false,
+            Topic::Category(c) => {
+                let root = self.root(c);
+                let from = strong_by_clause.partition_point(|&(cl, r, _)| (cl, r) < (t.clause, root));
+                strong_by_clause[from..].iter().take_while(|&&(cl, r, _)| (cl, r) == (t.clause, root)).any(|&(_, _, s)| {
+                    steps.take(1);
+                    !self.related(s, c)
+                })
+            }
+            Topic::Entity(_) => false,
+        };
+        let kept: Vec<bool> = (0..topics.len())
+            .map(|i| (!topics[i].weak || (confirmed(topics[i].topic) && !beside_another_of_its_kind(&topics[i], steps))) && !left_behind(i))
+            .collect();
         let kept_topics = || topics.iter().zip(&kept).filter(|(_, &k)| k).map(|(t, _)| t);
         let mut counted: Vec<(Topic, u32, bool)> = kept_topics().map(|t| (t.topic, t.clause, t.purpose)).collect();
         // A thing the user moves away from ("we've outgrown Trello, what should we switch to"):

@@ -359,6 +359,20 @@ fn everyday_words_near_a_sensitive_word_are_not_its_typos() {
 }
 
 #[test]
+fn a_weak_word_no_cue_is_said_of_yields_to_another_of_its_kind_named_beside_it() {
+    let mut taxonomy = taxonomy();
+    taxonomy["categories"][2]["weak_aliases"] = serde_json::json!({ "en": ["flying"] });
+    let d =
+        doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [offer("a_hotel", &["travel.hotels"], &[]), offer("d_flight", &["travel.flights"], &[])] }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // How the user travels, beside the hotel asked for: the hotel alone.
+    assert_eq!(ids(&index, &query("flying solo to jeju so a quiet hotel there, cheapest please")), vec!["a_hotel"]);
+    // Beside a place only, the weak word counts; and the word a cue is said of is the ask.
+    assert_eq!(ids(&index, &query("flying to jeju, cheapest?")), vec!["d_flight"]);
+    assert!(ids(&index, &query("cheapest flying to jeju, hotel is sorted")).contains(&"d_flight".to_string()));
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
