@@ -407,8 +407,14 @@ describe('the demo catalog on the native core', () => {
   });
 
   it('lets the commercial head overrule a price word in a question about how things work', () => {
-    expect(read('ko', '항공사들은 왜 같은 노선인데 요일마다 가격이 달라지는 거야?').messageIntent).toBe('none');
-    expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('none');
+    expect(read('ko', '항공사들은 같은 노선인데 요일마다 가격이 어떻게 달라지는 거야?').messageIntent).toBe('none');
+    expect(read('en', 'how do airlines set different prices for the same flight on different days?').messageIntent).toBe('none');
+  });
+
+  it('reads a why-question as a knowledge question, and an ask after it as an ask', () => {
+    expect(read('ko', '항공사들은 왜 이렇게 요일마다 가격이 달라지는 거야?').messageIntent).toBe('low');
+    expect(read('en', 'why do airlines charge different prices for the same seat on the same flight?').messageIntent).toBe('low');
+    expect(read('en', 'why is the xm5 so expensive, is it worth it?').messageIntent).toBe('purchase');
   });
 
   // Relevance slice 31: adult services by name, alone and beside an ordinary ask; none of these
