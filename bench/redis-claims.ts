@@ -1,7 +1,10 @@
 // Claims per second one Redis primary answers (docs/scaling.md, "Redis: how claims shard"): the
 // decide's claim script (claimFirst, src/counters/redis-counter-store.ts) over 3 candidates of
 // different campaigns with a session cap each, from one process at several concurrencies, and
-// the Redis server's CPU per claim (INFO's used_cpu_sys + used_cpu_user before and after).
+// the Redis server's CPU per claim (INFO's used_cpu_sys + used_cpu_user before and after), and
+// the client's: this process' CPU per claim (ioredis and the store's batching, with the candidates
+// built here), and of it what ioredis spends writing one batch's command (issue 34: whether a
+// pre-encoded command would pay), timed on a batch's real arguments with no network.
 //
 //   REDIS_URL=redis://127.0.0.1:6379/0 npm run bench:redis-claims -- [--seconds 5] [--concurrency 10,50,200]
 //
@@ -10,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { Command, Redis } from 'ioredis';
 import { createCounterStore } from '../src/counters/index.js';
 import type { ClaimCandidate } from '../src/counters/counter-store.js';
 import { counterKeys } from '../src/counters/keys.js';
@@ -55,10 +58,21 @@ const serverCpu = async () => {
   return v('used_cpu_sys') + v('used_cpu_user');
 };
 
-const rows: { concurrency: number; claimsPerSecond: number; serverCpuMicrosPerClaim: number }[] = [];
+// One batch's command as the store sends it: captured from the store's own connection.
+let captured: (string | number | Buffer)[] | undefined;
+const connection = (store as unknown as { redis: Redis }).redis;
+const sendCommand = connection.sendCommand.bind(connection);
+connection.sendCommand = (command, ...rest) => {
+  if (!captured && (command.name === 'evalsha' || command.name === 'eval') && command.args.length > 10)
+    captured = command.args.slice(1) as (string | number | Buffer)[];
+  return sendCommand(command, ...rest);
+};
+
+const rows: { concurrency: number; claimsPerSecond: number; serverCpuMicrosPerClaim: number; clientCpuMicrosPerClaim: number }[] = [];
 for (const concurrency of CONCURRENCY) {
   let claims = 0;
   const cpu0 = await serverCpu();
+  const client0 = process.cpuUsage();
   const until = performance.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -69,10 +83,43 @@ for (const concurrency of CONCURRENCY) {
       }
     }),
   );
+  const client = process.cpuUsage(client0);
   const cpu = (await serverCpu()) - cpu0;
-  rows.push({ concurrency, claimsPerSecond: Math.round(claims / SECONDS), serverCpuMicrosPerClaim: Math.round((cpu / claims) * 1e6) });
-  console.log(`${concurrency} concurrent: ${Math.round(claims / SECONDS)} claims/s, Redis CPU ${Math.round((cpu / claims) * 1e6)} µs per claim`);
+  const clientCpuMicrosPerClaim = Math.round((client.user + client.system) / claims);
+  rows.push({ concurrency, claimsPerSecond: Math.round(claims / SECONDS), serverCpuMicrosPerClaim: Math.round((cpu / claims) * 1e6), clientCpuMicrosPerClaim });
+  console.log(
+    `${concurrency} concurrent: ${Math.round(claims / SECONDS)} claims/s, Redis CPU ${Math.round((cpu / claims) * 1e6)} µs per claim, client CPU ${clientCpuMicrosPerClaim} µs`,
+  );
 }
+
+// What ioredis spends turning one batch into bytes (Command and its RESP writing), per batch.
+if (!captured) throw new Error('no claim batch was sent');
+const batch = captured;
+const ENCODINGS = 200_000;
+const t0 = process.cpuUsage();
+let bytes = 0;
+for (let i = 0; i < ENCODINGS; i++) {
+  const w = new Command('evalsha', ['0123456789abcdef0123456789abcdef01234567', ...batch]).toWritable(undefined as never);
+  bytes += w.length;
+}
+const t = process.cpuUsage(t0);
+const encodingMicros = (t.user + t.system) / ENCODINGS;
+// The same bytes written by hand, as a pre-encoder would: one string, one Buffer, no Command.
+const resp = (args: (string | number | Buffer)[]) => {
+  let out = `*${args.length + 1}\r\n$7\r\nevalsha\r\n`;
+  for (const a of args) {
+    const v = String(a);
+    out += `$${Buffer.byteLength(v)}\r\n${v}\r\n`;
+  }
+  return Buffer.from(out);
+};
+const h0 = process.cpuUsage();
+for (let i = 0; i < ENCODINGS; i++) bytes += resp(['0123456789abcdef0123456789abcdef01234567', ...batch]).length;
+const h = process.cpuUsage(h0);
+const handMicros = (h.user + h.system) / ENCODINGS;
+console.log(
+  `one batch of ${batch.length - 1} keys and arguments: ioredis Command + toWritable ${encodingMicros.toFixed(2)} µs, written by hand ${handMicros.toFixed(2)} µs`,
+);
 // Every key of this run, and only those.
 let cursor = '0';
 do {
@@ -86,13 +133,15 @@ await store.close();
 const md = [
   '# Redis claims (claimFirst, 3 candidates of different campaigns, session caps)',
   '',
-  '| concurrency | claims/s (one client process) | Redis CPU per claim |',
-  '|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.concurrency} | ${r.claimsPerSecond} | ${r.serverCpuMicrosPerClaim} µs |`),
+  '| concurrency | claims/s (one client process) | Redis CPU per claim | client CPU per claim |',
+  '|---:|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.concurrency} | ${r.claimsPerSecond} | ${r.serverCpuMicrosPerClaim} µs | ${r.clientCpuMicrosPerClaim} µs |`),
+  '',
+  `One batch's command (${batch.length - 1} keys and arguments), no network: ioredis (Command and toWritable) ${encodingMicros.toFixed(2)} µs, the same bytes written by hand ${handMicros.toFixed(2)} µs.`,
   '',
   `One Redis core saturates near ${Math.round(1e6 / Math.min(...rows.map((r) => r.serverCpuMicrosPerClaim)))} claims/s at the lowest CPU per claim measured.`,
 ].join('\n');
 mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
-writeFileSync(path.join(ROOT, 'bench/out/redis-claims.json'), `${JSON.stringify(rows, null, 2)}\n`);
+writeFileSync(path.join(ROOT, 'bench/out/redis-claims.json'), `${JSON.stringify({ rows, encodingMicros, handMicros }, null, 2)}\n`);
 writeFileSync(path.join(ROOT, 'bench/out/redis-claims.md'), `${md}\n`);
 console.log(md);
