@@ -1013,6 +1013,28 @@ impl OfferIndex {
             .collect();
         let kept_topics = || topics.iter().zip(&kept).filter(|(_, &k)| k).map(|(t, _)| t);
         let mut counted: Vec<(Topic, u32, bool)> = kept_topics().map(|t| (t.topic, t.clause, t.purpose)).collect();
+        // A category said with 만 ("비행기는 친구가 해결해준대서 숙소만 구하면 됨") is the one thing of
+        // its kind asked: other categories under its top-level one, and things of theirs, are not.
+        let mut only: Vec<u32> = kept_topics()
+            .filter(|t| t.only)
+            .filter_map(|t| match t.topic {
+                Topic::Category(c) => Some(c),
+                Topic::Entity(_) => None,
+            })
+            .collect();
+        if !only.is_empty() {
+            only.sort_unstable();
+            only.dedup();
+            steps.take(counted.len() * only.len());
+            let set_aside = |c: u32| only.iter().any(|&o| self.root(o) == self.root(c)) && !only.iter().any(|&o| self.related(o, c));
+            counted.retain(|&(topic, _, _)| match topic {
+                Topic::Category(c) => !set_aside(c),
+                Topic::Entity(e) => {
+                    let categories = &self.entity_categories[e as usize];
+                    self.entity_broad[e as usize] || categories.is_empty() || !categories.iter().all(|&c| set_aside(c))
+                }
+            });
+        }
         // A thing the user moves away from ("we've outgrown Trello, what should we switch to"):
         // offers for others of its kind are what is asked, not "another thing" (`names_another`),
         // and its kind is asked for (its categories, in its clause) when its clause names no

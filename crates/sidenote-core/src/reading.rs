@@ -64,6 +64,9 @@ pub struct TopicHit {
     /// side): "we've outgrown **Trello**", "**트렐로**에서 갈아타려는데". The index reads it as
     /// asking for another thing of its kind.
     pub left: bool,
+    /// Said with 만 ("only"): "숙소만 구하면 됨", "호텔만 알아봐주세요". What else of its kind the
+    /// turn names is not asked for.
+    pub only: bool,
 }
 
 #[derive(Debug, Default)]
@@ -278,6 +281,13 @@ fn description_names_a_topic(topics: &[TopicHit], last_cue_end: Option<(u32, usi
     topics.last().is_some_and(|t| t.clause == clause && t.start >= from)
 }
 
+/// Whether a word ending at `end` is said with the particle 만, "only" ("숙소만", "호텔만 알아봐"),
+/// not with a word that begins with it (만큼 "as much as", 만한 "the size of", 만족, 만원, 만에).
+fn said_only(text: &str, end: usize) -> bool {
+    let Some(rest) = text[end..].strip_prefix('만') else { return false };
+    !["큼", "한", "족", "원", "에", "나", "들", "두"].iter().any(|w| rest.starts_with(w))
+}
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -454,7 +464,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false });
+                    let only = said_only(text, span.end);
+                    topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false, only });
                 }
             }
         }

@@ -373,6 +373,24 @@ fn a_weak_word_no_cue_is_said_of_yields_to_another_of_its_kind_named_beside_it()
 }
 
 #[test]
+fn a_category_said_with_only_sets_the_others_of_its_kind_aside() {
+    let korean = |mut o: serde_json::Value| {
+        o["locale"] = "ko".into();
+        o
+    };
+    let d = doc(
+        serde_json::json!({ "taxonomy": taxonomy(), "offers": [korean(offer("a_hotel", &["travel.hotels"], &[])), korean(offer("d_flight", &["travel.flights"], &[]))] }),
+    );
+    let index = OfferIndex::build(&d).expect("builds");
+    let ko = |text: &str| ids(&index, &MatchQuery { language: "ko", ..query(text) });
+    // 만, "only": the flight someone else books is not asked for.
+    assert_eq!(ko("제주도 항공권은 친구가 끊어준대서 호텔만 최저가로 찾아줘"), vec!["a_hotel"]);
+    // Without it both are asked; and a word that begins with 만 is not the particle.
+    assert_eq!(ko("제주도 항공권이랑 호텔 최저가로 찾아줘").len(), 2);
+    assert_eq!(ko("제주도 호텔만큼 항공권도 최저가로 찾아줘").len(), 2);
+}
+
+#[test]
 fn score_ties_break_on_snapshot_id() {
     let d = doc(serde_json::json!({
         "taxonomy": taxonomy(),
