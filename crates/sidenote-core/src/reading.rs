@@ -288,6 +288,21 @@ fn said_only(text: &str, end: usize) -> bool {
     !["큼", "한", "족", "원", "에", "나", "들", "두"].iter().any(|w| rest.starts_with(w))
 }
 
+/// Whether an English word starting at `start` is said after "just" or "only", with at most a
+/// "need" or "want" and an article between: "not looking for flights, just a hotel", "only need
+/// the hotel".
+fn said_only_before(text: &str, start: usize) -> bool {
+    let mut words = text[..start].split_whitespace().rev().take(4);
+    let mut next = words.next();
+    if matches!(next, Some("a" | "an" | "the")) {
+        next = words.next();
+    }
+    if matches!(next, Some("need" | "want" | "needs" | "wants")) {
+        next = words.next();
+    }
+    matches!(next, Some("just" | "only"))
+}
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -464,7 +479,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                         TextHit::WeakEntity(e) => (Topic::Entity(e), true),
                         _ => unreachable!("a topic hit"),
                     };
-                    let only = said_only(text, span.end);
+                    let only = said_only(text, span.end) || said_only_before(text, span.start);
                     topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false, only });
                 }
             }

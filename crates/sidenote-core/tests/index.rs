@@ -388,6 +388,15 @@ fn a_category_said_with_only_sets_the_others_of_its_kind_aside() {
     // Without it both are asked; and a word that begins with 만 is not the particle.
     assert_eq!(ko("제주도 항공권이랑 호텔 최저가로 찾아줘").len(), 2);
     assert_eq!(ko("제주도 호텔만큼 항공권도 최저가로 찾아줘").len(), 2);
+    // And in English, "just" or "only" before it.
+    assert_eq!(ids(&index_en(), &query("the flight is on points, just need a hotel in jeju, cheapest")), vec!["a_hotel"]);
+}
+
+fn index_en() -> OfferIndex {
+    OfferIndex::build(&doc(
+        serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("a_hotel", &["travel.hotels"], &[]), offer("d_flight", &["travel.flights"], &[])] }),
+    ))
+    .expect("builds")
 }
 
 #[test]
