@@ -303,6 +303,10 @@ fn said_only_before(text: &str, start: usize) -> bool {
     matches!(next, Some("just" | "only"))
 }
 
+/// Sentence-final endings that close a Korean sentence said with no mark after it: requests
+/// (해줘, 주세요) and past-tense statements (끊었어, 했어요, 샀음).
+const SENTENCE_ENDINGS: [&str; 12] = ["줘", "주세요", "줘요", "었어", "았어", "했어", "었어요", "았어요", "했어요", "었음", "았음", "했음"];
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -343,6 +347,18 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     steps.take(spans.len() * 3);
     let mut st = structure(text);
     let mut clause_ends = std::mem::take(&mut st.clause_ends);
+    // Korean chat often ends a sentence with no mark at all: a request or a past-tense statement
+    // ending its word before another Hangul word ends a clause ("숙소 추천해줘 비행기는 이미
+    // 끊었어"). One walk over the spaces.
+    for (at, c) in text.char_indices() {
+        if c != ' ' || !text[at + 1..].chars().next().is_some_and(is_syllable) {
+            continue;
+        }
+        let word = &text[..at];
+        if SENTENCE_ENDINGS.iter().any(|e| word.ends_with(e)) && !inside(&st.code, &Span { start: at, end: at + 1, pattern: 0, typo: false }) {
+            clause_ends.push(at + 1);
+        }
+    }
     for span in &spans {
         let targets = matcher.targets(span.pattern);
         if (targets.contains(&TextHit::ClauseBreak) || targets.contains(&TextHit::NegationBefore)) && !inside(&st.code, span) {
@@ -785,6 +801,15 @@ mod tests {
         // Fenced code is the task whole.
         let r = read_text("```\nbuy(laptop)\n```\nwhat is wrong. buy?");
         assert!(r.not_commercial && !asked_after(&r));
+    }
+
+    #[test]
+    fn a_korean_sentence_ending_ends_a_clause_without_a_mark() {
+        // A request, then another sentence with no mark between them.
+        let r = read_text("숙소 추천해줘 비행기 필요");
+        assert_eq!(r.topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
+        // Not inside a word, nor before a word that is not Hangul.
+        assert_eq!(read_text("숙소 추천해 줘서 고마워 비행기").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 0]);
     }
 
     #[test]
