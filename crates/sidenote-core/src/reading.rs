@@ -288,11 +288,23 @@ fn said_only(text: &str, end: usize) -> bool {
     !["큼", "한", "족", "원", "에", "나", "들", "두"].iter().any(|w| rest.starts_with(w))
 }
 
+/// How far back [`said_only_before`] reads: its longest phrase ("only wants the ") fits with room
+/// to spare. A fixed window, so a turn of many topics and no spaces costs a few bytes per topic,
+/// not a walk back to the last space for each.
+const ONLY_WINDOW_BYTES: usize = 24;
+
 /// Whether an English word starting at `start` is said after "just" or "only", with at most a
 /// "need" or "want" and an article between: "not looking for flights, just a hotel", "only need
 /// the hotel".
 fn said_only_before(text: &str, start: usize) -> bool {
-    let mut words = text[..start].split_whitespace().rev().take(4);
+    let mut from = start.saturating_sub(ONLY_WINDOW_BYTES);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let window = &text[from..start];
+    // A word the window cuts into is not a word of its own ("adjust" is not "just").
+    let cut = from > 0 && !text[..from].ends_with(char::is_whitespace);
+    let mut words = window.split_whitespace().rev().filter(|w| !(cut && w.as_ptr() == window.as_ptr()));
     let mut next = words.next();
     if matches!(next, Some("a" | "an" | "the")) {
         next = words.next();
@@ -801,6 +813,16 @@ mod tests {
         // Fenced code is the task whole.
         let r = read_text("```\nbuy(laptop)\n```\nwhat is wrong. buy?");
         assert!(r.not_commercial && !asked_after(&r));
+    }
+
+    #[test]
+    fn only_is_read_a_few_words_back_and_never_inside_a_word() {
+        let only = |text: &str| said_only_before(text, text.rfind("hotel").expect("a hotel"));
+        assert!(only("just a hotel") && only("only need the hotel") && only("flights are sorted, just needs a hotel"));
+        assert!(!only("adjust the hotel") && !only("just a cheap hotel") && !only("a hotel"));
+        // However long the turn before it, only the window is read.
+        assert!(only(&format!("{} just a hotel", "x".repeat(5_000))));
+        assert!(!only(&format!("{}djust the hotel", "a".repeat(5_000))));
     }
 
     #[test]
