@@ -985,9 +985,11 @@ impl OfferIndex {
         // length, not a stay), "i'm flying solo … need a hotel" (how they travel, not a flight).
         // (clause, root, category) of the strong categories, each once: a lookup walks at most
         // the categories under one root, which the taxonomy bounds, not the turn.
+        // Built only when a weak word is there to ask it.
+        let any_weak = topics.iter().any(|t| t.weak);
         let mut strong_by_clause: Vec<(u32, u32, u32)> = topics
             .iter()
-            .filter(|t| !t.weak)
+            .filter(|t| any_weak && !t.weak)
             .filter_map(|t| match t.topic {
                 Topic::Category(c) => Some((t.clause, self.root(c), c)),
                 Topic::Entity(_) => None,

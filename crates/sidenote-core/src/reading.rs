@@ -362,8 +362,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // Korean chat often ends a sentence with no mark at all: a request or a past-tense statement
     // ending its word before another Hangul word ends a clause ("숙소 추천해줘 비행기는 이미
     // 끊었어"). One walk over the spaces.
-    for (at, c) in text.char_indices() {
-        if c != ' ' || !text[at + 1..].chars().next().is_some_and(is_syllable) {
+    for (at, _) in text.match_indices(' ') {
+        if !text[at + 1..].chars().next().is_some_and(is_syllable) {
             continue;
         }
         let word = &text[..at];

@@ -374,14 +374,19 @@ fn a_weak_word_no_cue_is_said_of_yields_to_another_of_its_kind_named_beside_it()
 
 #[test]
 fn a_category_said_with_only_sets_the_others_of_its_kind_aside() {
-    let korean = |mut o: serde_json::Value| {
-        o["locale"] = "ko".into();
-        o
+    // A hotel and a flight offer in the turn's language.
+    let index_in = |locale: &str| {
+        let offer_in = |snapshot: &str, category: &str| {
+            let mut o = offer(snapshot, &[category], &[]);
+            o["locale"] = locale.into();
+            o
+        };
+        OfferIndex::build(&doc(
+            serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer_in("a_hotel", "travel.hotels"), offer_in("d_flight", "travel.flights")] }),
+        ))
+        .expect("builds")
     };
-    let d = doc(
-        serde_json::json!({ "taxonomy": taxonomy(), "offers": [korean(offer("a_hotel", &["travel.hotels"], &[])), korean(offer("d_flight", &["travel.flights"], &[]))] }),
-    );
-    let index = OfferIndex::build(&d).expect("builds");
+    let index = index_in("ko");
     let ko = |text: &str| ids(&index, &MatchQuery { language: "ko", ..query(text) });
     // 만, "only": the flight someone else books is not asked for.
     assert_eq!(ko("제주도 항공권은 친구가 끊어준대서 호텔만 최저가로 찾아줘"), vec!["a_hotel"]);
@@ -389,14 +394,7 @@ fn a_category_said_with_only_sets_the_others_of_its_kind_aside() {
     assert_eq!(ko("제주도 항공권이랑 호텔 최저가로 찾아줘").len(), 2);
     assert_eq!(ko("제주도 호텔만큼 항공권도 최저가로 찾아줘").len(), 2);
     // And in English, "just" or "only" before it.
-    assert_eq!(ids(&index_en(), &query("the flight is on points, just need a hotel in jeju, cheapest")), vec!["a_hotel"]);
-}
-
-fn index_en() -> OfferIndex {
-    OfferIndex::build(&doc(
-        serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("a_hotel", &["travel.hotels"], &[]), offer("d_flight", &["travel.flights"], &[])] }),
-    ))
-    .expect("builds")
+    assert_eq!(ids(&index_in("en"), &query("the flight is on points, just need a hotel in jeju, cheapest")), vec!["a_hotel"]);
 }
 
 #[test]
