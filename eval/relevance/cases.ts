@@ -444,6 +444,22 @@ export const BATCH_STARTS = {
     'se-ko': 516,
     'se-en': 506,
   },
+  'session-28': {
+    'ci-ko': 521,
+    'ci-en': 526,
+    'tn-ko': 399,
+    'tn-en': 392,
+    'cx-ko': 430,
+    'cx-en': 428,
+    'am-ko': 336,
+    'am-en': 333,
+    'rk-ko': 315,
+    'rk-en': 322,
+    'km-ko': 314,
+    'km-en': 237,
+    'se-ko': 531,
+    'se-en': 520,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
