@@ -18,6 +18,10 @@ use std::sync::OnceLock;
 /// other real words ("apple"/"apply", "tour"/"your").
 const MIN_FUZZY_LETTERS: usize = 5;
 
+/// A word of an alias with fewer letters (and no digit) is never the edited word: one edit from
+/// a short word reaches too many others ("or the" / "of the", "tab" / "tax").
+const MIN_EDITED_WORD: usize = 4;
+
 /// One word a line. Words of 3 letters or fewer are left out: a token one edit from an alias of
 /// `MIN_FUZZY_LETTERS` letters has at least 4.
 const COMMON_WORDS_TEXT: &str = include_str!("model/common-english-words.txt");
@@ -39,6 +43,10 @@ const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 ///   exact matcher's hits).
 /// - A hit is an optimal string alignment distance of exactly 1 (exact equality is the exact
 ///   matcher's), or a plural in "-es" of an alias ending in s, x, z, ch or sh ("watches").
+/// - A short word of an alias (under 4 letters, no digit) must be written exactly; the typo is in
+///   a longer word ("galxy tab" is "galaxy tab", "ipda air" is "ipad air"). An alias with a short
+///   word matches fuzzily only when it names a thing (a cue or a sensitive phrase with one never
+///   does: "how mucj" is left alone).
 /// - Spaces may only be inserted or deleted ("lap top" → "laptop", "airpodspro" → "airpods
 ///   pro"), never substituted or transposed.
 /// - Digits must match exactly: a candidate starting with a digit never matches, and an edit may
@@ -81,6 +89,11 @@ struct AliasEntry {
     eligible: bool,
     /// Names a thing: a common word may be its typo inside a pair (see the rules).
     thing: bool,
+}
+
+/// Whether an alias holds a word under [`MIN_EDITED_WORD`] letters without a digit.
+fn has_short_word(alias: &[u8]) -> bool {
+    alias.split(|&b| b == b' ').any(|w| w.len() < MIN_EDITED_WORD && !has_digit(w))
 }
 
 /// One candidate: a token, or two tokens and the space between them.
@@ -150,7 +163,7 @@ impl FuzzyMatcher {
             if !is_latin_alias(bytes) {
                 continue;
             }
-            let eligible = bytes.iter().filter(|b| b.is_ascii_lowercase()).count() >= MIN_FUZZY_LETTERS;
+            let eligible = bytes.iter().filter(|b| b.is_ascii_lowercase()).count() >= MIN_FUZZY_LETTERS && (thing || !has_short_word(bytes));
             let index = u32::try_from(entries.len()).expect("fewer than 2^32 aliases");
             let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
             text.extend_from_slice(bytes);
@@ -312,6 +325,18 @@ fn accepts(c: &Candidate, alias: &[u8], thing: bool) -> bool {
     let Some(edit) = single_edit(a, alias) else {
         return false;
     };
+    // The alias' word the edit lands in: a short one is never a typo's.
+    let edited = match edit {
+        Edit::Substitute(p) | Edit::Transpose(p) | Edit::Missing(p) => word_at(alias, p),
+        Edit::Extra(p) => word_at(alias, gap_byte(alias, p)),
+    };
+    if edited.len() < MIN_EDITED_WORD
+        && !has_digit(edited)
+        && !matches!(edit, Edit::Extra(p) if a[p] == b' ')
+        && !matches!(edit, Edit::Missing(p) if alias[p] == b' ')
+    {
+        return false;
+    }
     // The edited word (holding byte `p` of the candidate) may not be a common word, except a
     // long one in a pair whose other word is exact, when the alias names a thing.
     let common_at = |p: usize| c.common_at(p) && !(thing && c.space.is_some() && word_at(a, p).len() >= MIN_FUZZY_LETTERS);
@@ -557,8 +582,9 @@ mod tests {
         "wh-1000xm5",
     ];
 
+    /// The catalog's aliases name things (categories and products).
     fn matcher(aliases: &[&str]) -> FuzzyMatcher {
-        FuzzyMatcher::new(aliases.iter().enumerate().map(|(i, a)| (*a, i as u32)))
+        FuzzyMatcher::with_things(aliases.iter().enumerate().map(|(i, a)| (*a, i as u32, true)))
     }
 
     /// The aliases found in `text`, nothing covered.
@@ -602,7 +628,21 @@ mod tests {
         assert_eq!(found("iphnoe 16 deals"), vec!["iphone 16"]);
         // Leftmost-longest: the pair wins over its first word alone.
         assert_eq!(found("macbok pro vs air"), vec!["macbook pro"]);
-        assert_eq!(found("airpods por"), vec!["airpods pro"]);
+        assert_eq!(found("airpdos pro"), vec!["airpods pro"]);
+    }
+
+    #[test]
+    fn a_short_word_is_written_exactly() {
+        // The typo is in the long word; the short one ("pro", "tab", "air") is exact.
+        assert!(found("airpods por").is_empty());
+        assert!(found("macbook pri").is_empty());
+        let m = FuzzyMatcher::with_things([("galaxy tab", 0, true), ("ipad air", 1, true), ("how much", 2, false)]);
+        let ids = |text: &str| m.find(text, &[]).iter().map(|&(_, _, id)| id).collect::<Vec<_>>();
+        assert_eq!(ids("galxy tab or ipda air"), vec![0, 1]);
+        assert!(ids("galaxy tax").is_empty());
+        assert!(ids("ipad aim").is_empty());
+        // An alias with a short word that names no thing (a cue) is never found by a typo.
+        assert!(ids("how mucj").is_empty());
     }
 
     #[test]
@@ -627,7 +667,7 @@ mod tests {
         assert!(m.find("nose taking", &[]).is_empty());
         assert!(m.find("use your brain", &[]).is_empty());
         // Without the mark, the common word is never a typo.
-        assert!(matcher(&["password manager"]).find("password manger", &[]).is_empty());
+        assert!(FuzzyMatcher::new([("password manager", 0)]).find("password manger", &[]).is_empty());
     }
 
     #[test]
@@ -787,7 +827,8 @@ mod tests {
     fn naive_find(aliases: &[(&str, u32)], text: &str, covered: &[(usize, usize)]) -> Vec<(usize, usize, u32)> {
         let common = common_words();
         let bytes = text.as_bytes();
-        let eligible = |a: &str| is_latin_alias(a.as_bytes()) && a.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS;
+        let eligible =
+            |a: &str| is_latin_alias(a.as_bytes()) && a.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS && !has_short_word(a.as_bytes());
         let mut tokens = Vec::new();
         let mut i = 0;
         while i < bytes.len() {

@@ -221,13 +221,6 @@ fn particle_follows(text: &str, start: usize, end: usize) -> bool {
     is_particle(&text[end..end + run]) && !is_common_word(&text[start..end + run])
 }
 
-/// Whether an alias may be found one typo away: not when one of its words is a short word
-/// without a digit ("or the" is one edit from "of the", "how much" from "how much"), since a
-/// short word is one edit from many others and the common-word list only holds longer ones.
-pub fn typo_safe(alias: &str) -> bool {
-    alias.split(' ').all(|w| w.chars().count() >= 4 || w.chars().any(|c| c.is_ascii_digit()))
-}
-
 /// Typos are looked for in the first `TYPO_WINDOW_CHARS` characters, cut back to a space: each
 /// unmatched word costs a few lookups in a table that, for a large taxonomy, misses the cache,
 /// and a long paste holds hundreds of them. A chat turn's request is at its start.
@@ -312,9 +305,7 @@ impl TextMatcher {
         // A pattern names a thing when all it stands for is a category or an entity.
         let names_thing =
             |hits: &[TextHit]| hits.iter().all(|h| matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
-        let fuzzy = FuzzyMatcher::with_things(
-            patterns.iter().zip(&targets).enumerate().filter(|(_, (p, _))| typo_safe(p)).map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))),
-        );
+        let fuzzy = FuzzyMatcher::with_things(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
         let hangul_typos = HangulTypoMatcher::new(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
         let patterns = patterns.into_iter().map(String::into_boxed_str).collect();
         Ok(TextMatcher { automaton, patterns, targets, edges, suffix, plural, fuzzy, hangul_typos })
