@@ -26,11 +26,14 @@ const aliasOf = (wordOfItsOwn: boolean) =>
         ? 'An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits), or one Hangul syllable, matched as a word of its own.'
         : 'An alias: 1–100 characters after trimming, with at least 2 letters or digits (a number alone: at least 3 digits).',
     );
+// A sensitive topic's words run long (the packs' health topic holds over 200 English ones: the
+// slang of drugs and symptoms as well as the clinical words); the bound only keeps one list sane.
+const MAX_ALIASES = 500;
 const aliasesOf = (wordOfItsOwn: boolean) =>
   z
     .strictObject({
-      ko: z.array(aliasOf(wordOfItsOwn)).max(200).default([]).describe('Korean aliases.'),
-      en: z.array(aliasOf(wordOfItsOwn)).max(200).default([]).describe('English aliases.'),
+      ko: z.array(aliasOf(wordOfItsOwn)).max(MAX_ALIASES).default([]).describe('Korean aliases.'),
+      en: z.array(aliasOf(wordOfItsOwn)).max(MAX_ALIASES).default([]).describe('English aliases.'),
     })
     .describe('Words that name it, per language; a message in either language may use either.');
 /** Aliases per language; matching is language-independent (a Korean message may name "iPhone"). */
