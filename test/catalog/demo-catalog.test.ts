@@ -163,6 +163,28 @@ describe('catalog/demo.json', () => {
     expect(hidden).toEqual([]);
   });
 
+  it('never lets a negative context hide a refusal or a not-commercial cue inside it', () => {
+    // The automaton reads the longest phrase at a spot: "영어로 번역" as a negative context would
+    // swallow the not-commercial cue 번역 and turn a translation request into a hotel ask. (An
+    // after-sales word inside an accessory's name is hidden on purpose: 액정 보호 is a screen
+    // protector, not a broken screen.)
+    const cues = intentCuesWith(demo.taxonomy.intent_cues);
+    const voiding = (['negation', 'negation_before', 'not_commercial'] as const).flatMap((kind) =>
+      [...cues[kind].ko, ...cues[kind].en].map((c) => [kind, norm(c)] as const),
+    );
+    const hidden: string[] = [];
+    for (const item of [...demo.taxonomy.categories, ...demo.taxonomy.entities]) {
+      for (const phrase of [...(item.negative_contexts?.ko ?? []), ...(item.negative_contexts?.en ?? [])].map(norm)) {
+        for (const [kind, cue] of voiding) {
+          const latin = /^\p{ASCII}+$/u.test(cue);
+          if (cue !== phrase && (latin ? ` ${phrase} `.includes(` ${cue} `) : phrase.includes(cue)))
+            hidden.push(`${item.id}:"${phrase}" hides ${kind}:"${cue}"`);
+        }
+      }
+    }
+    expect(hidden).toEqual([]);
+  });
+
   it('gives every category and entity Korean and English aliases, each alias owned by one of them', () => {
     const items = [...demo.taxonomy.categories, ...demo.taxonomy.entities];
     for (const item of items) {
