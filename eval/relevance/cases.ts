@@ -460,6 +460,22 @@ export const BATCH_STARTS = {
     'se-ko': 531,
     'se-en': 520,
   },
+  'session-28b': {
+    'ci-ko': 540,
+    'ci-en': 544,
+    'tn-ko': 420,
+    'tn-en': 413,
+    'cx-ko': 449,
+    'cx-en': 448,
+    'am-ko': 346,
+    'am-en': 345,
+    'rk-ko': 327,
+    'rk-en': 333,
+    'km-ko': 324,
+    'km-en': 247,
+    'se-ko': 545,
+    'se-en': 535,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
