@@ -507,6 +507,10 @@ describe('the demo catalog on the native core', () => {
       ['ko', '유니섹스 후드티 추천'],
       ['ko', '핸드드립카페 추천'],
       ['ko', '안마방석 추천해줘 부모님 선물'],
+      // 코인 (crypto, a finance-advice word) starts coin-operated everyday things.
+      ['ko', '코인노래방 2시간 얼마야'],
+      ['ko', '캠핑 가서 코인육수로 밀푀유나베 할 건데 재료 알려줘'],
+      ['ko', '코인 세탁소 이불 빨래 몇 분 걸려'],
       ['en', 'book a thai massage at the hotel spa in bangkok'],
       ['en', 'best jazz bar in tokyo for a date night'],
       ['en', 'karaoke room for 6 people in shibuya tonight'],
