@@ -391,6 +391,11 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         let from = clause_ends[..ends].last().copied().unwrap_or(0);
         commas.partition_point(|&c| c < start).checked_sub(1).map(|i| commas[i]).filter(|&c| c >= from)
     };
+    // The first comma after a cue ending at `end`, inside the clause it sits in.
+    let comma_after = |end: usize| {
+        let next_end = clause_ends[clause_ends.partition_point(|&e| e <= end)..].first().copied().unwrap_or(text.len());
+        commas.get(commas.partition_point(|&c| c < end)).copied().filter(|&c| c < next_end)
+    };
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
@@ -400,17 +405,11 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         // A not-commercial task is said up to the next comma too: what follows may ask of its
         // own ("why is the xm5 so expensive, is it worth it?").
         if targets.contains(&TextHit::NotCommercial) && !inside(&st.code, span) {
-            let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
-            if let Some(&comma) = commas.get(commas.partition_point(|&c| c < span.end)).filter(|&&c| c < next_end) {
-                comma_ends.push(comma + 1);
-            }
+            comma_ends.extend(comma_after(span.end).map(|comma| comma + 1));
         }
         let negation = targets.contains(&TextHit::Negation);
         if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
-            let next_end = clause_ends[clause_ends.partition_point(|&e| e <= span.end)..].first().copied().unwrap_or(text.len());
-            if let Some(&comma) = commas.get(commas.partition_point(|&c| c < span.end)).filter(|&&c| c < next_end) {
-                comma_ends.push(comma + 1);
-            }
+            comma_ends.extend(comma_after(span.end).map(|comma| comma + 1));
             // Korean joins clauses with a connective ending where English puts a comma: the
             // cue's word ending in one ends the clause ("아이폰은 이미 있**어서** 맥북 살까").
             let rest: usize = text[span.end..].chars().take(CONNECTIVE_MAX_SYLLABLES + 1).take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
