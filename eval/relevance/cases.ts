@@ -476,6 +476,22 @@ export const BATCH_STARTS = {
     'se-ko': 545,
     'se-en': 535,
   },
+  'session-29': {
+    'ci-ko': 561,
+    'ci-en': 563,
+    'tn-ko': 441,
+    'tn-en': 433,
+    'cx-ko': 469,
+    'cx-en': 467,
+    'am-ko': 357,
+    'am-en': 357,
+    'rk-ko': 340,
+    'rk-en': 340,
+    'km-ko': 332,
+    'km-en': 254,
+    'se-ko': 559,
+    'se-en': 548,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
