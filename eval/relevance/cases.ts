@@ -492,6 +492,22 @@ export const BATCH_STARTS = {
     'se-ko': 559,
     'se-en': 548,
   },
+  'session-29b': {
+    'ci-ko': 581,
+    'ci-en': 580,
+    'tn-ko': 462,
+    'tn-en': 453,
+    'cx-ko': 489,
+    'cx-en': 485,
+    'am-ko': 368,
+    'am-en': 367,
+    'rk-ko': 347,
+    'rk-en': 350,
+    'km-ko': 340,
+    'km-en': 261,
+    'se-ko': 573,
+    'se-en': 562,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
