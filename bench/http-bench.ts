@@ -4,6 +4,8 @@
 //
 //   npm run bench -- [--duration 10] [--connections 10,50] [--runs 3]
 //                    [--scenarios decide,decide-100k,redirect,events,conversion] [--profile] [--smoke]
+//                    [--gc]   (the service's allocation and collections per request: bench/gc-probe.mjs)
+//                    [--service-node-args "--trace-gc"]   (flags for the service's Node)
 //
 // Stores: real Postgres and Redis when DATABASE_URL / REDIS_URL are set (the benchmark creates
 // its own database on that server and drops it afterwards, and uses its own Redis key prefix),
@@ -14,7 +16,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +38,15 @@ const CONNECTIONS = arg('connections', SMOKE ? '10' : '10,50')
   .map(Number);
 const RUNS = Number(arg('runs', SMOKE ? '1' : '3'));
 const SCENARIOS = new Set(arg('scenarios', 'decide,decide-100k,redirect,events,conversion').split(','));
+const GC = flag('gc');
+const GC_PROBE_OUT = path.join(ROOT, 'bench/out', `gc-${process.pid}`);
+const gcFile = (pid: number) => `${GC_PROBE_OUT}-${pid}.jsonl`;
+const GC_ARGS = GC ? ['--import', './bench/gc-probe.mjs'] : [];
+const SERVICE_NODE_ARGS = [...GC_ARGS, ...arg('service-node-args', '').split(' ').filter(Boolean)];
+const serviceOutput = () => {
+  mkdirSync(path.join(ROOT, 'bench/out'), { recursive: true });
+  return openSync(path.join(ROOT, 'bench/out/service-stdout.log'), 'w');
+};
 const GENERATED_OFFERS = Number(arg('generated-offers', SMOKE ? '2000' : '100000'));
 const ADMIN_KEY = 'bench-admin-key-0123456789abcdef';
 const STORES = `${process.env.DATABASE_URL ? 'postgres' : 'pglite'}+${process.env.REDIS_URL ? 'redis' : 'memory'}`;
@@ -50,6 +61,8 @@ interface Measured {
   /** Responses outside the scenario's expected status (2xx, or 302 for redirects). */
   unexpected: number;
   runs: number[];
+  /** With `--gc`, the service's allocation and collections in the median run, per request. */
+  gc?: { allocatedKbPerRequest: number; scavengesPer1k: number; markCompactsPer1k: number; pauseUsPerRequest: number };
   /** Server CPU (user + system) per request in the median run: robust to a busy machine. */
   cpuUsPerRequest: number;
   /** CPU of Postgres (the benchmark database's backends and the server's background processes)
@@ -74,8 +87,9 @@ async function start(nodeArgs: string[], env: Record<string, string>, readyPath:
   // Metrics on an ephemeral listener of their own; /metrics on the API port with the bench token.
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: '0', METRICS_TOKEN: BENCH_METRICS_TOKEN },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: '0', METRICS_TOKEN: BENCH_METRICS_TOKEN, ...(GC ? { GC_PROBE_OUT } : {}) },
+    // With flags of its own (a GC trace), the service's standard output is kept in bench/out/.
+    stdio: ['ignore', SERVICE_NODE_ARGS.length > 0 && nodeArgs.includes('dist/server.js') ? serviceOutput() : 'ignore', 'inherit'],
   });
   let exited = false;
   child.on('exit', () => (exited = true));
@@ -103,15 +117,19 @@ const storesCpuUs = () => ({ postgres: cpuUsOfAll('postgres', benchDatabase), re
 
 /** Median of RUNS timed runs, each after a one-second warm-up. */
 async function load(url: string, pid: number, connections: number, requests: autocannon.Request[], expectStatus: number): Promise<Measured> {
-  const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number; postgresUs: number; redisUs: number }> = [];
+  const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number; postgresUs: number; redisUs: number; gc?: GcWindow }> = [];
   for (let run = 0; run < RUNS; run++) {
     await autocannon({ url, connections, duration: 1, requests });
+    const probed = GC;
+    if (probed) await gcWindow(pid);
     const cpuBefore = cpuUsOf(pid);
     const storesBefore = storesCpuUs();
     const r = await autocannon({ url, connections, duration: DURATION, requests });
     const storesAfter = storesCpuUs();
+    const gc = probed ? await gcWindow(pid) : undefined;
     results.push({
       ...r,
+      gc,
       cpuUs: cpuUsOf(pid) - cpuBefore,
       postgresUs: storesAfter.postgres - storesBefore.postgres,
       redisUs: storesAfter.redis - storesBefore.redis,
@@ -139,8 +157,35 @@ async function load(url: string, pid: number, connections: number, requests: aut
     cpuUsPerRequest: Math.round(median.cpuUs / Math.max(1, median.requests.total)),
     postgresCpuUsPerRequest: Math.round(median.postgresUs / Math.max(1, median.requests.total)),
     redisCpuUsPerRequest: Math.round(median.redisUs / Math.max(1, median.requests.total)),
+    ...(median.gc ? { gc: perRequest(median.gc, Math.max(1, median.requests.total)) } : {}),
   };
 }
+
+interface GcWindow {
+  allocatedBytes: number;
+  collections: Record<string, number>;
+  pauseMs: number;
+}
+
+/** Ends the service's current GC window (bench/gc-probe.mjs) and returns its totals. */
+async function gcWindow(pid: number): Promise<GcWindow> {
+  const file = gcFile(pid);
+  const before = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    if (lines.length > before) return JSON.parse(lines[lines.length - 1]);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the service wrote no GC window (bench/gc-probe.mjs)');
+}
+
+const perRequest = (w: GcWindow, requests: number) => ({
+  allocatedKbPerRequest: Math.round((w.allocatedBytes / 1024 / requests) * 10) / 10,
+  scavengesPer1k: Math.round(((w.collections.Scavenge ?? 0) * 1000 * 100) / requests) / 100,
+  markCompactsPer1k: Math.round(((w.collections.MarkSweepCompact ?? 0) * 1000 * 100) / requests) / 100,
+  pauseUsPerRequest: Math.round((w.pauseMs * 1000 * 10) / requests) / 10,
+});
 
 async function api(base: string, method: string, urlPath: string, body: unknown, key = ADMIN_KEY): Promise<any> {
   const res = await fetch(`${base}${urlPath}`, {
@@ -206,11 +251,11 @@ async function main() {
   // A fresh database, so earlier runs' rows and spend do not leak into this one.
   const database = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL, 'sidenote_bench') : null;
   benchDatabase = database ? new URL(database.url).pathname.slice(1) : undefined;
-  const baseline = await start(['--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
+  const baseline = await start([...GC_ARGS, '--import', 'tsx', 'bench/baseline-server.ts'], {}, '/json');
   const profileDir = path.join(ROOT, 'bench/out/profiles');
   if (flag('profile')) mkdirSync(profileDir, { recursive: true });
   const service = await start(
-    [...(flag('profile') ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), 'dist/server.js'],
+    [...(flag('profile') ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...SERVICE_NODE_ARGS, 'dist/server.js'],
     {
       HOST: '127.0.0.1',
       ADMIN_KEY,
@@ -366,7 +411,10 @@ async function main() {
         const b = s.baseline ? results.find((x) => x.scenario === s.baseline && x.connections === connections) : undefined;
         results.push({ scenario: s.name, connections, ...m, baseline: s.baseline, ratio: b ? m.rps / b.rps : null });
         console.error(
-          `${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}`,
+          `${s.name} @${connections}: ${m.rps} req/s p99 ${m.p99} ms, ${m.cpuUsPerRequest} µs server CPU/req, errors ${m.errors} unexpected ${m.unexpected}` +
+            (m.gc
+              ? `; allocated ${m.gc.allocatedKbPerRequest} KB/req, ${m.gc.scavengesPer1k} scavenges and ${m.gc.markCompactsPer1k} mark-compacts per 1,000 req, GC pause ${m.gc.pauseUsPerRequest} µs/req`
+              : ''),
         );
       }
     }

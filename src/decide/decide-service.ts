@@ -340,7 +340,6 @@ export class DecideService {
         spendMicros: number;
       }
   > {
-    const started = attempt.started;
     const nowMs = attempt.atMs;
     // One view for the whole decide, read before the match: the index it matches against went
     // live in the same step, and a reload swapping both while this decide waits on the store
@@ -404,34 +403,21 @@ export class DecideService {
       readingOverBudget: match.overBudget,
       excludedByApp: match.excludedByApp,
     };
-    const noFill = async (reasonCodes: ReasonCode[], retryAfterSeconds?: number) => {
-      if (deadline.expired()) throw new DeadlineExceeded();
-      await this.write(attempt, { ...base, serve: false, reasonCodes, latencyUs: micros(started), spendMicros: 0 });
-      const response: NoFill = {
-        serve: false,
-        request_id: requestId,
-        decision_id: base.id,
-        reason_codes: reasonCodes,
-        ...(retryAfterSeconds !== undefined ? { retry_after_seconds: retryAfterSeconds } : {}),
-      };
-      return { kind: 'no-fill' as const, response };
-    };
-
     const gates = evaluateGates(envelope, policy);
-    if (gates.length > 0) return noFill(gates);
-    if (!match.commercialIntent) return noFill(['LOW_INTENT']);
+    if (gates.length > 0) return this.noFill(attempt, base, deadline, gates);
+    if (!match.commercialIntent) return this.noFill(attempt, base, deadline, ['LOW_INTENT']);
     // A digest is the host's own typed claim of what the user is after; only a place read from
     // the message is held to "a place alone is not an ask".
     const hostNamedIds = Boolean(digest?.entity_ids?.length || digest?.category_ids?.length);
     const candidates = match.candidates.filter((c) => serving.servable(c, kind) && (hostNamedIds || !this.pulledByPlaceAlone(c, serving.places)));
-    if (candidates.length === 0) return noFill(['NO_ELIGIBLE_OFFER']);
+    if (candidates.length === 0) return this.noFill(attempt, base, deadline, ['NO_ELIGIBLE_OFFER']);
 
     if (deadline.expired()) throw new DeadlineExceeded();
     const claim = await steps.claims.claim({ serving, candidates, sessionToken: envelope.session?.token, principal, nowMs });
     attempt.receipt = claim.receipt;
     // Past the deadline now, the claim is given back by the timeout (settleTimedOut).
     if (deadline.expired()) throw new DeadlineExceeded();
-    if (claim.winner === null) return noFill(claim.reasons, claim.retryAfterSeconds);
+    if (claim.winner === null) return this.noFill(attempt, base, deadline, claim.reasons, claim.retryAfterSeconds);
     const campaign = serving.campaigns.get(claim.winner.campaignId);
     return {
       kind: 'winner',
@@ -443,6 +429,23 @@ export class DecideService {
       nowMs,
       spendMicros: claim.receipt?.spend?.amountMicros ?? 0,
     };
+  }
+
+  /** A no-fill's record, written before its answer, and the answer. */
+  private async noFill(
+    attempt: Attempt,
+    base: DecisionBase,
+    deadline: Deadline,
+    reasonCodes: ReasonCode[],
+    retryAfterSeconds?: number,
+  ): Promise<{ kind: 'no-fill'; response: NoFill }> {
+    if (deadline.expired()) throw new DeadlineExceeded();
+    await this.write(attempt, decisionRecord(base, false, reasonCodes, attempt.started, 0));
+    const response: NoFill =
+      retryAfterSeconds === undefined
+        ? { serve: false, request_id: base.requestId, decision_id: base.id, reason_codes: reasonCodes }
+        : { serve: false, request_id: base.requestId, decision_id: base.id, reason_codes: reasonCodes, retry_after_seconds: retryAfterSeconds };
+    return { kind: 'no-fill', response };
   }
 
   /** An offer that met the turn only through a place it named: "eSIM for Tokyo", "Louvre tour
@@ -497,18 +500,45 @@ export interface FailOpenLog {
 }
 
 function servedRecord(base: DecisionBase, winner: MatchCandidate, expiresAt: Date, started: number, spendMicros: number): DecisionRecord {
+  const record = decisionRecord(base, true, ['MATCHED'], started, spendMicros);
+  record.offerSnapshotId = winner.snapshotId;
+  record.campaignId = winner.campaignId;
+  record.expiresAt = expiresAt;
+  record.matchedCategoryIds = winner.matchedCategoryIds;
+  record.matchedEntityIds = winner.matchedEntityIds;
+  record.impliedCategoryIds = winner.impliedCategoryIds;
+  return record;
+}
+
+/** A decision's record from its base, every field written out: one object shape for every record
+ *  (a spread of the base made each a copy of another shape, and the most allocated object of a
+ *  no-fill). */
+function decisionRecord(base: DecisionBase, serve: boolean, reasonCodes: string[], started: number, spendMicros: number): DecisionRecord {
   return {
-    ...base,
-    spendMicros,
-    serve: true,
-    reasonCodes: ['MATCHED'],
-    offerSnapshotId: winner.snapshotId,
-    campaignId: winner.campaignId,
-    expiresAt,
-    matchedCategoryIds: winner.matchedCategoryIds,
-    matchedEntityIds: winner.matchedEntityIds,
-    impliedCategoryIds: winner.impliedCategoryIds,
+    id: base.id,
+    appId: base.appId,
+    requestId: base.requestId,
+    kind: base.kind,
+    test: base.test,
+    createdAt: base.createdAt,
+    serve,
+    reasonCodes,
+    offerSnapshotId: base.offerSnapshotId,
+    campaignId: base.campaignId,
+    expiresAt: base.expiresAt,
+    locale: base.locale,
+    country: base.country,
+    intentType: base.intentType,
+    messageIntent: base.messageIntent,
+    matchedCategoryIds: base.matchedCategoryIds,
+    matchedEntityIds: base.matchedEntityIds,
+    impliedCategoryIds: base.impliedCategoryIds,
+    droppedDigestIds: base.droppedDigestIds,
+    policyReasons: base.policyReasons,
+    readingOverBudget: base.readingOverBudget,
+    excludedByApp: base.excludedByApp,
     latencyUs: micros(started),
+    spendMicros,
   };
 }
 

@@ -3,17 +3,38 @@
 // a schema-valid request would be refused.
 import { z } from 'zod';
 
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+/** Code points in `s`: its UTF-16 units less one for each surrogate pair. A loop over char codes
+ *  allocates nothing, where `for (const c of s)` makes a string of each character (on a
+ *  4,000-character message, a seventh of what a whole decide allocated). A lone surrogate counts
+ *  as one, as the string iterator counts it. */
+export function codePoints(s: string): number {
+  let pairs = 0;
+  for (let i = 0; i < s.length - 1; i++) {
+    const unit = s.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return s.length - pairs;
 }
 
-/** A string of `min` to `max` characters (code points), documented as minLength/maxLength. */
+/** A string of `min` to `max` characters (code points), documented as minLength/maxLength. A
+ *  string's UTF-16 length bounds its code points from above (and at most twice them), so most
+ *  strings are judged by their length alone. */
 export function chars(min: number, max: number) {
+  const within = (s: string) => {
+    if (s.length < min || s.length > 2 * max) return false;
+    if (s.length <= max && s.length >= 2 * min) return true;
+    const n = codePoints(s);
+    return n >= min && n <= max;
+  };
   return z
     .string()
-    .refine((s) => codePoints(s) >= min && (s.length <= max || codePoints(s) <= max), {
+    .refine(within, {
       message: min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`,
     })
     .meta(min > 0 ? { minLength: min, maxLength: max } : { maxLength: max });
