@@ -117,11 +117,23 @@ fn single_letter(chars: &[char], k: usize) -> bool {
 fn masked(chars: &[char]) -> bool {
     (0..chars.len()).any(|i| {
         let c = chars[i];
-        let between = i > 0 && is_letter(chars[i - 1]) && chars.get(i + 1).is_some_and(|&n| is_letter(n) || leet(n).is_some() || is_masking_mark(n));
-        // ASCII and Hangul syllables are neither marks nor letters of another script.
-        (!c.is_ascii() && !is_syllable(c) && (is_combining_mark(c) || is_letter(c)))
-            || (between && (is_masking_mark(c) || leet(c).is_some()))
-            || (c == ' ' && i > 0 && single_letter(chars, i - 1) && single_letter(chars, i + 1))
+        // Most of a turn is ASCII letters and Hangul syllables, which mask nothing themselves:
+        // answered before any table is asked.
+        if c.is_ascii_alphabetic() || is_syllable(c) {
+            return false;
+        }
+        if c == ' ' {
+            return i > 0 && single_letter(chars, i - 1) && single_letter(chars, i + 1);
+        }
+        // A combining mark, or a letter of another script.
+        if !c.is_ascii() && (is_combining_mark(c) || is_letter(c)) {
+            return true;
+        }
+        // A mark or a digit between two letters.
+        (is_masking_mark(c) || leet(c).is_some())
+            && i > 0
+            && is_letter(chars[i - 1])
+            && chars.get(i + 1).is_some_and(|&n| is_letter(n) || leet(n).is_some() || is_masking_mark(n))
     })
 }
 
@@ -135,6 +147,11 @@ pub struct Unmasked {
 }
 
 impl Unmasked {
+    /// Whether unmasking changed anything at all: a letter read as another, or a seam.
+    pub fn changes_anything(&self) -> bool {
+        !self.changes.is_empty()
+    }
+
     /// Whether the span `start..end` of the unmasked text was masked in the turn: it holds a
     /// letter read as another, or a seam between two of its letters. A word that was written
     /// plainly was already read as it stands (with the negative contexts around it), and is not

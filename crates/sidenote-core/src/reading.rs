@@ -337,7 +337,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // ("sui-cidal", "공-황-장-애", "саsino": policy_text.rs), with the same matcher and its
     // boundary rules; only their sensitive hits count. Most turns mask nothing and skip it.
     // A word read there counts only where it was masked: one written plainly was read above.
-    if let Some(unmasked) = unmask(text) {
+    // A turn can hold letters of another script that read as no Latin letter (Japanese, say):
+    // unmasked, it is the turn as it was, with nothing masked in it to read.
+    if let Some(unmasked) = unmask(text).filter(|u| u.changes_anything()) {
         steps.take(unmasked.text.len());
         // Exact hits only: a word both masked and one typo away from an alias is too far from it
         // ("here's" unmasked is one letter from a disease).
