@@ -511,6 +511,22 @@ export const BATCH_STARTS = {
     'se-ko': 573,
     'se-en': 562,
   },
+  'session-30': {
+    'ci-ko': 600,
+    'ci-en': 598,
+    'tn-ko': 483,
+    'tn-en': 471,
+    'cx-ko': 509,
+    'cx-en': 504,
+    'am-ko': 379,
+    'am-en': 377,
+    'rk-ko': 358,
+    'rk-en': 364,
+    'km-ko': 348,
+    'km-en': 267,
+    'se-ko': 587,
+    'se-en': 577,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
