@@ -89,6 +89,8 @@ struct AliasEntry {
     eligible: bool,
     /// Names a thing: a common word may be its typo inside a pair (see the rules).
     thing: bool,
+    /// Says a sensitive topic: its typo must not be one edit from another common word.
+    sensitive: bool,
 }
 
 /// Whether an alias holds a word under [`MIN_EDITED_WORD`] letters without a digit.
@@ -151,6 +153,13 @@ impl FuzzyMatcher {
     /// As [`new`](Self::new), each alias marked with whether it names a thing (a category or an
     /// entity), which lets a common word be its typo inside a pair of words.
     pub fn with_things<'a>(aliases: impl IntoIterator<Item = (&'a str, u32, bool)>) -> Self {
+        Self::with_kinds(aliases.into_iter().map(|(alias, pattern, thing)| (alias, pattern, thing, false)))
+    }
+
+    /// As [`with_things`](Self::with_things), each alias also marked with whether it says a
+    /// sensitive topic: a token one edit from a common word other than such an alias is read as
+    /// that word misspelt, not as the sensitive one ("codeing" is "coding", not "codeine").
+    pub fn with_kinds<'a>(aliases: impl IntoIterator<Item = (&'a str, u32, bool, bool)>) -> Self {
         let mut text = Vec::new();
         let mut entries = Vec::new();
         let mut keyed: Vec<(u64, u32)> = Vec::new();
@@ -158,7 +167,7 @@ impl FuzzyMatcher {
         let (mut min_len, mut max_len) = (usize::MAX, 0usize);
         let mut first_words = KeySet::default();
         let mut last_words = KeySet::default();
-        for (alias, pattern, thing) in aliases {
+        for (alias, pattern, thing, sensitive) in aliases {
             let bytes = alias.as_bytes();
             if !is_latin_alias(bytes) {
                 continue;
@@ -168,7 +177,7 @@ impl FuzzyMatcher {
             let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
             text.extend_from_slice(bytes);
             let end = u32::try_from(text.len()).expect("alias text under 4 GiB");
-            entries.push(AliasEntry { start, end, pattern, eligible, thing });
+            entries.push(AliasEntry { start, end, pattern, eligible, thing, sensitive });
             let whole = poly_hash(bytes);
             keyed.push((whole, index));
             if !eligible {
@@ -313,7 +322,12 @@ impl FuzzyMatcher {
 
     fn verify(&self, c: &Candidate, e: u32, hits: &mut Vec<(usize, usize, u32)>) {
         let entry = &self.entries[e as usize];
-        if entry.eligible && accepts(c, self.alias(entry), entry.thing) {
+        let alias = self.alias(entry);
+        // Two letters swapped is a slip of the fingers on the word meant ("bookei" is "bookie"
+        // though one letter from "booked"); another edit may as well be a misspelling of a common
+        // word, and then it is read as that word.
+        let rival = || !matches!(single_edit(c.text, alias), Some(Edit::Transpose(_))) && self.common.near(c.text, alias);
+        if entry.eligible && accepts(c, alias, entry.thing) && !(entry.sensitive && c.space.is_none() && rival()) {
             hits.push((c.start, c.end, entry.pattern));
         }
     }
@@ -507,6 +521,52 @@ impl CommonWords {
     fn contains(&self, word: &[u8], hash: u64) -> bool {
         self.words.get(&hash).is_some_and(|w| w.as_bytes() == word)
     }
+
+    /// Whether `token` is one edit (a letter deleted, inserted, changed, or two swapped) from a
+    /// common word other than `alias`: then it is likelier that word misspelt than the alias.
+    /// "codeing" is "coding" before it is "codeine". Asked only of a sensitive phrase's typos (a
+    /// thing's, "hotle", and a cue's, "wich one", keep their reading): a few hundred lookups, on a
+    /// rare hit.
+    fn near(&self, token: &[u8], alias: &[u8]) -> bool {
+        let mut variant: Vec<u8> = Vec::with_capacity(token.len() + 1);
+        let rival = |v: &[u8]| v != alias && v.len() >= 4 && self.contains(v, poly_hash(v));
+        for i in 0..token.len() {
+            variant.clear();
+            variant.extend_from_slice(&token[..i]);
+            variant.extend_from_slice(&token[i + 1..]);
+            if rival(&variant) {
+                return true;
+            }
+            if i + 1 < token.len() {
+                variant.clear();
+                variant.extend_from_slice(token);
+                variant.swap(i, i + 1);
+                if rival(&variant) {
+                    return true;
+                }
+            }
+        }
+        for i in 0..=token.len() {
+            for letter in b'a'..=b'z' {
+                variant.clear();
+                variant.extend_from_slice(&token[..i]);
+                variant.push(letter);
+                variant.extend_from_slice(&token[i..]);
+                if rival(&variant) {
+                    return true;
+                }
+                if i < token.len() && token[i] != letter {
+                    variant.clear();
+                    variant.extend_from_slice(token);
+                    variant[i] = letter;
+                    if rival(&variant) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
 }
 
 fn common_words() -> &'static CommonWords {
@@ -613,6 +673,21 @@ mod tests {
         assert_eq!(found("airpodspro case"), vec!["airpods pro"]);
         // Joining words keeps the digits intact: not a different model.
         assert_eq!(found("iphone16"), vec!["iphone 16"]);
+    }
+
+    #[test]
+    fn a_misspelt_common_word_is_not_a_sensitive_words_typo() {
+        let m = FuzzyMatcher::with_kinds([("codeine", 0, false, true), ("suicide", 1, false, true), ("laptop", 2, true, false)]);
+        // One edit from "coding" as well as from "codeine": the coder's word, not the medicine.
+        assert!(m.find("a laptop for codeing", &[]).is_empty());
+        // A typo of the sensitive word alone still reads as it.
+        assert_eq!(m.find("suicdie", &[]), [(0, 7, 1)]);
+        assert_eq!(m.find("codiene", &[]), [(0, 7, 0)]);
+        // Two letters swapped stay the sensitive word's typo, whatever common word is one edit away.
+        let bookie = FuzzyMatcher::with_kinds([("bookie", 0, false, true)]);
+        assert_eq!(bookie.find("bookei", &[]), [(0, 6, 0)]);
+        // Unmarked, the same alias keeps the typo (a thing's or a cue's typos are read as before).
+        assert_eq!(FuzzyMatcher::new([("codeine", 0)]).find("codeing", &[]), [(0, 7, 0)]);
     }
 
     #[test]

@@ -305,7 +305,10 @@ impl TextMatcher {
         // A pattern names a thing when all it stands for is a category or an entity.
         let names_thing =
             |hits: &[TextHit]| hits.iter().all(|h| matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
-        let fuzzy = FuzzyMatcher::with_things(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
+        let says_sensitive = |hits: &[TextHit]| hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_)));
+        let fuzzy = FuzzyMatcher::with_kinds(
+            patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits), says_sensitive(hits))),
+        );
         let hangul_typos = HangulTypoMatcher::new(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
         let patterns = patterns.into_iter().map(String::into_boxed_str).collect();
         Ok(TextMatcher { automaton, patterns, targets, edges, suffix, plural, fuzzy, hangul_typos })
