@@ -371,8 +371,10 @@ fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
 }
 
 /// The user's own child, grandchild, nephew or niece, or pupils: "my son", "our kids", "my
-/// grand daughter", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애. A sibling, a friend or a
-/// classmate is not among them (the user may be as young), nor a class's kids (우리반 애들).
+/// grand daughter", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애; and children the user
+/// counts or takes along, as only a grown-up in charge of them does: 초등학생 둘, 애들 셋, 중학생
+/// 두 명, 아이들 데리고. A sibling, a friend or a classmate is not among them (the user may be as
+/// young), nor a class's kids (우리반 애들).
 static EN_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?-u:\b)(?:my|our)\s+(?:(?:little|youngest|oldest|eldest|two|three|four)\s+)?(?:sons?|daughters?|kids?|child|children|grand\s*(?:sons?|daughters?|kids?|child|children)|nephews?|nieces?|step\s*(?:sons?|daughters?|kids?)|students|pupils)(?-u:\b)",
@@ -380,7 +382,7 @@ static EN_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?:^|[^가-힣])(?:(?:우리|제|내)\s*)?(?:딸|아들|손녀|손자|손주|조카|자녀|제자)(?:[^가-힣]|$|[이가은는을를도의들랑]|님|한테|에게|내미)|(?:^|[^가-힣])우리\s*(?:아이|애)(?:[^가-힣]|$|[가는를도의들랑]|한테|에게)",
+        r"(?:^|[^가-힣])(?:(?:우리|제|내)\s*)?(?:딸|아들|손녀|손자|손주|조카|자녀|제자)(?:[^가-힣]|$|[이가은는을를도의들랑]|님|한테|에게|내미)|(?:^|[^가-힣])우리\s*(?:아이|애)(?:[^가-힣]|$|[가는를도의들랑]|한테|에게)|(?:^|[^가-힣])(?:초등학생|중학생|고등학생|초딩|중딩|고딩|아이|애)들?\s*(?:(?:둘|셋|넷|두\s*명|세\s*명|네\s*명|[2-9]\s*명)(?:[^가-힣]|$|[이을를은도]|이나|이랑)|(?:을|를)?\s*(?:데리고|데려))",
     )
 });
 

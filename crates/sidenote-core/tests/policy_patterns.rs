@@ -35,3 +35,17 @@ fn every_example_reads_as_written() {
 fn an_empty_turn_is_no_family() {
     assert!(sensitive_patterns("").is_empty());
 }
+
+#[test]
+fn children_counted_or_taken_along_are_a_grown_ups_own() {
+    let own = |text: &str| sidenote_core::policy_patterns::read(&normalize(text)).speaks_of_own_child;
+    // A head count or "taking them along" is said by whoever is in charge of the children.
+    assert!(own("여름에 파리 가는데 초등학생 둘 데리고 루브르 가려니 막막해서요"));
+    assert!(own("겨울방학 되면 애들 둘(초2, 6살) 데리고 제주도 가려고 해요"));
+    assert!(own("중학생 두 명이랑 같이 묵을 숙소"));
+    assert!(own("아이들 데려갈 만한 호텔"));
+    // The user's own school year, or a classmate's, is not.
+    assert!(!own("저 초등학생인데 태블릿 사고 싶어요"));
+    assert!(!own("친구랑 둘이 도쿄 가요"));
+    assert!(!own("중학생 때 갔던 제주도"));
+}
