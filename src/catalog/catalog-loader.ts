@@ -6,6 +6,9 @@
 // The worker is kept between loads, unreferenced while idle: starting one costs about a quarter
 // of a second of CPU (its modules), which every reload (each import, each campaign change) paid
 // again. A load that fails ends it (its state is unknown), and the next load starts a fresh one.
+// A load of a large catalog ends it too: its heap, grown by the load, stays committed while it
+// idles (116 MB of resident memory after a million offers, bench/RESULTS.md), and reloading that
+// many offers takes tens of seconds, beside which a fresh worker's quarter second is nothing.
 //
 // With Postgres the worker reads on a connection of its own. PGlite lives on this thread, so
 // here the rows are read (as text, not parsed) and handed to the worker.
@@ -25,6 +28,9 @@ export const LOAD_BATCH_SIZE = 2000;
 // offers go to the addon and to shared memory, outside its heap. The cap makes it collect its
 // garbage instead of growing the process past what the instance should hold.
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256 };
+
+/** Offers up to which a load's worker is kept for the next load. */
+const KEEP_WORKER_MAX_OFFERS = 100_000;
 
 export interface LoadedCatalog {
   view: ServingCatalog;
@@ -54,6 +60,8 @@ export interface CatalogLoaderOptions {
   batchSize?: number;
   /** Starts the load's worker thread (a test watches it end). */
   startWorker?: (file: string, input: LoadWorkerInput, limits: ResourceLimits) => Worker;
+  /** A load of more offers than this ends its worker instead of keeping it (default 100,000). */
+  keepWorkerMaxOffers?: number;
 }
 
 export class CatalogLoader {
@@ -63,6 +71,7 @@ export class CatalogLoader {
   private stopped = false;
   private readonly input: LoadWorkerInput;
   private readonly startWorker: NonNullable<CatalogLoaderOptions['startWorker']>;
+  private readonly keepWorkerMaxOffers: number;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -72,6 +81,7 @@ export class CatalogLoader {
   ) {
     this.input = { databaseUrl, batchSize: opts.batchSize ?? LOAD_BATCH_SIZE };
     this.startWorker = opts.startWorker ?? startCatalogWorker;
+    this.keepWorkerMaxOffers = opts.keepWorkerMaxOffers ?? KEEP_WORKER_MAX_OFFERS;
   }
 
   /** One load; one at a time (the runtime shares a running reload). */
@@ -126,7 +136,7 @@ export class CatalogLoader {
         worker.off('message', onMessage);
         worker.off('error', fail);
         worker.off('exit', onExit);
-        if (this.stopped) void worker.terminate();
+        if (this.stopped || done.staged.offers > this.keepWorkerMaxOffers) void worker.terminate();
         else this.keep(worker);
         return done;
       },

@@ -220,6 +220,30 @@ describe(`catalog reloads (${stores})`, () => {
     }
   });
 
+  it('ends the worker after a load of a large catalog instead of keeping its grown heap idle', async () => {
+    const t = await createTestApp();
+    try {
+      const workers: { worker: Worker; exited: Promise<unknown> }[] = [];
+      const counted = (...args: Parameters<typeof startCatalogWorker>) => {
+        const worker = startCatalogWorker(...args);
+        workers.push({ worker, exited: once(worker, 'exit') });
+        return worker;
+      };
+      // The demo catalog counts as large here: every load's worker ends, and the next starts anew.
+      const loader = new CatalogLoader(new CatalogRepository(t.db), t.db.connectionString ?? null, { startWorker: counted, keepWorkerMaxOffers: 0 });
+      for (let i = 0; i < 2; i++) {
+        const loaded = await loader.load();
+        expect(loaded.staged.offers).toBeGreaterThan(0);
+        discardStagedIndex(loaded.staged);
+        await workers[i].exited;
+      }
+      expect(workers).toHaveLength(2);
+      await loader.stop();
+    } finally {
+      await t.close();
+    }
+  });
+
   it('ends the load and its worker on stop; nothing goes live', async () => {
     const t = await createTestApp();
     try {
