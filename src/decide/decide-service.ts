@@ -292,7 +292,8 @@ export class DecideService {
     const expiresAt = new Date(nowMs + (selected.campaign?.offer_ttl_seconds ?? 900) * 1000);
     const impressionToken = randomBytes(32).toString('base64url');
     if (deadline.expired()) throw new DeadlineExceeded();
-    await this.write(attempt, { ...servedRecord(base, winner, expiresAt, attempt.started, selected.spendMicros), kind: 'affiliate' });
+    // The base says `affiliate` already (select, kind 'affiliate').
+    await this.write(attempt, servedRecord(base, winner, expiresAt, attempt.started, selected.spendMicros));
     // Committed before the host hears of the token, so a click intent can always find it.
     await this.impressions.create({
       tokenHash: sha256(impressionToken),
