@@ -1,7 +1,8 @@
 // Loading the served catalog off the serving thread (src/catalog/catalog-loader.ts): the worker's
 // index and view serve what the index built whole from the same rows served; a reload that fails
 // leaves the previous catalog serving, counted and logged; another instance's import is picked
-// up; the worker is kept between loads, and ended after a failed one and on stop.
+// up; the worker is kept between loads, and ended after a failed one, after a large one and on
+// stop.
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,17 @@ import { generateQuery, Rng } from '../../testkit/generated-catalog.js';
 import { ADMIN, bearer, createTestApp, METRICS_AUTH, type TestApp, createHost } from '../helpers/test-env.js';
 import { miniCatalog } from '../helpers/mini-catalog.js';
 import { adultOnSurface } from '../helpers/envelopes.js';
+
+/** Starts load workers as the loader would, keeping each and the promise of its exit. */
+function countedWorkers() {
+  const workers: { worker: Worker; exited: Promise<unknown> }[] = [];
+  const counted = (...args: Parameters<typeof startCatalogWorker>) => {
+    const worker = startCatalogWorker(...args);
+    workers.push({ worker, exited: once(worker, 'exit') });
+    return worker;
+  };
+  return { workers, counted };
+}
 
 const stores = process.env.DATABASE_URL ? 'Postgres: the worker reads on its own connection' : 'PGlite: the worker is fed the rows';
 
@@ -189,12 +201,7 @@ describe(`catalog reloads (${stores})`, () => {
   it('keeps its worker between loads, ends it after a load that failed (the next starts another), and ends the idle one on stop', async () => {
     const t = await createTestApp();
     try {
-      const workers: { worker: Worker; exited: Promise<unknown> }[] = [];
-      const counted = (...args: Parameters<typeof startCatalogWorker>) => {
-        const worker = startCatalogWorker(...args);
-        workers.push({ worker, exited: once(worker, 'exit') });
-        return worker;
-      };
+      const { workers, counted } = countedWorkers();
       const loader = new CatalogLoader(new CatalogRepository(t.db), t.db.connectionString ?? null, { startWorker: counted });
       const versions: number[] = [];
       for (let i = 0; i < 3; i++) {
@@ -223,12 +230,7 @@ describe(`catalog reloads (${stores})`, () => {
   it('ends the worker after a load of a large catalog instead of keeping its grown heap idle', async () => {
     const t = await createTestApp();
     try {
-      const workers: { worker: Worker; exited: Promise<unknown> }[] = [];
-      const counted = (...args: Parameters<typeof startCatalogWorker>) => {
-        const worker = startCatalogWorker(...args);
-        workers.push({ worker, exited: once(worker, 'exit') });
-        return worker;
-      };
+      const { workers, counted } = countedWorkers();
       // The demo catalog counts as large here: every load's worker ends, and the next starts anew.
       const loader = new CatalogLoader(new CatalogRepository(t.db), t.db.connectionString ?? null, { startWorker: counted, keepWorkerMaxOffers: 0 });
       for (let i = 0; i < 2; i++) {
