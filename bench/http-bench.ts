@@ -120,13 +120,12 @@ async function load(url: string, pid: number, connections: number, requests: aut
   const results: Array<Awaited<ReturnType<typeof autocannon>> & { cpuUs: number; postgresUs: number; redisUs: number; gc?: GcWindow }> = [];
   for (let run = 0; run < RUNS; run++) {
     await autocannon({ url, connections, duration: 1, requests });
-    const probed = GC;
-    if (probed) await gcWindow(pid);
+    if (GC) await gcWindow(pid);
     const cpuBefore = cpuUsOf(pid);
     const storesBefore = storesCpuUs();
     const r = await autocannon({ url, connections, duration: DURATION, requests });
     const storesAfter = storesCpuUs();
-    const gc = probed ? await gcWindow(pid) : undefined;
+    const gc = GC ? await gcWindow(pid) : undefined;
     results.push({
       ...r,
       gc,
@@ -170,10 +169,11 @@ interface GcWindow {
 /** Ends the service's current GC window (bench/gc-probe.mjs) and returns its totals. */
 async function gcWindow(pid: number): Promise<GcWindow> {
   const file = gcFile(pid);
-  const before = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+  const windows = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+  const before = windows().length;
   process.kill(pid, 'SIGUSR2');
   for (let i = 0; i < 100; i++) {
-    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    const lines = windows();
     if (lines.length > before) return JSON.parse(lines[lines.length - 1]);
     await new Promise((r) => setTimeout(r, 20));
   }
