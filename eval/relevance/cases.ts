@@ -527,6 +527,22 @@ export const BATCH_STARTS = {
     'se-ko': 587,
     'se-en': 577,
   },
+  'session-31': {
+    'ci-ko': 633,
+    'ci-en': 637,
+    'tn-ko': 492,
+    'tn-en': 477,
+    'cx-ko': 526,
+    'cx-en': 521,
+    'am-ko': 383,
+    'am-en': 383,
+    'rk-ko': 363,
+    'rk-en': 370,
+    'km-ko': 357,
+    'km-en': 272,
+    'se-ko': 608,
+    'se-en': 598,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
