@@ -1297,7 +1297,20 @@ impl OfferIndex {
         // Cheapest tests first: this runs for every posting entry a turn reads. An offer is
         // always about its advertiser's own brand too: Taskloom's offer aimed at Notion users is
         // no other thing when the turn names Taskloom.
-        o.entities.iter().any(|&e| {
+        // An offer aimed at a rival's users (an advertiser with a narrow brand of its own,
+        // targeting another narrow one of its kind in its category: Taskloom for Notion users) is
+        // aimed at any rival's users: a turn that names Trello is no other thing to it. A shop
+        // selling a maker's goods (Sony, a brand of all electronics) is no rival of the maker.
+        let rival = |e: u32| {
+            o.advertiser_entity.is_some_and(|a| {
+                a != e
+                    && !self.entity_broad[a as usize]
+                    && !self.entity_broad[e as usize]
+                    && self.entity_kinds[a as usize] == self.entity_kinds[e as usize]
+                    && shares_category(a, e)
+            })
+        };
+        o.entities.iter().filter(|&&e| !rival(e)).any(|&e| {
             let kind = self.entity_kinds[e as usize];
             !o.entities
                 .iter()

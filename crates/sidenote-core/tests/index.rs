@@ -598,3 +598,52 @@ fn a_thing_the_user_moves_away_from_asks_for_its_kind() {
     // A place is not a thing one moves away from in this sense: "switching from seoul" is a trip.
     assert!(ids(&index, &query("switching from seoul to busan, buy a hotel")).contains(&"b_busan".to_string()));
 }
+
+#[test]
+fn an_offer_aimed_at_a_rivals_users_is_aimed_at_every_rivals() {
+    let d = |advertiser: Option<&str>| {
+        let mut conquest = offer("a_tasks", &["software.productivity"], &["brand.notion"]);
+        conquest["advertiser_entity_id"] = serde_json::json!(advertiser);
+        let mut shop = offer("b_mac", &["electronics.laptops"], &["brand.apple"]);
+        shop["advertiser_entity_id"] = serde_json::json!("brand.shop");
+        let mut grove = offer("c_sony", &["electronics.audio"], &["brand.sony"]);
+        grove["advertiser_entity_id"] = serde_json::json!("brand.grove");
+        doc(serde_json::json!({
+            "taxonomy": {
+                "categories": [
+                    { "id": "software", "parent_id": null, "aliases": { "en": ["software"] } },
+                    { "id": "software.productivity", "parent_id": "software", "aliases": { "en": ["project management tool"] } },
+                    { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+                    { "id": "electronics.laptops", "parent_id": "electronics", "aliases": { "en": ["laptop"] } },
+                    { "id": "electronics.audio", "parent_id": "electronics", "aliases": { "en": ["headphones"] } }
+                ],
+                "entities": [
+                    { "id": "brand.notion", "kind": "brand", "aliases": { "en": ["notion"] }, "category_ids": ["software.productivity"] },
+                    { "id": "brand.trello", "kind": "brand", "aliases": { "en": ["trello"] }, "category_ids": ["software.productivity"] },
+                    { "id": "brand.taskloom", "kind": "brand", "aliases": { "en": ["taskloom"] }, "category_ids": ["software.productivity"] },
+                    { "id": "brand.shop", "kind": "brand", "aliases": { "en": ["shopbrand"] }, "category_ids": ["electronics"] },
+                    { "id": "brand.apple", "kind": "brand", "aliases": { "en": ["apple"] }, "category_ids": ["electronics"] },
+                    { "id": "brand.samsung", "kind": "brand", "aliases": { "en": ["samsung"] }, "category_ids": ["electronics"] },
+                    { "id": "brand.sony", "kind": "brand", "aliases": { "en": ["sony"] }, "category_ids": ["electronics"] },
+                    { "id": "brand.grove", "kind": "brand", "aliases": { "en": ["grovebrand"] }, "category_ids": ["electronics.audio"] }
+                ],
+                "intent_cues": { "compare": { "en": ["what would you pick", "any good"] } }
+            },
+            "offers": [conquest, shop, grove]
+        }))
+    };
+    let rival = OfferIndex::build(&d(Some("brand.taskloom"))).expect("builds");
+    let plain = OfferIndex::build(&d(None)).expect("builds");
+    let ask = query("we need a project management tool, our trello board is a mess. what would you pick");
+    // Taskloom's offer for Notion users answers a team that asks for the kind and names Trello.
+    assert_eq!(ids(&rival, &ask), vec!["a_tasks"]);
+    // Without an advertiser of that kind, the offer is for Notion itself: another thing.
+    assert!(ids(&plain, &ask).is_empty());
+    // Naming a rival alone asks for no kind: nothing to answer.
+    assert!(ids(&rival, &query("is trello any good")).is_empty());
+    // A shop whose brand spans all electronics is no rival of Apple's: a Samsung laptop ask
+    // still keeps its Apple offer away.
+    assert!(ids(&rival, &query("samsung laptop, what would you pick")).is_empty());
+    // Nor is an audio shop selling Sony's headphones a rival of Sony's, nor of Samsung's.
+    assert!(ids(&rival, &query("samsung headphones, what would you pick")).is_empty());
+}
