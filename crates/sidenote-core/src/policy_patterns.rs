@@ -356,7 +356,22 @@ fn minor_age(turn: &Screened) -> bool {
         || turn.any_where(&EN_AGE, |m| !EN_NOT_AGE_UNIT.is_match(&text[m.end()..]) && !as_a_figure_of_speech(text, m))
         || says_person_years_old(turn)
         || turn.any_where(&EN_WORD_AGE, |m| !said_of_family_en(text, m) && !as_a_figure_of_speech(text, m))
-        || [&EN_GRADE_NUMBER, &EN_GRADE, &EN_SCHOOL].into_iter().any(|re| turn.any_where(re, |m| !said_of_family_en(text, m)))
+        || [&EN_GRADE_NUMBER, &EN_GRADE, &EN_SCHOOL].into_iter().any(|re| turn.any_where(re, |m| !said_of_family_en(text, m) && !said_of_a_class(text, m)))
+}
+
+/// A school year that names a class the user teaches or serves, not the user's own: "I'm a 7th
+/// grade science teacher", "I teach 8th grade", "a 6th grade curriculum", "3rd grade parents". A
+/// pupil says "7th grade student" of themselves. A plural ("4th graders") is not enough: minors
+/// speak of themselves so too ("we're 10th graders").
+static EN_CLASS_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^(?:\s+(?:science|math|maths|english|ela|history|art|music|pe|gym|spanish|french|korean|esl|stem|reading|writing|biology|chemistry|physics|geography|social\s+studies|language\s+arts|special\s+ed|homeroom|band|computer))?\s+(?:teachers?|teaching|tutors?|curriculum|lesson\s+plans?|lessons|classrooms?|parents|students|pupils|kids|worksheets?)(?-u:\b)",
+    )
+});
+static EN_TEACHES_BEFORE: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)(?:teach|teaches|teaching|taught)\s+(?:the\s+)?$"));
+
+fn said_of_a_class(text: &str, m: &Match) -> bool {
+    EN_CLASS_AFTER.is_match(&text[m.end()..]) || EN_TEACHES_BEFORE.is_match(chars_before(text, m.start(), 24))
 }
 
 /// [`PatternReading::speaks_of_own_child`].
