@@ -3,6 +3,7 @@
 // - delay: every chunk, both ways, arrives this many ms late (a slow server or network);
 // - blackhole: nothing gets through, connections stay open (a partition); bytes held back are
 //   delivered when healed, as TCP retransmission would;
+// and bytes never overtake each other across a change of mode (a TCP stream stays in order);
 // - refuse: new connections are closed at once (a server that is down);
 // - cut(): every open connection is reset (a failover or a restart).
 import net from 'node:net';
@@ -53,24 +54,46 @@ export class FaultProxy {
       return;
     }
     const upstream = net.connect(this.target.port, this.target.host);
-    const held: Array<() => void> = [];
+    // Each direction is one ordered byte stream, as TCP is: a chunk is delivered at its due time
+    // and never before the chunk ahead of it, so a mode change (delay, then pass) holds back the
+    // newer bytes instead of letting them overtake the delayed ones.
+    const direction = (to: net.Socket) => {
+      const queue: { chunk: Buffer; due: number }[] = [];
+      let timer: NodeJS.Timeout | undefined;
+      const drain = () => {
+        timer = undefined;
+        if (this.mode.kind === 'blackhole') return;
+        const now = Date.now();
+        while (queue.length > 0 && queue[0].due <= now) {
+          const { chunk } = queue.shift() as { chunk: Buffer };
+          if (!to.destroyed) to.write(chunk);
+        }
+        if (queue.length > 0) timer = setTimeout(drain, queue[0].due - now);
+      };
+      const push = (chunk: Buffer) => {
+        const mode = this.mode;
+        queue.push({ chunk, due: Date.now() + (mode.kind === 'delay' ? mode.ms : 0) });
+        if (timer === undefined) drain();
+      };
+      const heal = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        drain();
+      };
+      return { push, heal };
+    };
+    const toUpstream = direction(upstream);
+    const toClient = direction(client);
     const pipe = {
       client,
       upstream,
-      heal: () => held.splice(0).forEach((deliver) => deliver()),
+      heal: () => {
+        toUpstream.heal();
+        toClient.heal();
+      },
     };
     this.pipes.add(pipe);
-    const forward = (to: net.Socket) => (chunk: Buffer) => {
-      const deliver = () => {
-        if (!to.destroyed) to.write(chunk);
-      };
-      const mode = this.mode;
-      if (mode.kind === 'blackhole') held.push(deliver);
-      else if (mode.kind === 'delay') setTimeout(deliver, mode.ms);
-      else deliver();
-    };
-    client.on('data', forward(upstream));
-    upstream.on('data', forward(client));
+    client.on('data', toUpstream.push);
+    upstream.on('data', toClient.push);
     const end = () => {
       this.pipes.delete(pipe);
       client.destroy();
