@@ -3,8 +3,8 @@
 // different campaigns with a session cap each, from one process at several concurrencies, and
 // the Redis server's CPU per claim (INFO's used_cpu_sys + used_cpu_user before and after), and
 // the client's: this process' CPU per claim (ioredis and the store's batching, with the candidates
-// built here), and of it what ioredis spends writing one batch's command (issue 34: whether a
-// pre-encoded command would pay), timed on a batch's real arguments with no network.
+// built here), and what one batch's command costs to write, by ioredis' Command and by the
+// store's own writer (issue 34: the pre-encoded call), with no network.
 //
 //   REDIS_URL=redis://127.0.0.1:6379/0 npm run bench:redis-claims -- [--seconds 5] [--concurrency 10,50,200]
 //
@@ -14,7 +14,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Redis } from 'ioredis';
+import { encodeCommand } from '../src/counters/encoded-script.js';
 import { createCounterStore } from '../src/counters/index.js';
+import { claimBatchCall } from '../src/counters/redis-counter-store.js';
 import type { ClaimCandidate } from '../src/counters/counter-store.js';
 import { counterKeys } from '../src/counters/keys.js';
 
@@ -58,16 +60,6 @@ const serverCpu = async () => {
   return v('used_cpu_sys') + v('used_cpu_user');
 };
 
-// One batch's command as the store sends it: captured from the store's own connection.
-let captured: (string | number | Buffer)[] | undefined;
-const connection = (store as unknown as { redis: Redis }).redis;
-const sendCommand = connection.sendCommand.bind(connection);
-connection.sendCommand = (command, ...rest) => {
-  if (!captured && (command.name === 'evalsha' || command.name === 'eval') && command.args.length > 10)
-    captured = command.args.slice(1) as (string | number | Buffer)[];
-  return sendCommand(command, ...rest);
-};
-
 const rows: { concurrency: number; claimsPerSecond: number; serverCpuMicrosPerClaim: number; clientCpuMicrosPerClaim: number }[] = [];
 for (const concurrency of CONCURRENCY) {
   let claims = 0;
@@ -92,33 +84,30 @@ for (const concurrency of CONCURRENCY) {
   );
 }
 
-// What ioredis spends turning one batch into bytes (Command and its RESP writing), per batch.
-if (!captured) throw new Error('no claim batch was sent');
-const batch = captured;
+// What one batch's command costs to turn into bytes, no network: ioredis' Command (as the store
+// sent it before issue 34's step) against the store's own writer (src/counters/encoded-script.ts),
+// on the same call: the claims of five decides of one turn, keys prefixed.
+const { keys: batchKeys, args: batchArgs } = claimBatchCall(Array.from({ length: 5 }, () => candidates()));
+const sha = '0123456789abcdef0123456789abcdef01234567';
+const callSize = batchKeys.length + batchArgs.length;
 const ENCODINGS = 200_000;
-const t0 = process.cpuUsage();
 let bytes = 0;
+const t0 = process.cpuUsage();
 for (let i = 0; i < ENCODINGS; i++) {
-  const w = new Command('evalsha', ['0123456789abcdef0123456789abcdef01234567', ...batch]).toWritable(undefined as never);
+  const w = new Command('evalsha', [sha, batchKeys.length, ...batchKeys, ...batchArgs], { keyPrefix: prefix, replyEncoding: 'utf8' }).toWritable(
+    undefined as never,
+  );
   bytes += w.length;
 }
 const t = process.cpuUsage(t0);
 const encodingMicros = (t.user + t.system) / ENCODINGS;
-// The same bytes written by hand, as a pre-encoder would: one string, one Buffer, no Command.
-const resp = (args: (string | number | Buffer)[]) => {
-  let out = `*${args.length + 1}\r\n$7\r\nevalsha\r\n`;
-  for (const a of args) {
-    const v = String(a);
-    out += `$${Buffer.byteLength(v)}\r\n${v}\r\n`;
-  }
-  return Buffer.from(out);
-};
 const h0 = process.cpuUsage();
-for (let i = 0; i < ENCODINGS; i++) bytes += resp(['0123456789abcdef0123456789abcdef01234567', ...batch]).length;
+for (let i = 0; i < ENCODINGS; i++) bytes += encodeCommand('evalsha', [sha, String(batchKeys.length)], batchKeys, prefix, batchArgs).length;
 const h = process.cpuUsage(h0);
 const handMicros = (h.user + h.system) / ENCODINGS;
+if (bytes === 0) throw new Error('nothing was encoded');
 console.log(
-  `one batch of ${batch.length - 1} keys and arguments: ioredis Command + toWritable ${encodingMicros.toFixed(2)} µs, written by hand ${handMicros.toFixed(2)} µs`,
+  `one batch of ${callSize} keys and arguments: ioredis Command + toWritable ${encodingMicros.toFixed(2)} µs, the store's writer ${handMicros.toFixed(2)} µs`,
 );
 // Every key of this run, and only those.
 let cursor = '0';
@@ -137,7 +126,7 @@ const md = [
   '|---:|---:|---:|---:|',
   ...rows.map((r) => `| ${r.concurrency} | ${r.claimsPerSecond} | ${r.serverCpuMicrosPerClaim} µs | ${r.clientCpuMicrosPerClaim} µs |`),
   '',
-  `One batch's command (${batch.length - 1} keys and arguments), no network: ioredis (Command and toWritable) ${encodingMicros.toFixed(2)} µs, the same bytes written by hand ${handMicros.toFixed(2)} µs.`,
+  `One batch's command (five decides' claims, ${callSize} keys and arguments), no network: ioredis (Command and toWritable) ${encodingMicros.toFixed(2)} µs, the store's writer ${handMicros.toFixed(2)} µs.`,
   '',
   `One Redis core saturates near ${Math.round(1e6 / Math.min(...rows.map((r) => r.serverCpuMicrosPerClaim)))} claims/s at the lowest CPU per claim measured.`,
 ].join('\n');

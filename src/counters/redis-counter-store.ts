@@ -45,6 +45,7 @@ import {
   type StartableCounterStore,
   type WindowHit,
 } from './counter-store.js';
+import { EncodedScript } from './encoded-script.js';
 import { DEFAULT_KEY_PREFIX, counterKeys } from './keys.js';
 
 // Claims, for each decide in a batch, the first of its candidates that passes, atomically (a
@@ -315,12 +316,34 @@ class TurnBatch<In, Out> {
   }
 }
 
+/** The claim script's keys and arguments for the decides of one turn (its layout is the
+ *  script's, above). */
+export function claimBatchCall(batch: readonly ClaimCandidate[][]): { keys: string[]; args: (string | number)[] } {
+  const keys: string[] = [];
+  const args: (string | number)[] = [batch.length];
+  for (const candidates of batch) {
+    const header = args.length;
+    args.push(candidates.length, 0);
+    for (const c of candidates) {
+      args.push(c.frequency.length, c.spend ? 1 : 0);
+      for (const f of c.frequency) {
+        keys.push(f.key);
+        args.push(f.limit, f.windowMs);
+      }
+      if (c.spend) {
+        keys.push(counterKeys.spend(c.spend.campaignId));
+        args.push(c.spend.amountMicros, c.spend.totalLimitMicros, c.spend.dailyLimitMicros, c.spend.day, c.spend.msToDayEnd);
+      }
+    }
+    args[header + 1] = args.length - header - 2;
+  }
+  return { keys, args };
+}
+
 type ScriptedRedis = Redis & {
-  sidenoteClaimBatch(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
   sidenoteRefund(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   sidenoteLoadSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   sidenoteRaiseSpend(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  sidenoteMarksAndHits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<Array<number | string>>;
 };
 
 export interface RedisCounterStoreOptions {
@@ -350,10 +373,15 @@ export class RedisCounterStore implements StartableCounterStore {
   private closed = false;
   private readonly claims = new TurnBatch(MAX_PER_CALL, (batch: ClaimCandidate[][]) => this.sendClaims(batch));
   private readonly marks = new TurnBatch(MAX_PER_CALL, (batch: MarksAndHitsRequest[]) => this.runMarksAndHits('marksAndHits', batch));
+  // The two calls made once per event-loop turn, written to the socket by the store itself.
+  private readonly claimBatch: EncodedScript;
+  private readonly marksAndHitsBatch: EncodedScript;
 
   constructor(opts: RedisCounterStoreOptions) {
     this.log = opts.logger;
     this.keyPrefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.claimBatch = new EncodedScript(CLAIM_BATCH_LUA, this.keyPrefix);
+    this.marksAndHitsBatch = new EncodedScript(MARKS_AND_HITS_LUA, this.keyPrefix);
     const maxDelay = opts.maxReconnectDelayMs ?? 2000;
     this.redis = new Redis(opts.url, {
       keyPrefix: this.keyPrefix,
@@ -374,11 +402,9 @@ export class RedisCounterStore implements StartableCounterStore {
     this.redis.on('ready', () => {
       if (this.suppressed > 0 || this.lastLoggedAt > 0) this.log?.info?.({ counterStore: { keyPrefix: this.keyPrefix } }, 'counter store connected');
     });
-    this.redis.defineCommand('sidenoteClaimBatch', { lua: CLAIM_BATCH_LUA });
     this.redis.defineCommand('sidenoteRefund', { lua: REFUND_LUA });
     this.redis.defineCommand('sidenoteLoadSpend', { lua: LOAD_SPEND_LUA });
     this.redis.defineCommand('sidenoteRaiseSpend', { lua: RAISE_SPEND_LUA });
-    this.redis.defineCommand('sidenoteMarksAndHits', { lua: MARKS_AND_HITS_LUA });
   }
 
   /** Connects if not yet connected and waits up to timeoutMs for it. Never throws; reconnection
@@ -418,25 +444,8 @@ export class RedisCounterStore implements StartableCounterStore {
 
   /** The claims of one event-loop turn in one script call; each decide hears its own. */
   private async sendClaims(batch: ClaimCandidate[][]): Promise<ClaimOutcome[]> {
-    const keys: string[] = [];
-    const args: (string | number)[] = [batch.length];
-    for (const candidates of batch) {
-      const header = args.length;
-      args.push(candidates.length, 0);
-      for (const c of candidates) {
-        args.push(c.frequency.length, c.spend ? 1 : 0);
-        for (const f of c.frequency) {
-          keys.push(f.key);
-          args.push(f.limit, f.windowMs);
-        }
-        if (c.spend) {
-          keys.push(counterKeys.spend(c.spend.campaignId));
-          args.push(c.spend.amountMicros, c.spend.totalLimitMicros, c.spend.dailyLimitMicros, c.spend.day, c.spend.msToDayEnd);
-        }
-      }
-      args[header + 1] = args.length - header - 2;
-    }
-    const out = await this.run('claimFirst', () => this.redis.sidenoteClaimBatch(keys.length, ...keys, ...args));
+    const { keys, args } = claimBatchCall(batch);
+    const out = await this.run('claimFirst', () => this.claimBatch.call<Array<number | string>>(this.redis, keys, args));
     let o = 0;
     return batch.map((candidates) => {
       const claimedIndex = Number(out[o]);
@@ -479,7 +488,7 @@ export class RedisCounterStore implements StartableCounterStore {
         args.push(h.windowMs, h.by);
       }
     }
-    const out = await this.run(op, () => this.redis.sidenoteMarksAndHits(keys.length, ...keys, ...args));
+    const out = await this.run(op, () => this.marksAndHitsBatch.call<Array<number | string>>(this.redis, keys, args));
     let o = 0;
     return batch.map(({ marks, hits }) => {
       const existing = marks.map(() => {
