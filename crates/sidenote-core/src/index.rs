@@ -1128,6 +1128,22 @@ impl OfferIndex {
                 Topic::Entity(e) => entities.push(e),
             }
         }
+        // A cue said of a product with no category word in its clause ("is the 7 day JR Pass
+        // still worth buying? … then fly out of Haneda") asks for the product's categories and
+        // heads the request with them when the turn names the product before any other category
+        // it asks for: what comes after without a cue of its own is beside it.
+        if request_heads.is_empty() && !asked.is_empty() {
+            let first_other = counted.iter().filter(|(t, _)| matches!(t, Topic::Category(_))).map(|&(_, clause)| clause).min();
+            for &(topic, clause) in &counted {
+                if let Topic::Entity(e) = topic {
+                    let cued = reading.purchase_clauses.binary_search(&clause).is_ok() || reading.compare_clauses.binary_search(&clause).is_ok();
+                    if self.entity_product[e as usize] && cued && first_other.is_none_or(|c| clause <= c) {
+                        request_heads.extend_from_slice(&self.entity_categories[e as usize]);
+                        asked.extend_from_slice(&self.entity_categories[e as usize]);
+                    }
+                }
+            }
+        }
         if request_heads.is_empty() {
             beside.clear();
         } else {

@@ -647,3 +647,41 @@ fn an_offer_aimed_at_a_rivals_users_is_aimed_at_every_rivals() {
     // Nor is an audio shop selling Sony's headphones a rival of Sony's, nor of Samsung's.
     assert!(ids(&rival, &query("samsung headphones, what would you pick")).is_empty());
 }
+
+#[test]
+fn a_product_asked_for_first_heads_the_request_over_a_category_named_after_it() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.rail", "parent_id": "travel", "aliases": { "en": ["train ticket"] } },
+                { "id": "travel.flights", "parent_id": "travel", "aliases": { "en": ["flight"] }, "weak_aliases": { "en": ["fly"] } },
+                { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+                { "id": "electronics.laptops", "parent_id": "electronics", "aliases": { "en": ["laptop"] } },
+                { "id": "software", "parent_id": null, "aliases": { "en": ["software"] } },
+                { "id": "software.devtools", "parent_id": "software", "aliases": { "en": ["code editor"] } }
+            ],
+            "entities": [
+                { "id": "product.pass", "kind": "product", "aliases": { "en": ["rail pass"] }, "category_ids": ["travel.rail"] },
+                { "id": "product.editor", "kind": "product", "aliases": { "en": ["vs code"] }, "category_ids": ["software.devtools"] },
+                { "id": "place.tokyo", "kind": "place", "aliases": { "en": ["tokyo"] }, "category_ids": ["travel"] },
+                { "id": "place.busan", "kind": "place", "aliases": { "en": ["busan"] }, "category_ids": ["travel"] }
+            ],
+            "intent_cues": { "purchase": { "en": ["worth buying", "buy", "budget", "need"] } }
+        },
+        "offers": [
+            offer("a_pass", &["travel.rail"], &["product.pass"]),
+            offer("b_flight", &["travel.flights"], &["place.tokyo"]),
+            offer("c_train", &["travel.rail"], &["place.busan"]),
+            offer("d_laptop", &["electronics.laptops"], &[]),
+            offer("e_editor", &["software.devtools"], &["product.editor"])
+        ]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // The pass is what the cue is said of; the flight out, named after it with no cue, is beside.
+    assert_eq!(ids(&index, &query("is the rail pass worth buying? then we fly out of tokyo")).first().map(String::as_str), Some("a_pass"));
+    // Asked alone, the pass asks for no other rail offer: a Busan train is not it.
+    assert_eq!(ids(&index, &query("buy a rail pass")), vec!["a_pass"]);
+    // A product named after the category asked ("a laptop …, mostly vs code") does not head it.
+    assert_eq!(ids(&index, &query("i need a laptop for classes. budget 1000, mostly vs code")).first().map(String::as_str), Some("d_laptop"));
+}
