@@ -12,9 +12,10 @@ import { Command, type Redis } from 'ioredis';
 
 /** One `*n` RESP array of bulk strings: the command name, then its arguments. */
 export function encodeCommand(name: string, head: readonly string[], keys: readonly string[], keyPrefix: string, args: readonly (string | number)[]): string {
+  const prefixBytes = Buffer.byteLength(keyPrefix);
   let out = `*${1 + head.length + keys.length + args.length}\r\n$${name.length}\r\n${name}\r\n`;
   for (const h of head) out += `$${Buffer.byteLength(h)}\r\n${h}\r\n`;
-  for (const k of keys) out += `$${Buffer.byteLength(keyPrefix) + Buffer.byteLength(k)}\r\n${keyPrefix}${k}\r\n`;
+  for (const k of keys) out += `$${prefixBytes + Buffer.byteLength(k)}\r\n${keyPrefix}${k}\r\n`;
   for (const a of args) {
     const s = typeof a === 'number' ? String(a) : a;
     out += `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
