@@ -1312,11 +1312,12 @@ impl OfferIndex {
         }
         // Cheapest tests first: this runs for every posting entry a turn reads. An offer is
         // always about its advertiser's own brand too: Taskloom's offer aimed at Notion users is
-        // no other thing when the turn names Taskloom.
-        // An offer aimed at a rival's users (an advertiser with a narrow brand of its own,
-        // targeting another narrow one of its kind in its category: Taskloom for Notion users) is
-        // aimed at any rival's users: a turn that names Trello is no other thing to it. A shop
-        // selling a maker's goods (Sony, a brand of all electronics) is no rival of the maker.
+        // no other thing when the turn names Taskloom. An offer aimed at a rival's users (an
+        // advertiser with a narrow brand of its own, targeting another narrow one of its kind in
+        // its category: Taskloom for Notion users) is aimed at any rival's users: a turn that
+        // names Trello is no other thing to it. A shop selling a maker's goods (Sony, a brand of
+        // all electronics) is no rival of the maker. Asked last, of an entity that would
+        // otherwise be another thing.
         let rival = |e: u32| {
             o.advertiser_entity.is_some_and(|a| {
                 a != e
@@ -1326,13 +1327,14 @@ impl OfferIndex {
                     && shares_category(a, e)
             })
         };
-        o.entities.iter().filter(|&&e| !rival(e)).any(|&e| {
+        o.entities.iter().any(|&e| {
             let kind = self.entity_kinds[e as usize];
             !o.entities
                 .iter()
                 .chain(o.advertiser_entity.as_ref())
                 .any(|&mine| self.entity_kinds[mine as usize] == kind && entities.binary_search(&mine).is_ok())
                 && entities.iter().any(|&n| self.entity_kinds[n as usize] == kind && shares_category(e, n) && !self.nested(e, n))
+                && !rival(e)
         })
     }
 
