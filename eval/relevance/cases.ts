@@ -543,6 +543,22 @@ export const BATCH_STARTS = {
     'se-ko': 608,
     'se-en': 598,
   },
+  'session-32': {
+    'ci-ko': 668,
+    'ci-en': 677,
+    'tn-ko': 498,
+    'tn-en': 481,
+    'cx-ko': 541,
+    'cx-en': 538,
+    'am-ko': 390,
+    'am-en': 389,
+    'rk-ko': 370,
+    'rk-en': 375,
+    'km-ko': 363,
+    'km-en': 279,
+    'se-ko': 629,
+    'se-en': 618,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
