@@ -59,7 +59,18 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  sensitive turn seen in a failure listing before the round of young people's phrasings that
  *  blocked it, and a widow's turn of the session-29b batch read before the regional-Korean round
  *  that blocked it was chosen (docs/relevance.md, "Session 29 in order"). */
-export const MOVED_TO_DEV: ReadonlySet<string> = new Set(['tn-ko-195', 'ci-en-042', 'rk-ko-124', 'se-en-413', 'se-ko-581', 'cx-en-506', 'ci-en-618']);
+export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
+  'tn-ko-195',
+  'ci-en-042',
+  'rk-ko-124',
+  'se-en-413',
+  'se-ko-581',
+  'cx-en-506',
+  'ci-en-618',
+  'cx-ko-530',
+  'cx-en-064',
+  'cx-en-545',
+]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
  *  se-en-335 is one its session-17 author filed under sensitive with that label already. */
