@@ -58,7 +58,10 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  booking stems were reverted (docs/relevance.md). se-en-413 and se-ko-581 (session 29): a
  *  sensitive turn seen in a failure listing before the round of young people's phrasings that
  *  blocked it, and a widow's turn of the session-29b batch read before the regional-Korean round
- *  that blocked it was chosen (docs/relevance.md, "Session 29 in order"). */
+ *  that blocked it was chosen (docs/relevance.md, "Session 29 in order"). cx-en-506 (session
+ *  30) and ci-en-618 (session 31): README, The rule. cx-ko-530, cx-en-064 and cx-en-545 (session
+ *  32): code turns read while the code rows that replaced the bare language names were chosen;
+ *  ci-ko-667 (session 32): a phone case seen before the accessory words were chosen. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -70,6 +73,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-ko-530',
   'cx-en-064',
   'cx-en-545',
+  'ci-ko-667',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

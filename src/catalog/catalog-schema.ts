@@ -140,6 +140,9 @@ export const Taxonomy = z
         alternative: Aliases.default({ ko: [], en: [] }).describe(
           'Moving away from a thing: outgrown, alternatives to, 에서 갈아타, 대안 … (said of the nearest brand or product of its clause, after an English cue and before a Korean one: another thing of its kind is asked for, "we\'ve outgrown Trello").',
         ),
+        accessory: Aliases.default({ ko: [], en: [] }).describe(
+          'A thing bought for another thing: case, charger, dock, 케이스, 충전기 … (right after a thing, "아이폰16 케이스", that thing is whose accessory is asked for, not what is asked; anywhere in a clause, the clause names something else, so a thing it is for is dropped: "a case for my iPad").',
+        ),
       })
       .default({
         purchase: { ko: [], en: [] },
@@ -152,6 +155,7 @@ export const Taxonomy = z
         purpose: { ko: [], en: [] },
         purpose_before: { ko: [], en: [] },
         alternative: { ko: [], en: [] },
+        accessory: { ko: [], en: [] },
       })
       .describe(
         "How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md). The core's language packs (Korean and English, with examples) already hold the common ones; a catalog's cues are added to them, for its own users' wording, and cannot take a pack's away.",

@@ -19,6 +19,7 @@ const NO_CUES = {
   purpose: NO_ALIASES,
   purpose_before: NO_ALIASES,
   alternative: NO_ALIASES,
+  accessory: NO_ALIASES,
 };
 
 export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {

@@ -105,6 +105,7 @@ export interface IndexTaxonomy {
     purpose?: IndexAliases;
     purpose_before?: IndexAliases;
     alternative?: IndexAliases;
+    accessory?: IndexAliases;
   };
 }
 

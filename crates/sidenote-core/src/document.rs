@@ -108,11 +108,16 @@ pub struct IntentCues {
     /// moves away from; another thing of its kind is asked for ("we've outgrown Trello").
     #[serde(default)]
     pub alternative: Aliases,
+    /// "case", "charger", "케이스", "충전기": a thing bought for another thing. Right after a thing
+    /// ("아이폰16 케이스"), that thing is whose accessory is asked for, not what is asked; anywhere
+    /// in a clause, it is something else that clause names ("a case for my iPad").
+    #[serde(default)]
+    pub accessory: Aliases,
 }
 
 impl IntentCues {
     /// Every kind's aliases, in the order of [`crate::packs::CUE_KINDS`].
-    pub fn kinds(&self) -> [&Aliases; 10] {
+    pub fn kinds(&self) -> [&Aliases; 11] {
         [
             &self.purchase,
             &self.compare,
@@ -124,11 +129,12 @@ impl IntentCues {
             &self.purpose,
             &self.purpose_before,
             &self.alternative,
+            &self.accessory,
         ]
     }
 
     /// [`Self::kinds`], to add to.
-    pub fn kinds_mut(&mut self) -> [&mut Aliases; 10] {
+    pub fn kinds_mut(&mut self) -> [&mut Aliases; 11] {
         [
             &mut self.purchase,
             &mut self.compare,
@@ -140,6 +146,7 @@ impl IntentCues {
             &mut self.purpose,
             &mut self.purpose_before,
             &mut self.alternative,
+            &mut self.accessory,
         ]
     }
 }

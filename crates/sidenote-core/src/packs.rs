@@ -17,7 +17,7 @@ use crate::text_match::TextHit;
 
 /// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
 /// matcher reports for each: the one list the packs, the catalog's cues and the index read.
-pub const CUE_KINDS: [(&str, TextHit); 10] = [
+pub const CUE_KINDS: [(&str, TextHit); 11] = [
     ("purchase", TextHit::PurchaseCue),
     ("compare", TextHit::CompareCue),
     ("negation", TextHit::Negation),
@@ -28,6 +28,7 @@ pub const CUE_KINDS: [(&str, TextHit); 10] = [
     ("purpose", TextHit::Purpose),
     ("purpose_before", TextHit::PurposeBefore),
     ("alternative", TextHit::Alternative),
+    ("accessory", TextHit::Accessory),
 ];
 
 /// One cue phrase and its examples.
@@ -67,11 +68,13 @@ pub struct PackCues {
     pub purpose_before: Vec<CueRow>,
     #[serde(default)]
     pub alternative: Vec<CueRow>,
+    #[serde(default)]
+    pub accessory: Vec<CueRow>,
 }
 
 impl PackCues {
     /// Every kind's rows, in the order of [`CUE_KINDS`].
-    pub fn kinds(&self) -> [&[CueRow]; 10] {
+    pub fn kinds(&self) -> [&[CueRow]; 11] {
         [
             &self.purchase,
             &self.compare,
@@ -83,6 +86,7 @@ impl PackCues {
             &self.purpose,
             &self.purpose_before,
             &self.alternative,
+            &self.accessory,
         ]
     }
 }

@@ -281,6 +281,19 @@ fn description_names_a_topic(topics: &[TopicHit], last_cue_end: Option<(u32, usi
     topics.last().is_some_and(|t| t.clause == clause && t.start >= from)
 }
 
+/// Whether what stands between a thing and an accessory word after it joins them into one
+/// name: nothing, spaces, a size or model number ("13", "16인치"), 용 or 전용 ("for"), or an
+/// English possessive. Anything longer is a phrase of its own ("iPad Air, and a case").
+fn accessory_of(between: &str) -> bool {
+    const MAX_BYTES: usize = 16;
+    if between.len() > MAX_BYTES {
+        return false;
+    }
+    let rest = between.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_digit());
+    let rest = rest.strip_suffix("인치").unwrap_or(rest).trim_matches(|c: char| c.is_whitespace() || c.is_ascii_digit());
+    matches!(rest, "" | "용" | "전용" | "'s" | "’s" | "inch" | "\"")
+}
+
 /// Whether a word ending at `end` is said with the particle 만, "only" ("숙소만", "호텔만 알아봐"),
 /// not with a word that begins with it (만큼 "as much as", 만한 "the size of", 만족, 만원, 만에).
 fn said_only(text: &str, end: usize) -> bool {
@@ -448,6 +461,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     let mut negated_before: Vec<(u32, usize)> = Vec::new();
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
+    // Accessory words: (clause, where they start).
+    let mut accessories: Vec<(u32, usize)> = Vec::new();
     reading.not_commercial = st.fenced_code;
     // The last not-commercial cue: (its clause, where it ends).
     let mut last_task: Option<(u32, usize)> = None;
@@ -482,6 +497,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 TextHit::ClauseBreak => {}
                 TextHit::PurchaseCue | TextHit::CompareCue | TextHit::Purpose | TextHit::PurposeBefore | TextHit::Alternative if inside(&st.quotes, span) => {}
                 TextHit::Alternative => alternatives.push((clause, span.start)),
+                TextHit::Accessory => accessories.push((clause, span.start)),
                 TextHit::Purpose => {
                     purpose_from[clause as usize].get_or_insert(span.end);
                 }
@@ -522,9 +538,33 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     };
     // Topics are in order of position, so in order of clause too: every lookup below is a
     // binary search over them or a table by clause.
-    if !steps.take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len()) {
+    if !steps
+        .take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len() + accessories.len() * 4)
+    {
         reading.over_budget = true;
         return reading;
+    }
+    // An accessory word right after a thing (only spaces, a model number or 용 between) names
+    // that thing's accessory: "아이폰16 케이스", "갤탭s10용 커버", "MacBook Air 13 charger". The
+    // thing is whose it is, as in a negative context ("맥북 충전기"), and the clause names
+    // something else (`other_heads`).
+    for &(clause, at) in &accessories {
+        let mut i = topics.partition_point(|t| t.start < at);
+        // Hits reaching over the word start at most a few places back (one spot each).
+        for _ in 0..4 {
+            let Some(k) = i.checked_sub(1) else { break };
+            let t = &topics[k];
+            if t.clause != clause {
+                break;
+            }
+            if t.end <= at {
+                if accessory_of(&text[t.end..at]) {
+                    negative.push((t.topic, clause));
+                }
+                break;
+            }
+            i = k;
+        }
     }
     negative.sort_unstable();
     negative.dedup();
@@ -659,7 +699,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         }
     }
     reading.over_budget = steps.spent();
-    reading.other_heads = negative.iter().map(|&(_, c)| c).collect();
+    reading.other_heads = negative.iter().map(|&(_, c)| c).chain(accessories.iter().map(|&(c, _)| c)).collect();
+    reading.other_heads.sort_unstable();
+    reading.other_heads.dedup();
     reading.topics = topics;
     reading.purchase_clauses = purchase.into_iter().map(|(c, _)| c).filter(|&c| !voided[c as usize]).collect();
     reading.compare_clauses = compare.into_iter().map(|(c, _)| c).filter(|&c| !voided[c as usize]).collect();
@@ -709,6 +751,8 @@ mod tests {
             ("에서 갈아타", TextHit::Alternative),
             ("이미 있", TextHit::Negation),
             ("필요 없", TextHit::Negation),
+            ("case", TextHit::Accessory),
+            ("케이스", TextHit::Accessory),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -906,6 +950,27 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn an_accessory_word_right_after_a_thing_names_that_things_accessory() {
+        // Right after it, with spaces, a model number or 용 between: whose accessory it is.
+        for text in ["looking for a laptop case", "laptop 13 case, buy", "노트북케이스 추천", "노트북 16인치 케이스 추천", "노트북용 케이스 추천"]
+        {
+            let r = read_text(text);
+            assert!(r.topics.is_empty(), "{text}: {:?}", topics(&r));
+            assert_eq!(r.other_heads, vec![0], "{text}");
+        }
+        // Anywhere else in its clause, the clause names something else: a thing the accessory is
+        // for is dropped by the index (`purpose`), and a thing asked beside it stays.
+        let r = read_text("looking for a case for my laptop");
+        assert_eq!(r.other_heads, vec![0]);
+        assert_eq!(r.topics.iter().map(|t| (t.topic, t.purpose)).collect::<Vec<_>>(), vec![(Topic::Category(0), true)]);
+        let r = read_text("buy a laptop, and a hotel case");
+        assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
+        // A phrase between is not one name: the laptop is still asked.
+        assert_eq!(topics(&read_text("buy a laptop with a good case")), vec![(Topic::Category(0), 0)]);
+        assert!(read_text("buy a laptop").other_heads.is_empty());
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub enum TextHit {
     Purpose,
     /// What comes before in its clause is what the thing is for ("에서 쓸", "가서 쓸").
     PurposeBefore,
+    /// A thing bought for another thing, not the thing itself ("case", "충전기"): said right after
+    /// a thing, it names that thing's accessory ("아이폰16 케이스", "MacBook Air charger").
+    Accessory,
 }
 
 /// One boundary-valid hit: byte span in the normalised message and the pattern it matched.

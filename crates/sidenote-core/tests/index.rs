@@ -685,3 +685,33 @@ fn a_product_asked_for_first_heads_the_request_over_a_category_named_after_it() 
     // A product named after the category asked ("a laptop …, mostly vs code") does not head it.
     assert_eq!(ids(&index, &query("i need a laptop for classes. budget 1000, mostly vs code")).first().map(String::as_str), Some("d_laptop"));
 }
+
+#[test]
+fn an_accessory_of_a_thing_is_not_the_thing() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"], "ko": ["전자기기"] } },
+                { "id": "electronics.phones", "parent_id": "electronics", "aliases": { "en": ["phone"], "ko": ["폰"] } },
+                { "id": "electronics.laptops", "parent_id": "electronics", "aliases": { "en": ["laptop"], "ko": ["노트북"] } }
+            ],
+            "entities": [
+                { "id": "product.iphone", "kind": "product", "aliases": { "en": ["iphone 16"], "ko": ["아이폰16"] }, "category_ids": ["electronics.phones"] }
+            ]
+        },
+        "offers": [
+            offer("a_iphone", &["electronics.phones"], &["product.iphone"]),
+            offer("b_laptop", &["electronics.laptops"], &[])
+        ]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    // The packs' accessory words: right after the thing, it is whose accessory is asked for.
+    assert!(ids(&index, &query("which iphone 16 case should i buy?")).is_empty());
+    assert!(ids(&index, &query("아이폰16 케이스 튼튼한 거 추천해줘")).is_empty());
+    // Anywhere in the clause, a thing the accessory is for or works with is not asked either.
+    assert!(ids(&index, &query("which case should i buy for my iphone 16?")).is_empty());
+    assert!(ids(&index, &query("which usb-c dock works with my laptop for two monitors?")).is_empty());
+    // The thing asked for itself is still asked, with an accessory or without.
+    assert_eq!(ids(&index, &query("which iphone 16 should i buy? i'll get a case later")).first().map(String::as_str), Some("a_iphone"));
+    assert_eq!(ids(&index, &query("which laptop should i buy, one with a good charger")).first().map(String::as_str), Some("b_laptop"));
+}
