@@ -83,7 +83,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 20] = [
+static SCANNED: [&LazyLock<Regex>; 21] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -104,6 +104,7 @@ static SCANNED: [&LazyLock<Regex>; 20] = [
     &EN_FOR_THE_NIGHT,
     &EN_VEILED,
     &HAPPY_ENDING,
+    &QUOTED_EUPHEMISM,
 ];
 static SCREEN: LazyLock<RegexSet> = LazyLock::new(|| RegexSet::new(SCANNED.map(|re| re.as_str())).expect("the policy patterns compile as a set"));
 
@@ -592,6 +593,17 @@ static HAPPY_ENDING: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// A word put in scare quotes beside a place or service that sells it: the quotes say the word
+/// means more than it says ("a massage with 'extras'", "the 'spicy' sites I pay for", "a
+/// 'companion' for the night"). The word alone is ordinary (extras on a bill, spicy ramen, a
+/// travel companion), and so is a quoted one far from such a place ("is 'spicy' at this
+/// restaurant actually hot"): within one sentence, a few words either side.
+static QUOTED_EUPHEMISM: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"['"‘“](?:extras?|companions?|companionship|company|spicy|special (?:service|massage)s?|entertainment)['"’”][^.?!]{0,40}(?-u:\b)(?:massages?|spas?|parlou?rs?|hotels?|rooms?|sites?|pages?|content|girls?|ladies|nights?|services?)(?-u:\b)|(?-u:\b)(?:massages?|spas?|parlou?rs?|hotels?|rooms?|sites?|pages?|girls?|ladies|places?|services?)(?-u:\b)[^.?!]{0,40}['"‘“](?:extras?|companions?|companionship|company|spicy|special|entertainment)['"’”]"#,
+    )
+});
+
 /// Whether a turn names an adult venue or asks for paid sex in the words people use for it.
 pub fn names_adult_venue(text: &str) -> bool {
     adult_venue(&Screened::new(text))
@@ -604,6 +616,7 @@ fn adult_venue(turn: &Screened) -> bool {
         || turn.any_where(&EN_FOR_THE_NIGHT, |m| !SHIFT.is_match(&text[m.end()..]))
         || turn.holds(&EN_VEILED)
         || turn.holds(&HAPPY_ENDING)
+        || turn.holds(&QUOTED_EUPHEMISM)
 }
 
 #[cfg(test)]
