@@ -580,6 +580,22 @@ export const BATCH_STARTS = {
     'se-ko': 629,
     'se-en': 618,
   },
+  'session-32b': {
+    'ci-ko': 702,
+    'ci-en': 712,
+    'tn-ko': 502,
+    'tn-en': 486,
+    'cx-ko': 560,
+    'cx-en': 556,
+    'am-ko': 395,
+    'am-en': 395,
+    'rk-ko': 374,
+    'rk-en': 381,
+    'km-ko': 374,
+    'km-en': 289,
+    'se-ko': 649,
+    'se-en': 638,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
