@@ -66,7 +66,8 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  (session 32): a price asked to sell, seen before the seller's-price rows were chosen; se-en-616
  *  (session 32): a massage with 'extras', seen before the scare-quote pattern was written;
  *  km-en-294 (session 32): a password manager lost to 'wifi' read as an accessory, and read while
- *  that was undone. */
+ *  that was undone; cx-en-563 (session 32): a pasted trip to 'turn into' a doc, read in the
+ *  batch's label review before the 'turn this into' row was chosen. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -83,6 +84,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-en-533',
   'se-en-616',
   'km-en-294',
+  'cx-en-563',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
