@@ -92,10 +92,11 @@ pub struct Span {
 
 /// First syllables after which an alias ending in Hangul still ends its word: particles
 /// (은 는 이 가 을 를 에 의 도 만 와 과 로 랑 나 야 요 께 한테 보다 처럼 까지 부터 마다 밖에 뿐
-/// 씩 쯤 엔), the copula (이다, 인데, 입니다, 일까, 였어, 예요), 하다/되다 endings (하려고, 해줘,
+/// 씩 쯤 엔), the copula (이다, 인데, 입니다, 일까, 였어, 예요, and 라도 / 라서 / 라고 after a
+/// vowel: "일본어라도 좀 하고 가고 싶은데"), 하다/되다 endings (하려고, 해줘,
 /// 할까, 한, 했는데, 함, 합니다, 되는, 돼, 될, 된, 됨), and a few nouns that attach (들, 좀,
 /// 정도, 같은, 값, 비, 표, and 앱 and 툴: "일본어공부앱" is a language app).
-pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴";
+pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑라나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
     /// The normalised text of each pattern.
