@@ -1086,9 +1086,17 @@ impl OfferIndex {
         }
         heads.sort_unstable();
         heads.dedup();
-        let clause_has_head = |clause: u32| heads.binary_search_by_key(&clause, |&(c, _)| c).is_ok();
+        // The host's digest names what the conversation is about ("ok between those two, which
+        // would you pick for a 14 hour flight?" after headphones were compared): its categories
+        // head every clause, so a purpose of another kind is what they are for.
+        let mut digest_roots: Vec<u32> = asked.iter().map(|&c| self.root(c)).collect();
+        digest_roots.sort_unstable();
+        digest_roots.dedup();
+        let clause_has_head = |clause: u32| !digest_roots.is_empty() || heads.binary_search_by_key(&clause, |&(c, _)| c).is_ok();
         counted.retain(|&(topic, clause, purpose)| {
-            !purpose || !clause_has_head(clause) || self.any_category_of(topic, |o| heads.binary_search(&(clause, self.root(o))).is_ok())
+            !purpose
+                || !clause_has_head(clause)
+                || self.any_category_of(topic, |o| heads.binary_search(&(clause, self.root(o))).is_ok() || digest_roots.binary_search(&self.root(o)).is_ok())
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         steps.take(counted.len() * 4);

@@ -715,3 +715,29 @@ fn an_accessory_of_a_thing_is_not_the_thing() {
     assert_eq!(ids(&index, &query("which iphone 16 should i buy? i'll get a case later")).first().map(String::as_str), Some("a_iphone"));
     assert_eq!(ids(&index, &query("which laptop should i buy, one with a good charger")).first().map(String::as_str), Some("b_laptop"));
 }
+
+#[test]
+fn a_digest_heads_every_clause_so_a_purpose_of_another_kind_is_what_it_is_for() {
+    let d = doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.flights", "parent_id": "travel", "aliases": { "en": ["flight"] } },
+                { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+                { "id": "electronics.audio", "parent_id": "electronics", "aliases": { "en": ["headphones"] } }
+            ],
+            "intent_cues": { "compare": { "en": ["which would you pick"] } }
+        },
+        "offers": [
+            offer("a_flight", &["travel.flights"], &[]),
+            offer("b_audio", &["electronics.audio"], &[])
+        ]
+    }));
+    let index = OfferIndex::build(&d).expect("builds");
+    let audio = vec!["electronics.audio".to_string()];
+    // Headphones were compared a turn ago (the digest); the flight is what they are for.
+    let follow_up = MatchQuery { intent_type: Some("compare"), category_ids: &audio, ..query("ok, which would you pick for a 14 hour flight?") };
+    assert_eq!(ids(&index, &follow_up).first().map(String::as_str), Some("b_audio"));
+    // Without the digest the flight is all the turn names, and it still counts.
+    assert_eq!(ids(&index, &query("which would you pick for a 14 hour flight?")), vec!["a_flight"]);
+}
