@@ -238,8 +238,9 @@ fn in_identifier(text: &str, span: &Span) -> bool {
         || (a1 == Some('.') && a2.is_some_and(is_word))
 }
 
-/// Words that say the place after them is where a trip starts.
-const ORIGIN_BEFORE: [&str; 4] = ["from", "out of", "leaving", "departing"];
+/// Words that say the place after them is where a trip starts, or a stop it comes from ("two
+/// nights in Osaka after Tokyo").
+const ORIGIN_BEFORE: [&str; 5] = ["from", "out of", "leaving", "departing", "after"];
 
 /// Whether topic `t` of the normalised `text` is where a trip starts: after "from" ("jeju
 /// flights from seoul"), before "to" and another topic ("seoul to tokyo"), before "에서" and
@@ -998,6 +999,8 @@ mod tests {
         assert_eq!(origin("서울에서 도쿄 가는 비행기"), vec![(seoul, true), (tokyo, false), (Topic::Category(2), false)]);
         assert_eq!(origin("서울 출발 도쿄"), vec![(seoul, true), (tokyo, false)]);
         assert_eq!(origin("서울에서 출발하는 비행기"), vec![(seoul, true), (Topic::Category(2), false)]);
+        // A stop the trip comes from: "a hotel in tokyo after seoul".
+        assert_eq!(origin("a hotel in tokyo after seoul"), vec![(Topic::Category(1), false), (tokyo, false), (seoul, true)]);
         // Not a word that only ends in "from", nor "to" before a word that is no topic, nor a
         // place something is done in.
         assert_eq!(origin("wherefrom seoul"), vec![(seoul, false)]);
