@@ -282,6 +282,38 @@ fn description_names_a_topic(topics: &[TopicHit], last_cue_end: Option<(u32, usi
     topics.last().is_some_and(|t| t.clause == clause && t.start >= from)
 }
 
+/// The nearest topic of `clause` that ends at or before byte `at`: the last one starting before
+/// it, then back past any that reach over it (only hits at one spot can). `topics` are in order
+/// of position; each topic looked at costs a step.
+fn nearest_ending_before(topics: &[TopicHit], clause: u32, at: usize, steps: &mut Steps) -> Option<usize> {
+    let first = topics.partition_point(|t| t.clause < clause);
+    let mut i = topics.partition_point(|t| (t.clause, t.start) < (clause, at));
+    while i > first {
+        i -= 1;
+        steps.take(1);
+        if topics[i].end <= at {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Topic `n` and every other topic read at that very span (one alias may stand for several
+/// things; they sit side by side): what is said of one is said of all of them.
+fn at_the_same_span<'a>(topics: &'a [TopicHit], n: usize, steps: &'a mut Steps) -> impl Iterator<Item = usize> + 'a {
+    let TopicHit { clause, start, end, .. } = topics[n];
+    let group = topics.partition_point(|t| (t.clause, t.start) < (clause, start));
+    topics[group..]
+        .iter()
+        .take_while(move |t| t.start == start && t.clause == clause)
+        .inspect(move |_| {
+            steps.take(1);
+        })
+        .enumerate()
+        .filter(move |(_, t)| t.end == end)
+        .map(move |(k, _)| group + k)
+}
+
 /// Whether what stands between a thing and an accessory word after it joins them into one
 /// name: nothing, spaces, a size or model number ("13", "16인치"), 용 or 전용 ("for"), or an
 /// English possessive. Anything longer is a phrase of its own ("iPad Air, and a case").
@@ -539,9 +571,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     };
     // Topics are in order of position, so in order of clause too: every lookup below is a
     // binary search over them or a table by clause.
-    if !steps
-        .take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len() + accessories.len() * 4)
-    {
+    if !steps.take(topics.len() * 8 + purchase.len() + compare.len() + negated_before.len() + alternatives.len() + purpose_windows.len() + accessories.len()) {
         reading.over_budget = true;
         return reading;
     }
@@ -550,21 +580,10 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // thing is whose it is, as in a negative context ("맥북 충전기"), and the clause names
     // something else (`other_heads`).
     for &(clause, at) in &accessories {
-        let mut i = topics.partition_point(|t| t.start < at);
-        // Hits reaching over the word start at most a few places back (one spot each).
-        for _ in 0..4 {
-            let Some(k) = i.checked_sub(1) else { break };
-            let t = &topics[k];
-            if t.clause != clause {
-                break;
+        if let Some(n) = nearest_ending_before(&topics, clause, at, steps) {
+            if accessory_of(&text[topics[n].end..at]) {
+                negative.extend(at_the_same_span(&topics, n, steps).map(|j| (topics[j].topic, clause)));
             }
-            if t.end <= at {
-                if accessory_of(&text[t.end..at]) {
-                    negative.push((t.topic, clause));
-                }
-                break;
-            }
-            i = k;
         }
     }
     negative.sort_unstable();
@@ -593,32 +612,11 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // Cues said with a negated topic: (clause, from, until).
     let mut cue_cuts: Vec<(u32, usize, usize)> = Vec::new();
     for &(clause, at) in &negated_before {
-        let first = topics.partition_point(|t| t.clause < clause);
-        // The last topic of the clause starting before the cue, then back past any that reach
-        // over it (only hits at one spot can): the nearest that ends before it.
-        let mut i = topics.partition_point(|t| (t.clause, t.start) < (clause, at));
-        let mut nearest = None;
-        while i > first {
-            i -= 1;
-            steps.take(1);
-            if topics[i].end <= at {
-                nearest = Some(i);
-                break;
-            }
-        }
-        let cues_from = match nearest {
+        let cues_from = match nearest_ending_before(&topics, clause, at, steps) {
             Some(n) => {
-                let (start, end) = (topics[n].start, topics[n].end);
-                // Every topic read at that very span goes with it (they sit side by side).
-                let group = topics.partition_point(|t| (t.clause, t.start) < (clause, start));
-                for j in group..topics.len() {
-                    if topics[j].start != start || topics[j].clause != clause {
-                        break;
-                    }
-                    steps.take(1);
-                    if topics[j].end == end {
-                        negated[j] = true;
-                    }
+                let start = topics[n].start;
+                for j in at_the_same_span(&topics, n, steps) {
+                    negated[j] = true;
                 }
                 if matches!(topics[n].topic, Topic::Category(_)) {
                     categories_negated[clause as usize] = true;
