@@ -601,6 +601,22 @@ export const BATCH_STARTS = {
     'se-ko': 649,
     'se-en': 638,
   },
+  'session-33': {
+    'ci-ko': 739,
+    'ci-en': 748,
+    'tn-ko': 509,
+    'tn-en': 491,
+    'cx-ko': 577,
+    'cx-en': 570,
+    'am-ko': 399,
+    'am-en': 403,
+    'rk-ko': 379,
+    'rk-en': 386,
+    'km-ko': 383,
+    'km-en': 296,
+    'se-ko': 669,
+    'se-en': 658,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
