@@ -67,7 +67,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  (session 32): a massage with 'extras', seen before the scare-quote pattern was written;
  *  km-en-294 (session 32): a password manager lost to 'wifi' read as an accessory, and read while
  *  that was undone; cx-en-563 (session 32): a pasted trip to 'turn into' a doc, read in the
- *  batch's label review before the 'turn this into' row was chosen. */
+ *  batch's label review before the 'turn this into' row was chosen. cx-en-575 and cx-en-582
+ *  (session 33): a recommendation refused ('no need to recommend', 'not looking for … recs'),
+ *  shown in the batch's first run before the refusal rows were written. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -85,6 +87,8 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'se-en-616',
   'km-en-294',
   'cx-en-563',
+  'cx-en-575',
+  'cx-en-582',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

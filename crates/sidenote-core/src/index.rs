@@ -873,7 +873,12 @@ impl OfferIndex {
         // Counted up to the threshold only: a full count walks a 4,000-character paste.
         let words = normalized.as_deref().map_or(0, |m| m.split_whitespace().take(MODEL_MIN_WORDS).count());
         let model_sensitive = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.sensitive >= sensitive_at);
-        let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at);
+        // The classifier does not read negation: in a turn that refuses something ("not looking
+        // for headphone recs, why is my xm5 mic muffled"), a cue-less request is what it reads in
+        // the rest of the turn ("don't need flights, booked. still need a hotel in tokyo").
+        let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at)
+            && (reading.refused_spans.is_empty()
+                || normalized.as_deref().is_some_and(|m| model.scores(&unrefused(m, &reading.refused_spans)).commercial >= commercial_at));
         let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
@@ -1515,6 +1520,23 @@ impl AppExclusions {
     fn excludes(&self, o: &Offer) -> bool {
         (!self.advertisers.is_empty() && self.advertisers.binary_search(&o.advertiser).is_ok())
             || (!self.categories.is_empty() && o.categories.iter().any(|c| self.categories.binary_search(c).is_ok()))
+    }
+}
+
+/// The turn without the clauses it refuses (`spans`, in order), up to the classifier's
+/// [`MODEL_MAX_CHARS`]: each refused clause is one space.
+fn unrefused(text: &str, spans: &[(usize, usize)]) -> String {
+    let mut rest = String::with_capacity(text.len().min(MODEL_MAX_CHARS * 4));
+    let mut from = 0;
+    for &(start, end) in spans {
+        rest.push_str(&text[from..start.max(from)]);
+        rest.push(' ');
+        from = end.max(from);
+    }
+    rest.push_str(&text[from..]);
+    match rest.char_indices().nth(MODEL_MAX_CHARS) {
+        Some((end, _)) => rest[..end].to_string(),
+        None => rest,
     }
 }
 

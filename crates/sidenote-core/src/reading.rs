@@ -84,6 +84,9 @@ pub struct Reading {
     /// A negation cue counted ("not looking to buy", "안 살게요", "already have"): the user
     /// refuses something. Whatever else the turn names, the refusal is evidence against an ask.
     pub refused: bool,
+    /// The byte spans of the clauses a negation voids, in order: what the turn refuses. The
+    /// classifier, which does not read negation, weighs a cue-less request without them.
+    pub refused_spans: Vec<(usize, usize)>,
     /// The clauses after the last not-commercial cue, to the end of its line, where a purchase
     /// cue is an ask of its own ("원리가 뭐예요? … 하나 살까 고민 중"): `(first, last)`, empty
     /// (first > last) for fenced code. Before the cue it is part of the task; on a later line, of
@@ -698,6 +701,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
         }
     }
     reading.over_budget = steps.spent();
+    let clause_start = |c: usize| if c == 0 { 0 } else { clause_ends[c - 1] };
+    let clause_end = |c: usize| clause_ends.get(c).copied().unwrap_or(text.len());
+    reading.refused_spans = (0..clauses).filter(|&c| negated_clause[c]).map(|c| (clause_start(c), clause_end(c))).collect();
     reading.other_heads = negative.iter().map(|&(_, c)| c).chain(accessories.iter().map(|&(c, _)| c)).collect();
     reading.other_heads.sort_unstable();
     reading.other_heads.dedup();

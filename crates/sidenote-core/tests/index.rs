@@ -259,6 +259,33 @@ fn an_apps_exclusions_set_offers_aside_and_say_so() {
 }
 
 #[test]
+fn a_cue_less_request_is_read_in_what_the_turn_does_not_refuse() {
+    // The classifier reads "looking for … recs" as a request; it does not read the "not" before
+    // them. A refused clause is no request, and the rest asks how a mic works.
+    let taxonomy = serde_json::json!({
+        "categories": [
+            { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+            { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotel"] } },
+            { "id": "travel.flights", "parent_id": "travel", "aliases": { "en": ["flights"] } },
+            { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+            { "id": "electronics.audio", "parent_id": "electronics", "aliases": { "en": ["headphone"] } }
+        ],
+        "entities": [
+            { "id": "place.jeju", "kind": "place", "aliases": { "en": ["jeju"] }, "category_ids": ["travel"] },
+            { "id": "product.xm5", "kind": "product", "aliases": { "en": ["xm5"] }, "category_ids": ["electronics.audio"] }
+        ]
+    });
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [] }))).expect("builds");
+    let r = index.find(&query("not looking for headphone recs, i just need to know why my xm5 mic sounds muffled on teams calls"));
+    assert_eq!(r.message_intent, MessageIntent::None);
+    // What the turn goes on to ask, with no cue word, is still a request.
+    let r = index.find(&query("don't need flights, those are booked. I still need a hotel in jeju for 3 nights though"));
+    assert_eq!(r.message_intent, MessageIntent::Purchase);
+    assert!(r.signal_category_ids.contains(&"travel.hotels".to_string()));
+    assert!(!r.signal_category_ids.contains(&"travel.flights".to_string()));
+}
+
+#[test]
 fn the_classifier_alone_needs_a_surer_reading_to_block_a_turn_that_asks_for_nothing() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
     // The embedded model scores this between the service threshold (0.0) and
