@@ -318,14 +318,15 @@ fn at_the_same_span<'a>(topics: &'a [TopicHit], n: usize, steps: &'a mut Steps) 
 }
 
 /// Whether what stands between a thing and an accessory word after it joins them into one
-/// name: nothing, spaces, a size or model number ("13", "16인치"), 용 or 전용 ("for"), or an
-/// English possessive. Anything longer is a phrase of its own ("iPad Air, and a case").
+/// name: nothing, spaces or a hyphen ("laptop-friendly"), a size or model number ("13",
+/// "16인치"), 용 or 전용 ("for"), or an English possessive. Anything longer is a phrase of its own
+/// ("iPad Air, and a case").
 fn accessory_of(between: &str) -> bool {
     const MAX_BYTES: usize = 16;
     if between.len() > MAX_BYTES {
         return false;
     }
-    let rest = between.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_digit());
+    let rest = between.trim_matches(|c: char| c.is_whitespace() || c.is_ascii_digit() || c == '-');
     let rest = rest.strip_suffix("인치").unwrap_or(rest).trim_matches(|c: char| c.is_whitespace() || c.is_ascii_digit());
     matches!(rest, "" | "용" | "전용" | "'s" | "’s" | "inch" | "\"")
 }
@@ -959,9 +960,15 @@ mod tests {
 
     #[test]
     fn an_accessory_word_right_after_a_thing_names_that_things_accessory() {
-        // Right after it, with spaces, a model number or 용 between: whose accessory it is.
-        for text in ["looking for a laptop case", "laptop 13 case, buy", "노트북케이스 추천", "노트북 16인치 케이스 추천", "노트북용 케이스 추천"]
-        {
+        // Right after it, with spaces, a hyphen, a model number or 용 between: whose accessory it is.
+        for text in [
+            "looking for a laptop case",
+            "looking for a laptop-case",
+            "laptop 13 case, buy",
+            "노트북케이스 추천",
+            "노트북 16인치 케이스 추천",
+            "노트북용 케이스 추천",
+        ] {
             let r = read_text(text);
             assert!(r.topics.is_empty(), "{text}: {:?}", topics(&r));
             assert_eq!(r.other_heads, vec![0], "{text}");
