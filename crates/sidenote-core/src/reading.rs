@@ -331,6 +331,26 @@ fn accessory_of(between: &str) -> bool {
     matches!(rest, "" | "용" | "전용" | "'s" | "’s" | "inch" | "\"")
 }
 
+/// Whether a Korean word ending at `end` is named as a use: 용 ("for") ends its word ("코딩용",
+/// "번역용으로"), or the next word is 용도 / 용 or a use by 용 ("번역 작업용"), also after a verb
+/// said of it ("코드 짜는 용도로", "번역 돌릴 용도").
+fn said_as_a_use(text: &str, end: usize) -> bool {
+    const USES: [&str; 4] = ["작업용", "업무용", "공부용", "과제용"];
+    let syllables = |w: &'_ str| w.trim_end_matches(|c: char| !is_syllable(c)).to_string();
+    let a_use = |w: &str| w == "용" || w.starts_with("용도") || w.starts_with("용으로") || USES.iter().any(|u| w.starts_with(u));
+    let rest = &text[end..];
+    let (word, after) = rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len()));
+    let word = syllables(word);
+    if word.ends_with('용') || word.ends_with("용으로") || word.ends_with("용도로") {
+        return true;
+    }
+    let mut next = after.split_whitespace().take(2).map(syllables);
+    let first = next.next().unwrap_or_default();
+    // A verb's adnominal form: -는, or a final ㄹ (짤, 돌릴, 할).
+    let adnominal = first.ends_with('는') || first.chars().last().is_some_and(|c| is_syllable(c) && (c as u32 - 0xAC00) % 28 == 8);
+    a_use(&first) || (adnominal && next.next().is_some_and(|w| a_use(&w)))
+}
+
 /// Whether a word ending at `end` is said with the particle 만, "only" ("숙소만", "호텔만 알아봐"),
 /// not with a word that begins with it (만큼 "as much as", 만한 "the size of", 만족, 만원, 만에).
 fn said_only(text: &str, end: usize) -> bool {
@@ -527,6 +547,13 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 TextHit::AfterSales => voided[clause as usize] = true,
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
+                // A task named as what a thing asked for is for is no task asked: "which laptop
+                // is best for writing python scripts", "번역 작업용 노트북", "코드 짜는 용도로"
+                // (but "for my presentation i need to explain …" is one).
+                TextHit::NotCommercial
+                    if said_as_a_use(text, span.end)
+                        || (purpose_from[clause as usize].is_some_and(|from| from <= span.start)
+                            && last_cue_end.is_some_and(|(c, end)| c == clause && purpose_from[clause as usize].is_some_and(|from| end < from))) => {}
                 TextHit::NotCommercial => {
                     reading.not_commercial = true;
                     last_task = Some((clause, span.end));
@@ -735,6 +762,7 @@ mod tests {
             ("already have", TextHit::Negation),
             ("refund", TextHit::AfterSales),
             ("translate", TextHit::NotCommercial),
+            ("번역", TextHit::NotCommercial),
             ("but", TextHit::ClauseBreak),
             ("suicide", TextHit::Sensitive(0)),
             ("for", TextHit::Purpose),
@@ -956,6 +984,18 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn a_task_named_as_what_a_thing_is_for_is_no_task_asked() {
+        for text in ["looking for a laptop for translate work", "번역 작업용 노트북 추천", "번역용 노트북 추천", "노트북 사려는데 번역 돌릴 용도"]
+        {
+            assert!(!read_text(text).not_commercial, "{text}");
+        }
+        // Asked for itself, or with "for" before any request, it is the task.
+        for text in ["translate this for my boss", "for my boss, translate this", "번역 좀 해줘", "노트북 후기 번역해줘"] {
+            assert!(read_text(text).not_commercial, "{text}");
+        }
     }
 
     #[test]
