@@ -69,7 +69,8 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  that was undone; cx-en-563 (session 32): a pasted trip to 'turn into' a doc, read in the
  *  batch's label review before the 'turn this into' row was chosen. cx-en-575 and cx-en-582
  *  (session 33): a recommendation refused ('no need to recommend', 'not looking for … recs'),
- *  shown in the batch's first run before the refusal rows were written. */
+ *  shown in the batch's first run before the refusal rows were written; am-ko-402 (session 33):
+ *  a band's 'Asia tour', read in a diff while the catalog's concert-tour contexts were chosen. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -89,6 +90,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-en-563',
   'cx-en-575',
   'cx-en-582',
+  'am-ko-402',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

@@ -147,7 +147,7 @@ fn is_word(c: char) -> bool {
 /// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。` and `！？`. Every other
 /// byte is skipped without decoding: the walk costs a byte compare where most text is.
 fn is_structural(b: u8) -> bool {
-    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | b'(' | b')' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
 }
 
 /// Code, quotations and sentence ends, in one walk over the bytes.
@@ -214,7 +214,8 @@ fn structure(text: &str) -> Structure {
         }
         let ends_sentence = match c {
             '.' => next.is_none_or(char::is_whitespace),
-            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' | '—' | '–' => true,
+            // A parenthesis sets an aside apart: "숙소 추천 (항공권은 이미 끊음)".
+            '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' | '—' | '–' | '(' | ')' | '（' | '）' => true,
             // A hyphen between spaces is a dash: "doing a day trip to Busan - best restaurants?"
             '-' => next.is_some_and(char::is_whitespace) && text[..i].chars().next_back().is_some_and(char::is_whitespace),
             _ => false,
@@ -984,6 +985,14 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn a_parenthesis_sets_an_aside_apart() {
+        // The aside's refusal is its own clause: the hotel before it is still asked.
+        let r = read_text("buy a hotel in tokyo (already have flight)");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 0), (Topic::Entity(0), 0)]);
+        assert_eq!(r.purchase_clauses, vec![0]);
     }
 
     #[test]

@@ -95,8 +95,10 @@ pub struct Span {
 /// 씩 쯤 엔), the copula (이다, 인데, 입니다, 일까, 였어, 예요, and 라도 / 라서 / 라고 after a
 /// vowel: "일본어라도 좀 하고 가고 싶은데"), 하다/되다 endings (하려고, 해줘,
 /// 할까, 한, 했는데, 함, 합니다, 되는, 돼, 될, 된, 됨), and a few nouns that attach (들, 좀,
-/// 정도, 같은, 값, 비, 표, and 앱 and 툴: "일본어공부앱" is a language app).
-pub const HANGUL_CONTINUATIONS: &str = "은는이가을를에의도만와과로으랑라나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴";
+/// 정도, 같은, 값, 비, 표, and 앱 and 툴: "일본어공부앱" is a language app), and what attaches to a
+/// place (쪽, 행, 근처, 역, 편, 공항, 시내, 출발 / 출장: "가평쪽에", "도쿄행", "홍대근처", "서울역").
+pub const HANGUL_CONTINUATIONS: &str =
+    "은는이가을를에의도만와과로으랑라나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴쪽행근역편공시출";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
     /// The normalised text of each pattern.
@@ -492,6 +494,10 @@ mod tests {
         assert!(find(&m, "파리채 어디 있어").is_empty());
         assert_eq!(find(&m, "애플은 비싸"), vec![TextHit::Entity(0)]);
         assert_eq!(find(&m, "파리에서 예약하려고"), vec![TextHit::Entity(1), TextHit::PurchaseCue]);
+        // What attaches to a place: a side, a destination, nearby, its station or airport.
+        for text in ["파리쪽 숙소", "파리행 항공권", "파리근처", "파리역", "파리공항", "파리출발"] {
+            assert_eq!(find(&m, text), vec![TextHit::Entity(1)], "{text}");
+        }
         // Followed by another alias: 애플 + 추천.
         assert_eq!(find(&m, "애플추천"), vec![TextHit::Entity(0), TextHit::PurchaseCue]);
         // One syllable is never a compound head: 애플 inside 파인애플 has two, so it is; the
