@@ -70,7 +70,11 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  batch's label review before the 'turn this into' row was chosen. cx-en-575 and cx-en-582
  *  (session 33): a recommendation refused ('no need to recommend', 'not looking for … recs'),
  *  shown in the batch's first run before the refusal rows were written; am-ko-402 (session 33):
- *  a band's 'Asia tour', read in a diff while the catalog's concert-tour contexts were chosen. */
+ *  a band's 'Asia tour', read in a diff while the catalog's concert-tour contexts were chosen;
+ *  am-ko-068, ci-ko-392 and ci-ko-599 (session 33): a phone said as where an app goes or what a
+ *  schedule or an alert is seen on ('개인 폰에도', '폰으로'), read in a diff while the negative
+ *  contexts of 폰 were chosen; km-ko-089 (session 33): '이어 폰' spaced, read as a phone by the new
+ *  alias, seen in the floor check before the spaced audio aliases were added. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -91,6 +95,10 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-en-575',
   'cx-en-582',
   'am-ko-402',
+  'am-ko-068',
+  'ci-ko-392',
+  'ci-ko-599',
+  'km-ko-089',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
