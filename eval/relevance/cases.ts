@@ -631,6 +631,22 @@ export const BATCH_STARTS = {
     'se-ko': 669,
     'se-en': 658,
   },
+  'session-33b': {
+    'ci-ko': 772,
+    'ci-en': 790,
+    'tn-ko': 515,
+    'tn-en': 496,
+    'cx-ko': 595,
+    'cx-en': 586,
+    'am-ko': 404,
+    'am-en': 409,
+    'rk-ko': 387,
+    'rk-en': 390,
+    'km-ko': 392,
+    'km-en': 301,
+    'se-ko': 689,
+    'se-en': 678,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
