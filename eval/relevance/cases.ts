@@ -74,7 +74,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  am-ko-068, ci-ko-392 and ci-ko-599 (session 33): a phone said as where an app goes or what a
  *  schedule or an alert is seen on ('개인 폰에도', '폰으로'), read in a diff while the negative
  *  contexts of 폰 were chosen; km-ko-089 (session 33): '이어 폰' spaced, read as a phone by the new
- *  alias, seen in the floor check before the spaced audio aliases were added. */
+ *  alias, seen in the floor check before the spaced audio aliases were added; cx-ko-596 (session
+ *  33): a sale listing to polish ('다듬어줘'), shown in the session-33b batch's first run before the
+ *  writing-task rows were chosen from a dev turn. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -99,6 +101,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-ko-392',
   'ci-ko-599',
   'km-ko-089',
+  'cx-ko-596',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
