@@ -83,7 +83,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 21] = [
+static SCANNED: [&LazyLock<Regex>; 22] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -97,6 +97,7 @@ static SCANNED: [&LazyLock<Regex>; 21] = [
     &EN_SCHOOL,
     &EN_DEPENDANT,
     &KO_DEPENDANT,
+    &KO_KIDS_STAGE,
     &EN_OWN_AGE,
     &KO_OWN_AGE,
     &KO_VENUE,
@@ -402,8 +403,20 @@ static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Children the user tells the stage of, as a grown-up in charge of them does: "애들은
+/// 초등학생이에요", "아이들이 중1, 초4라서". Not a class's, a school's or friends' (반 애들은 …).
+static KO_KIDS_STAGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?:^|[^가-힣])(?:애|아이)들(?:은|이)\s*(?:다\s*|둘\s*다\s*|모두\s*)?(?:초등학생|중학생|고등학생|초딩|중딩|고딩|[초중고]\s*[1-6]|[1-9]\s*살)")
+});
+
 fn names_dependant(turn: &Screened) -> bool {
-    turn.holds(&EN_DEPENDANT) || turn.holds(&KO_DEPENDANT)
+    const NOT_THEIRS: [&str; 6] = ["반", "학원", "학교", "친구", "동네", "옆집"];
+    turn.holds(&EN_DEPENDANT)
+        || turn.holds(&KO_DEPENDANT)
+        || turn.any_where(&KO_KIDS_STAGE, |m| {
+            let before = chars_before(turn.text, m.start() + char_after(turn.text, m.start()).filter(|c| !is_hangul_syllable(*c)).map_or(0, char::len_utf8), 6);
+            !NOT_THEIRS.iter().any(|w| before.trim_end().ends_with(w))
+        })
 }
 
 /// An age or a school year the user says of themselves: "I'm 15", "im in year 10", "i'm a
