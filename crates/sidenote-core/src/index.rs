@@ -1015,8 +1015,38 @@ impl OfferIndex {
             }
             Topic::Entity(_) => false,
         };
+        // A weak word alone in its clause goes on about the thing of its kind named before it:
+        // "서울역에서 몇 시 KTX 타야 할까요? 왕복으로 예매하려고요" books the KTX both ways, not a
+        // flight. (root, category, first clause) of the strong categories: at most one entry per
+        // category of the taxonomy, however long the turn.
+        let mut first_of_kind: Vec<(u32, u32, u32)> = Vec::new();
+        let mut topics_in_clause = vec![0u32; if any_weak { clauses } else { 0 }];
+        if any_weak {
+            for t in topics.iter() {
+                topics_in_clause[t.clause as usize] += 1;
+            }
+            let mut by_category: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();
+            by_category.sort_unstable();
+            by_category.dedup_by_key(|&mut (r, c, _)| (r, c));
+            first_of_kind = by_category;
+        }
+        let after_another_of_its_kind = |t: &TopicHit, steps: &mut Steps| match t.topic {
+            Topic::Category(c) if topics_in_clause[t.clause as usize] == 1 => {
+                let root = self.root(c);
+                let from = first_of_kind.partition_point(|&(r, _, _)| r < root);
+                first_of_kind[from..].iter().take_while(|&&(r, _, _)| r == root).any(|&(_, s, first)| {
+                    steps.take(1);
+                    first < t.clause && !self.related(s, c)
+                })
+            }
+            _ => false,
+        };
         let kept: Vec<bool> = (0..topics.len())
-            .map(|i| (!topics[i].weak || (confirmed(topics[i].topic) && !beside_another_of_its_kind(&topics[i], steps))) && !left_behind(i))
+            .map(|i| {
+                (!topics[i].weak
+                    || (confirmed(topics[i].topic) && !beside_another_of_its_kind(&topics[i], steps) && !after_another_of_its_kind(&topics[i], steps)))
+                    && !left_behind(i)
+            })
             .collect();
         let kept_topics = || topics.iter().zip(&kept).filter(|(_, &k)| k).map(|(t, _)| t);
         let mut counted: Vec<(Topic, u32, bool)> = kept_topics().map(|t| (t.topic, t.clause, t.purpose)).collect();

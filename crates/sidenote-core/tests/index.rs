@@ -286,6 +286,27 @@ fn a_cue_less_request_is_read_in_what_the_turn_does_not_refuse() {
 }
 
 #[test]
+fn a_weak_word_alone_in_its_clause_goes_on_about_the_thing_of_its_kind_before_it() {
+    let taxonomy = serde_json::json!({
+        "categories": [
+            { "id": "travel", "parent_id": null, "aliases": { "ko": ["여행"] } },
+            { "id": "travel.rail", "parent_id": "travel", "aliases": { "ko": ["ktx"] } },
+            { "id": "travel.flights", "parent_id": "travel", "aliases": { "ko": ["항공권"] }, "weak_aliases": { "ko": ["왕복"] } }
+        ],
+        "entities": [{ "id": "place.seoul", "kind": "place", "aliases": { "ko": ["서울"] }, "category_ids": ["travel"] }]
+    });
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [] }))).expect("builds");
+    let ko = |m| MatchQuery { language: "ko", ..query(m) };
+    // "Both ways" after the KTX is the KTX's, not a flight the place would confirm.
+    let r = index.find(&ko("서울역에서 몇 시 ktx 타야 할까요? 왕복으로 예매하려고요."));
+    assert!(r.signal_category_ids.contains(&"travel.rail".to_string()), "{:?}", r.signal_category_ids);
+    assert!(!r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
+    // With nothing of its kind before it, the place still confirms it.
+    let r = index.find(&ko("서울 출발 왕복으로 예매하려고요."));
+    assert!(r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
+}
+
+#[test]
 fn the_classifier_alone_needs_a_surer_reading_to_block_a_turn_that_asks_for_nothing() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
     // The embedded model scores this between the service threshold (0.0) and
