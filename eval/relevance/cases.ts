@@ -650,6 +650,22 @@ export const BATCH_STARTS = {
     'se-ko': 689,
     'se-en': 678,
   },
+  'session-33c': {
+    'ci-ko': 808,
+    'ci-en': 826,
+    'tn-ko': 521,
+    'tn-en': 502,
+    'cx-ko': 609,
+    'cx-en': 603,
+    'am-ko': 414,
+    'am-en': 415,
+    'rk-ko': 391,
+    'rk-en': 395,
+    'km-ko': 400,
+    'km-en': 307,
+    'se-ko': 709,
+    'se-en': 697,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
