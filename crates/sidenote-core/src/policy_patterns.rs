@@ -388,13 +388,13 @@ fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
 }
 
 /// The user's own child, grandchild, nephew or niece, or pupils: "my son", "our kids", "my
-/// grand daughter", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애; and children the user
+/// grand daughter", "my teens", "my 8th grader", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애; and children the user
 /// counts or takes along, as only a grown-up in charge of them does: 초등학생 둘, 애들 셋, 중학생
 /// 두 명, 아이들 데리고. A sibling, a friend or a classmate is not among them (the user may be as
 /// young), nor a class's kids (우리반 애들).
 static EN_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?-u:\b)(?:my|our)\s+(?:(?:little|youngest|oldest|eldest|two|three|four)\s+)?(?:sons?|daughters?|kids?|child|children|grand\s*(?:sons?|daughters?|kids?|child|children)|nephews?|nieces?|step\s*(?:sons?|daughters?|kids?)|students|pupils)(?-u:\b)",
+        r"(?-u:\b)(?:my|our)\s+(?:(?:little|youngest|oldest|eldest|two|three|four)\s+)?(?:sons?|daughters?|kids?|child|children|grand\s*(?:sons?|daughters?|kids?|child|children)|nephews?|nieces?|step\s*(?:sons?|daughters?|kids?)|students|pupils|teens|teenagers|toddlers?|twins|(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s*graders?)(?-u:\b)",
     )
 });
 static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {

@@ -97,6 +97,9 @@ fn a_topic_said_of_the_user_is_the_childs_when_a_grown_up_speaks_of_their_own_ch
     // Said of the user's grandchild or son: a grown-up buying for them.
     assert!(topics("중학생 손자가 제주도 가고 싶대서 호텔 최저가 알아봐요", "ko").is_empty());
     assert!(topics("my son is a high schooler now, cheapest hotel in jeju for his trip?", "en").is_empty());
+    // A parent names a child by school year or stage: "my 8th grader", "my teens".
+    assert!(topics("my 8th grader is a high schooler next year, cheapest hotel in jeju for the trip?", "en").is_empty());
+    assert!(topics("my teens are both high schoolers now, cheapest hotel in jeju?", "en").is_empty());
     // ... unless the user says their own age too, and a topic not said of the user still counts.
     assert_eq!(topics("im 15 and a high schooler, my son?? no lol, my nephew is 3. cheapest hotel", "en"), vec!["minors"]);
     assert_eq!(topics("my son is a high schooler and i need the casino near the hotel", "en"), vec!["gambling"]);
