@@ -757,6 +757,8 @@ mod tests {
             ("tokyo", TextHit::Entity(0)),
             ("seoul", TextHit::Entity(3)),
             ("서울", TextHit::Entity(3)),
+            ("해운대", TextHit::Entity(5)),
+            ("대구", TextHit::Entity(6)),
             ("buy", TextHit::PurchaseCue),
             ("looking for", TextHit::PurchaseCue),
             ("vs", TextHit::CompareCue),
@@ -985,6 +987,14 @@ mod tests {
         let r = read_text("looking for a model train for tokyo. a hotel");
         assert_eq!(r.other_heads, vec![0]);
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+    }
+
+    #[test]
+    fn a_district_of_a_place_is_that_place() {
+        // "해운대구" is Haeundae's district (구 goes on from a place name), not 대구 (Daegu) read
+        // inside it.
+        assert_eq!(topics(&read_text("해운대구 맛집 추천")), vec![(Topic::Entity(5), 0)]);
+        assert_eq!(topics(&read_text("대구 맛집 추천")), vec![(Topic::Entity(6), 0)]);
     }
 
     #[test]

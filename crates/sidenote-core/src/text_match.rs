@@ -96,9 +96,10 @@ pub struct Span {
 /// vowel: "일본어라도 좀 하고 가고 싶은데"), 하다/되다 endings (하려고, 해줘,
 /// 할까, 한, 했는데, 함, 합니다, 되는, 돼, 될, 된, 됨), and a few nouns that attach (들, 좀,
 /// 정도, 같은, 값, 비, 표, and 앱 and 툴: "일본어공부앱" is a language app), and what attaches to a
-/// place (쪽, 행, 근처, 역, 편, 공항, 시내, 출발 / 출장: "가평쪽에", "도쿄행", "홍대근처", "서울역").
+/// place (쪽, 행, 근처, 역, 편, 공항, 시내, 출발 / 출장, and the districts 구 군 동 읍: "가평쪽에",
+/// "도쿄행", "홍대근처", "서울역", "해운대구", "가평군").
 pub const HANGUL_CONTINUATIONS: &str =
-    "은는이가을를에의도만와과로으랑라나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴쪽행근역편공시출";
+    "은는이가을를에의도만와과로으랑라나야요께한보처까부마밖뿐씩쯤엔인입일였예하해할했함합되돼될된됨들좀정같값비표앱툴쪽행근역편공시출구군동읍";
 pub struct TextMatcher {
     automaton: Option<AhoCorasick>,
     /// The normalised text of each pattern.
