@@ -230,7 +230,7 @@ fn one_jamo_from(candidate: &[char], alias: &[char], gap: usize) -> bool {
 }
 
 /// (initial, vowel, final) indices of a Hangul syllable.
-fn jamo(c: char) -> (u32, u32, u32) {
+pub(crate) fn jamo(c: char) -> (u32, u32, u32) {
     let x = c as u32 - FIRST_SYLLABLE;
     (x / PER_INITIAL, x % PER_INITIAL / FINALS, x % FINALS)
 }

@@ -1019,16 +1019,15 @@ impl OfferIndex {
         // "서울역에서 몇 시 KTX 타야 할까요? 왕복으로 예매하려고요" books the KTX both ways, not a
         // flight. (root, category, first clause) of the strong categories: at most one entry per
         // category of the taxonomy, however long the turn.
-        let mut first_of_kind: Vec<(u32, u32, u32)> = Vec::new();
+        // Both built only when a weak word is there to ask them (`strong_by_clause` is empty else).
+        let mut first_of_kind: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();
+        first_of_kind.sort_unstable();
+        first_of_kind.dedup_by_key(|&mut (r, c, _)| (r, c));
         let mut topics_in_clause = vec![0u32; if any_weak { clauses } else { 0 }];
         if any_weak {
-            for t in topics.iter() {
+            for t in topics {
                 topics_in_clause[t.clause as usize] += 1;
             }
-            let mut by_category: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();
-            by_category.sort_unstable();
-            by_category.dedup_by_key(|&mut (r, c, _)| (r, c));
-            first_of_kind = by_category;
         }
         let after_another_of_its_kind = |t: &TopicHit, steps: &mut Steps| match t.topic {
             Topic::Category(c) if topics_in_clause[t.clause as usize] == 1 => {

@@ -29,6 +29,7 @@
 //! - Sensitive topics count everywhere, in code and quotations too: recall first. A sensitive
 //!   topic's negative context ("와이파이가 불안": the word said of a thing) hides the alias inside
 //!   it, and counts for nothing else.
+use crate::hangul_typo::jamo;
 use crate::korean_words::is_syllable;
 use crate::policy_text::unmask;
 use crate::steps::Steps;
@@ -337,7 +338,12 @@ fn accessory_of(between: &str) -> bool {
 /// said of it ("코드 짜는 용도로", "번역 돌릴 용도").
 fn said_as_a_use(text: &str, end: usize) -> bool {
     const USES: [&str; 4] = ["작업용", "업무용", "공부용", "과제용"];
-    let syllables = |w: &'_ str| w.trim_end_matches(|c: char| !is_syllable(c)).to_string();
+    /// ㄹ's index among the finals of [`jamo`].
+    const FINAL_RIEUL: u32 = 8;
+    // A word up to its last syllable: what follows it (punctuation, a question mark) says nothing.
+    fn syllables(w: &str) -> &str {
+        w.trim_end_matches(|c: char| !is_syllable(c))
+    }
     let a_use = |w: &str| w == "용" || w.starts_with("용도") || w.starts_with("용으로") || USES.iter().any(|u| w.starts_with(u));
     let rest = &text[end..];
     let (word, after) = rest.split_at(rest.find(char::is_whitespace).unwrap_or(rest.len()));
@@ -347,9 +353,9 @@ fn said_as_a_use(text: &str, end: usize) -> bool {
     }
     let mut next = after.split_whitespace().take(2).map(syllables);
     let first = next.next().unwrap_or_default();
-    // A verb's adnominal form: -는, or a final ㄹ (짤, 돌릴, 할).
-    let adnominal = first.ends_with('는') || first.chars().last().is_some_and(|c| is_syllable(c) && (c as u32 - 0xAC00) % 28 == 8);
-    a_use(&first) || (adnominal && next.next().is_some_and(|w| a_use(&w)))
+    // A verb's adnominal form: -는, or a final ㄹ (짤, 돌릴, 할); `syllables` leaves a syllable last.
+    let adnominal = first.ends_with('는') || first.chars().last().is_some_and(|c| jamo(c).2 == FINAL_RIEUL);
+    a_use(first) || (adnominal && next.next().is_some_and(a_use))
 }
 
 /// Whether a word ending at `end` is said with the particle 만, "only" ("숙소만", "호텔만 알아봐"),
@@ -553,8 +559,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 // (but "for my presentation i need to explain …" is one).
                 TextHit::NotCommercial
                     if said_as_a_use(text, span.end)
-                        || (purpose_from[clause as usize].is_some_and(|from| from <= span.start)
-                            && last_cue_end.is_some_and(|(c, end)| c == clause && purpose_from[clause as usize].is_some_and(|from| end < from))) => {}
+                        || purpose_from[clause as usize]
+                            .is_some_and(|from| from <= span.start && last_cue_end.is_some_and(|(c, end)| c == clause && end < from)) => {}
                 TextHit::NotCommercial => {
                     reading.not_commercial = true;
                     last_task = Some((clause, span.end));
