@@ -666,6 +666,22 @@ export const BATCH_STARTS = {
     'se-ko': 709,
     'se-en': 697,
   },
+  'session-34': {
+    'ci-ko': 842,
+    'ci-en': 863,
+    'tn-ko': 529,
+    'tn-en': 506,
+    'cx-ko': 627,
+    'cx-en': 621,
+    'am-ko': 420,
+    'am-en': 424,
+    'rk-ko': 395,
+    'rk-en': 400,
+    'km-ko': 409,
+    'km-en': 314,
+    'se-ko': 729,
+    'se-en': 717,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
