@@ -76,7 +76,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  contexts of 폰 were chosen; km-ko-089 (session 33): '이어 폰' spaced, read as a phone by the new
  *  alias, seen in the floor check before the spaced audio aliases were added; cx-ko-596 (session
  *  33): a sale listing to polish ('다듬어줘'), shown in the session-33b batch's first run before the
- *  writing-task rows were chosen from a dev turn. */
+ *  writing-task rows were chosen from a dev turn; cx-ko-592 (session 33c batch): a friend's
+ *  tablet question relayed ('물어보길래'), printed among the held-out failures at session 34's
+ *  start before the relayed-question rows were chosen from dev turns. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -102,6 +104,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-ko-599',
   'km-ko-089',
   'cx-ko-596',
+  'cx-ko-592',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
