@@ -142,7 +142,7 @@ export function generateDocumentParts(seed: number, offers = 2000, entities = 30
         purchase: { ko: ['최저가', '구매'], en: ['buy', 'cheapest', 'price'] },
         compare: { ko: ['비교', '추천'], en: ['vs', 'compare'] },
         negation: { ko: ['이미 있'], en: ['already have', 'already booked'] },
-        negation_before: { ko: ['말고'], en: ['rather than'] },
+        instead: { ko: ['말고'], en: ['rather than'] },
         after_sales: { ko: ['환불'], en: ['refund'] },
         not_commercial: { ko: ['번역'], en: ['translate'] },
         clause_break: { ko: ['하지만', '는데'], en: ['however'] },

@@ -124,7 +124,10 @@ export const Taxonomy = z
         compare: Aliases.default({ ko: [], en: [] }).describe('Choosing: vs, which is better, 비교, 뭐가 나아 …'),
         negation: Aliases.default({ ko: [], en: [] }).describe("Not buying: already have, don't need, 이미 있, 필요 없 … (voids its clause)."),
         negation_before: Aliases.default({ ko: [], en: [] }).describe(
-          'Not this but something else: 말고, 대신 … (voids the clause before it and ends it: "비행기 말고 숙소").',
+          'The thing before is done, had or someone else\'s: 예약했고, 끊어놨는데, are booked … (voids that thing and ends its clause: "KTX는 예매했고 숙소 추천"; a place before it describes the thing before that place, which goes with it: "KTX 부산행 예매 끝냈어요").',
+        ),
+        instead: Aliases.default({ ko: [], en: [] }).describe(
+          'Not this but something else: 말고, 대신 … (voids what is right before it, a place too, and ends its clause: "비행기 말고 숙소", "부산 말고 제주 호텔").',
         ),
         after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
         not_commercial: Aliases.default({ ko: [], en: [] }).describe(
@@ -149,6 +152,7 @@ export const Taxonomy = z
         compare: { ko: [], en: [] },
         negation: { ko: [], en: [] },
         negation_before: { ko: [], en: [] },
+        instead: { ko: [], en: [] },
         after_sales: { ko: [], en: [] },
         not_commercial: { ko: [], en: [] },
         clause_break: { ko: [], en: [] },

@@ -13,6 +13,7 @@ const NO_CUES = {
   compare: NO_ALIASES,
   negation: NO_ALIASES,
   negation_before: NO_ALIASES,
+  instead: NO_ALIASES,
   after_sales: NO_ALIASES,
   not_commercial: NO_ALIASES,
   clause_break: NO_ALIASES,

@@ -99,6 +99,7 @@ export interface IndexTaxonomy {
     compare: IndexAliases;
     negation?: IndexAliases;
     negation_before?: IndexAliases;
+    instead?: IndexAliases;
     after_sales?: IndexAliases;
     not_commercial?: IndexAliases;
     clause_break?: IndexAliases;

@@ -169,7 +169,7 @@ describe('catalog/demo.json', () => {
     // after-sales word inside an accessory's name is hidden on purpose: 액정 보호 is a screen
     // protector, not a broken screen.)
     const cues = intentCuesWith(demo.taxonomy.intent_cues);
-    const voiding = (['negation', 'negation_before', 'not_commercial'] as const).flatMap((kind) =>
+    const voiding = (['negation', 'negation_before', 'instead', 'not_commercial'] as const).flatMap((kind) =>
       [...cues[kind].ko, ...cues[kind].en].map((c) => [kind, norm(c)] as const),
     );
     const hidden: string[] = [];

@@ -90,9 +90,14 @@ pub struct IntentCues {
     /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
     #[serde(default)]
     pub not_commercial: Aliases,
-    /// "말고", "대신": the clause before is what the user does not want ("비행기 말고 숙소").
+    /// "예약했고", "are booked": the thing before is done, had or someone else's ("KTX는
+    /// 예매했고 숙소 추천"), and with it a place that describes it ("KTX 부산행 예매 끝냈어요").
     #[serde(default)]
     pub negation_before: Aliases,
+    /// "말고", "대신": what is right before is what the user does not want ("비행기 말고 숙소",
+    /// "부산 말고 제주 호텔": a place too).
+    #[serde(default)]
+    pub instead: Aliases,
     /// "but", "하지만": a clause ends here as at a full stop.
     #[serde(default)]
     pub clause_break: Aliases,
@@ -117,12 +122,13 @@ pub struct IntentCues {
 
 impl IntentCues {
     /// Every kind's aliases, in the order of [`crate::packs::CUE_KINDS`].
-    pub fn kinds(&self) -> [&Aliases; 11] {
+    pub fn kinds(&self) -> [&Aliases; 12] {
         [
             &self.purchase,
             &self.compare,
             &self.negation,
             &self.negation_before,
+            &self.instead,
             &self.after_sales,
             &self.not_commercial,
             &self.clause_break,
@@ -134,12 +140,13 @@ impl IntentCues {
     }
 
     /// [`Self::kinds`], to add to.
-    pub fn kinds_mut(&mut self) -> [&mut Aliases; 11] {
+    pub fn kinds_mut(&mut self) -> [&mut Aliases; 12] {
         [
             &mut self.purchase,
             &mut self.compare,
             &mut self.negation,
             &mut self.negation_before,
+            &mut self.instead,
             &mut self.after_sales,
             &mut self.not_commercial,
             &mut self.clause_break,

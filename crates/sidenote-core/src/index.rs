@@ -864,7 +864,7 @@ impl OfferIndex {
         // 1. What the message says: its words read clause by clause, and the learned classifier's
         //    reading of the whole turn (models/turn-classifier/).
         let normalized = q.message.map(normalize);
-        let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m, steps)).unwrap_or_default();
+        let reading = normalized.as_deref().map(|m| reading::read(&self.matcher, m, &self.entity_place, steps)).unwrap_or_default();
         let model = TurnClassifier::embedded();
         let (sensitive_at, commercial_at) = model.thresholds();
         // The model reads the turn with its typos corrected ("flihgts" as "flights").

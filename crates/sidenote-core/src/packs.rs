@@ -17,11 +17,12 @@ use crate::text_match::TextHit;
 
 /// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
 /// matcher reports for each: the one list the packs, the catalog's cues and the index read.
-pub const CUE_KINDS: [(&str, TextHit); 11] = [
+pub const CUE_KINDS: [(&str, TextHit); 12] = [
     ("purchase", TextHit::PurchaseCue),
     ("compare", TextHit::CompareCue),
     ("negation", TextHit::Negation),
     ("negation_before", TextHit::NegationBefore),
+    ("instead", TextHit::Instead),
     ("after_sales", TextHit::AfterSales),
     ("not_commercial", TextHit::NotCommercial),
     ("clause_break", TextHit::ClauseBreak),
@@ -57,6 +58,8 @@ pub struct PackCues {
     #[serde(default)]
     pub negation_before: Vec<CueRow>,
     #[serde(default)]
+    pub instead: Vec<CueRow>,
+    #[serde(default)]
     pub after_sales: Vec<CueRow>,
     #[serde(default)]
     pub not_commercial: Vec<CueRow>,
@@ -74,12 +77,13 @@ pub struct PackCues {
 
 impl PackCues {
     /// Every kind's rows, in the order of [`CUE_KINDS`].
-    pub fn kinds(&self) -> [&[CueRow]; 11] {
+    pub fn kinds(&self) -> [&[CueRow]; 12] {
         [
             &self.purchase,
             &self.compare,
             &self.negation,
             &self.negation_before,
+            &self.instead,
             &self.after_sales,
             &self.not_commercial,
             &self.clause_break,

@@ -407,7 +407,7 @@ const CONNECTIVE_MAX_SYLLABLES: usize = 3;
 /// searches or per-clause tables), and charges `steps` for what it walks: past the budget the
 /// reading stops where it is, says so (`Reading::over_budget`), and keeps the sensitive topics,
 /// which the first pass over the hits has already read in full.
-pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
+pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Steps) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
     // Sensitive topics are read a second time through the spellings that mask a word
@@ -452,7 +452,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     }
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if (targets.contains(&TextHit::ClauseBreak) || targets.contains(&TextHit::NegationBefore)) && !inside(&st.code, span) {
+        if [TextHit::ClauseBreak, TextHit::NegationBefore, TextHit::Instead].iter().any(|k| targets.contains(k)) && !inside(&st.code, span) {
             clause_ends.push(span.start);
         }
     }
@@ -478,7 +478,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if targets.contains(&TextHit::NegationBefore) && !inside(&st.code, span) {
+        if (targets.contains(&TextHit::NegationBefore) || targets.contains(&TextHit::Instead)) && !inside(&st.code, span) {
             comma_ends.extend(comma_before(span.start, true).map(|comma| comma + 1));
         }
         // A not-commercial task is said up to the next comma too: what follows may ask of its
@@ -521,8 +521,9 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     let mut purpose_from: Vec<Option<usize>> = vec![None; clauses];
     let mut purpose_windows: Vec<(u32, usize, usize)> = Vec::new();
     let mut last_cue_end: Option<(u32, usize)> = None;
-    // Negation-before cues: (the clause they end, where they start).
-    let mut negated_before: Vec<(u32, usize)> = Vec::new();
+    // Negation-before and instead cues: (the clause they end, where they start, whether a place
+    // before is said of the thing before it).
+    let mut negated_before: Vec<(u32, usize, bool)> = Vec::new();
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
     // Accessory words: (clause, where they start).
@@ -543,7 +544,7 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 _ if in_code => {}
                 // Refusing a kind of the thing asked for leaves the ask standing (below). The clause
                 // it is said in: a negation-before cue starts the next one.
-                TextHit::Negation | TextHit::NegationBefore
+                TextHit::Negation | TextHit::NegationBefore | TextHit::Instead
                     if said_of_a_description(text, span.start)
                         && !description_names_a_topic(&topics, last_cue_end, if hit == TextHit::Negation { clause } else { clause.saturating_sub(1) }) => {}
                 TextHit::Negation => {
@@ -553,7 +554,8 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
                 }
                 TextHit::AfterSales => voided[clause as usize] = true,
                 // The span starts the next clause: the one it ends is the one before.
-                TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start)),
+                TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start, true)),
+                TextHit::Instead => negated_before.push((clause.saturating_sub(1), span.start, false)),
                 // A task named as what a thing asked for is for is no task asked: "which laptop
                 // is best for writing python scripts", "번역 작업용 노트북", "코드 짜는 용도로"
                 // (but "for my presentation i need to explain …" is one).
@@ -647,11 +649,25 @@ pub fn read(matcher: &TextMatcher, text: &str, steps: &mut Steps) -> Reading {
     // (with every category of the clause when that topic is a category), and the cues after it.
     let mut negated = vec![false; topics.len()];
     let mut categories_negated = vec![false; clauses];
+    let is_place = |t: &TopicHit| matches!(t.topic, Topic::Entity(e) if places.get(e as usize).copied().unwrap_or(false));
     // Cues said with a negated topic: (clause, from, until).
     let mut cue_cuts: Vec<(u32, usize, usize)> = Vec::new();
-    for &(clause, at) in &negated_before {
+    for &(clause, at, describes) in &negated_before {
         let cues_from = match nearest_ending_before(&topics, clause, at, steps) {
-            Some(n) => {
+            Some(mut n) => {
+                // What is done is a thing, not a place: a place before a negation-before cue
+                // describes the thing before it ("KTX 부산 가는 거 예매해둔 거", "flights to
+                // tokyo are booked"), which the cue is said of with it. An instead cue refuses
+                // the place itself ("부산 말고 제주").
+                while describes && is_place(&topics[n]) {
+                    for j in at_the_same_span(&topics, n, steps) {
+                        negated[j] = true;
+                    }
+                    match nearest_ending_before(&topics, clause, topics[n].start, steps) {
+                        Some(m) => n = m,
+                        None => break,
+                    }
+                }
                 let start = topics[n].start;
                 for j in at_the_same_span(&topics, n, steps) {
                     negated[j] = true;
@@ -783,7 +799,9 @@ mod tests {
             ("애플", TextHit::Entity(1)),
             ("삼성", TextHit::Entity(2)),
             ("vpn", TextHit::Category(4)),
-            ("말고", TextHit::NegationBefore),
+            ("말고", TextHit::Instead),
+            ("예약했고", TextHit::NegationBefore),
+            ("are booked", TextHit::NegationBefore),
             ("에 깔", TextHit::PurposeBefore),
             ("필요", TextHit::PurchaseCue),
             ("추천", TextHit::CompareCue),
@@ -801,7 +819,8 @@ mod tests {
     }
 
     fn read_text(text: &str) -> Reading {
-        read(&matcher(), &normalize(text), &mut Steps::default())
+        // Entity 0 (도쿄) is a place.
+        read(&matcher(), &normalize(text), &[true], &mut Steps::default())
     }
 
     fn topics(r: &Reading) -> Vec<(Topic, u32)> {
@@ -966,6 +985,24 @@ mod tests {
     }
 
     #[test]
+    fn a_place_before_a_thing_done_describes_it_but_a_place_refused_is_the_place() {
+        // The thing booked goes, and the place it was booked for stays for what is asked after.
+        let r = read_text("도쿄 가는 비행기 예약했고 숙소 추천");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1)]);
+        // After the thing, the place describes it: what is booked is the flight, not Tokyo alone.
+        let r = read_text("비행기 도쿄 가는 거 예약했고 숙소 추천");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        let r = read_text("the flight to tokyo are booked. need a hotel");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 2)]);
+        // A place alone before it is what is done with (a trip to Tokyo): that place only.
+        let r = read_text("도쿄 예약했고 숙소 추천");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        // Refused, the place is the thing refused: the hotel is still asked for.
+        let r = read_text("숙소는 도쿄 말고 추천");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 0)]);
+    }
+
+    #[test]
     fn refusing_a_kind_of_the_thing_leaves_the_ask_standing() {
         // Said of a description (a modifier and 거/것), a negation voids nothing.
         let r = read_text("노트북 사려는데 너무 비싼 거 말고 가벼운 걸로");
@@ -1054,18 +1091,18 @@ mod tests {
     fn typos_are_read_as_the_alias_for_the_classifier() {
         let m = matcher();
         let text = normalize("a labtop and a hotle in tokyo");
-        let r = read(&m, &text, &mut Steps::default());
+        let r = read(&m, &text, &[], &mut Steps::default());
         assert_eq!(r.typos.len(), 2);
         assert_eq!(corrected(&m, &text, &r.typos), "a laptop and a hotel in tokyo");
         let plain = normalize("a laptop in tokyo");
-        assert!(matches!(corrected(&m, &plain, &read(&m, &plain, &mut Steps::default()).typos), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(corrected(&m, &plain, &read(&m, &plain, &[], &mut Steps::default()).typos), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]
     fn a_trip_origin_is_read_from_the_words_around_it() {
         let origin = |text: &str| {
             let text = normalize(text);
-            let r = read(&matcher(), &text, &mut Steps::default());
+            let r = read(&matcher(), &text, &[], &mut Steps::default());
             r.topics.iter().map(|t| (t.topic, is_origin(&text, t, &r.topics))).collect::<Vec<_>>()
         };
         let (tokyo, seoul) = (Topic::Entity(0), Topic::Entity(3));

@@ -64,8 +64,12 @@ pub enum TextHit {
     PurchaseCue,
     CompareCue,
     Negation,
-    /// Voids the clause before it, and ends it ("비행기 말고 숙소").
+    /// Says the thing before it is done, had or someone else's ("KTX는 예매했고", "flights are
+    /// booked"), and ends its clause: a place before it describes that thing ("KTX 부산행 예매 끝냈어요").
     NegationBefore,
+    /// Refuses what is right before it, and ends its clause ("비행기 말고 숙소", "부산 말고 제주"):
+    /// a place before it is the very thing refused.
+    Instead,
     AfterSales,
     NotCommercial,
     /// The thing it is said of is what the user moves away from ("outgrown", "에서 갈아타").
