@@ -685,6 +685,22 @@ export const BATCH_STARTS = {
     'se-ko': 729,
     'se-en': 717,
   },
+  'session-34b': {
+    'ci-ko': 879,
+    'ci-en': 901,
+    'tn-ko': 536,
+    'tn-en': 515,
+    'cx-ko': 646,
+    'cx-en': 636,
+    'am-ko': 424,
+    'am-en': 430,
+    'rk-ko': 398,
+    'rk-en': 404,
+    'km-ko': 417,
+    'km-en': 321,
+    'se-ko': 749,
+    'se-en': 737,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
