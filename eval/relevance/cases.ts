@@ -701,6 +701,22 @@ export const BATCH_STARTS = {
     'se-ko': 749,
     'se-en': 737,
   },
+  'session-34c': {
+    'ci-ko': 914,
+    'ci-en': 937,
+    'tn-ko': 543,
+    'tn-en': 521,
+    'cx-ko': 660,
+    'cx-en': 653,
+    'am-ko': 431,
+    'am-en': 439,
+    'rk-ko': 404,
+    'rk-en': 409,
+    'km-ko': 426,
+    'km-en': 326,
+    'se-ko': 770,
+    'se-en': 757,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
