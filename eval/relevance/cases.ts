@@ -76,9 +76,12 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  contexts of 폰 were chosen; km-ko-089 (session 33): '이어 폰' spaced, read as a phone by the new
  *  alias, seen in the floor check before the spaced audio aliases were added; cx-ko-596 (session
  *  33): a sale listing to polish ('다듬어줘'), shown in the session-33b batch's first run before the
- *  writing-task rows were chosen from a dev turn; cx-ko-592 (session 33c batch): a friend's
+ *  writing-task rows were chosen from a dev turn; cx-ko-592 (session-33 batch): a friend's
  *  tablet question relayed ('물어보길래'), printed among the held-out failures at session 34's
- *  start before the relayed-question rows were chosen from dev turns. */
+ *  start before the relayed-question rows were chosen from dev turns; ci-en-681 and ci-ko-711
+ *  (session-32 and session-32b batches): a family password manager and a VPN asked beside a phone, printed
+ *  among the held-out failures at session 34's start, answered right once a VPN and a password
+ *  manager became kinds of security software with their own offers. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -105,6 +108,8 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'km-ko-089',
   'cx-ko-596',
   'cx-ko-592',
+  'ci-en-681',
+  'ci-ko-711',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
