@@ -406,7 +406,8 @@ const CONNECTIVE_MAX_SYLLABLES: usize = 3;
 /// Reads a normalised turn. Every pass walks the hits, topics or cues once (lookups are binary
 /// searches or per-clause tables), and charges `steps` for what it walks: past the budget the
 /// reading stops where it is, says so (`Reading::over_budget`), and keeps the sensitive topics,
-/// which the first pass over the hits has already read in full.
+/// which the first pass over the hits has already read in full. `places[e]` says entity `e` is a
+/// place (the index's to know): a place before a thing said done describes it.
 pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Steps) -> Reading {
     let spans = matcher.find_spans(text);
     let mut reading = Reading::default();
