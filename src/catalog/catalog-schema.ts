@@ -130,6 +130,9 @@ export const Taxonomy = z
           'Not this but something else: 말고, 대신 … (voids what is right before it, a place too, and ends its clause: "비행기 말고 숙소", "부산 말고 제주 호텔").',
         ),
         after_sales: Aliases.default({ ko: [], en: [] }).describe('About something already bought: refund, complain, 환불, 해지 … (voids its clause).'),
+        selling: Aliases.default({ ko: [], en: [] }).describe(
+          "Selling what the user has: selling my, marketplace listing, 팔려고, 판매글 … (voids its clause, and a price asked after it is the sale's: its things never count again).",
+        ),
         not_commercial: Aliases.default({ ko: [], en: [] }).describe(
           'Not a shopping turn at all: translate, write a poem, stack trace, 번역 … (the turn is LOW_INTENT).',
         ),
@@ -154,6 +157,7 @@ export const Taxonomy = z
         negation_before: { ko: [], en: [] },
         instead: { ko: [], en: [] },
         after_sales: { ko: [], en: [] },
+        selling: { ko: [], en: [] },
         not_commercial: { ko: [], en: [] },
         clause_break: { ko: [], en: [] },
         purpose: { ko: [], en: [] },

@@ -15,6 +15,7 @@ const NO_CUES = {
   negation_before: NO_ALIASES,
   instead: NO_ALIASES,
   after_sales: NO_ALIASES,
+  selling: NO_ALIASES,
   not_commercial: NO_ALIASES,
   clause_break: NO_ALIASES,
   purpose: NO_ALIASES,

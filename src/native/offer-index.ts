@@ -101,6 +101,7 @@ export interface IndexTaxonomy {
     negation_before?: IndexAliases;
     instead?: IndexAliases;
     after_sales?: IndexAliases;
+    selling?: IndexAliases;
     not_commercial?: IndexAliases;
     clause_break?: IndexAliases;
     purpose?: IndexAliases;

@@ -87,6 +87,10 @@ pub struct IntentCues {
     /// "refund", "complain", "환불": a clause about something already bought.
     #[serde(default)]
     pub after_sales: Aliases,
+    /// "selling my", "팔려고": a clause about selling what the user has; a price asked after it
+    /// is the sale's, so its things never count again.
+    #[serde(default)]
+    pub selling: Aliases,
     /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
     #[serde(default)]
     pub not_commercial: Aliases,
@@ -122,7 +126,7 @@ pub struct IntentCues {
 
 impl IntentCues {
     /// Every kind's aliases, in the order of [`crate::packs::CUE_KINDS`].
-    pub fn kinds(&self) -> [&Aliases; 12] {
+    pub fn kinds(&self) -> [&Aliases; 13] {
         [
             &self.purchase,
             &self.compare,
@@ -130,6 +134,7 @@ impl IntentCues {
             &self.negation_before,
             &self.instead,
             &self.after_sales,
+            &self.selling,
             &self.not_commercial,
             &self.clause_break,
             &self.purpose,
@@ -140,7 +145,7 @@ impl IntentCues {
     }
 
     /// [`Self::kinds`], to add to.
-    pub fn kinds_mut(&mut self) -> [&mut Aliases; 12] {
+    pub fn kinds_mut(&mut self) -> [&mut Aliases; 13] {
         [
             &mut self.purchase,
             &mut self.compare,
@@ -148,6 +153,7 @@ impl IntentCues {
             &mut self.negation_before,
             &mut self.instead,
             &mut self.after_sales,
+            &mut self.selling,
             &mut self.not_commercial,
             &mut self.clause_break,
             &mut self.purpose,

@@ -17,13 +17,14 @@ use crate::text_match::TextHit;
 
 /// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
 /// matcher reports for each: the one list the packs, the catalog's cues and the index read.
-pub const CUE_KINDS: [(&str, TextHit); 12] = [
+pub const CUE_KINDS: [(&str, TextHit); 13] = [
     ("purchase", TextHit::PurchaseCue),
     ("compare", TextHit::CompareCue),
     ("negation", TextHit::Negation),
     ("negation_before", TextHit::NegationBefore),
     ("instead", TextHit::Instead),
     ("after_sales", TextHit::AfterSales),
+    ("selling", TextHit::Selling),
     ("not_commercial", TextHit::NotCommercial),
     ("clause_break", TextHit::ClauseBreak),
     ("purpose", TextHit::Purpose),
@@ -62,6 +63,8 @@ pub struct PackCues {
     #[serde(default)]
     pub after_sales: Vec<CueRow>,
     #[serde(default)]
+    pub selling: Vec<CueRow>,
+    #[serde(default)]
     pub not_commercial: Vec<CueRow>,
     #[serde(default)]
     pub clause_break: Vec<CueRow>,
@@ -77,7 +80,7 @@ pub struct PackCues {
 
 impl PackCues {
     /// Every kind's rows, in the order of [`CUE_KINDS`].
-    pub fn kinds(&self) -> [&[CueRow]; 12] {
+    pub fn kinds(&self) -> [&[CueRow]; 13] {
         [
             &self.purchase,
             &self.compare,
@@ -85,6 +88,7 @@ impl PackCues {
             &self.negation_before,
             &self.instead,
             &self.after_sales,
+            &self.selling,
             &self.not_commercial,
             &self.clause_break,
             &self.purpose,

@@ -488,7 +488,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
             comma_ends.extend(comma_after(span.end).map(|comma| comma + 1));
         }
         let negation = targets.contains(&TextHit::Negation);
-        if (negation || targets.contains(&TextHit::AfterSales)) && !inside(&st.code, span) {
+        if (negation || targets.contains(&TextHit::AfterSales) || targets.contains(&TextHit::Selling)) && !inside(&st.code, span) {
             comma_ends.extend(comma_after(span.end).map(|comma| comma + 1));
             // Korean joins clauses with a connective ending where English puts a comma: the
             // cue's word ending in one ends the clause ("아이폰은 이미 있**어서** 맥북 살까").
@@ -512,6 +512,8 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     let mut voided = vec![false; clauses];
     // Clauses voided by a negation (never revived; see after-sales below).
     let mut negated_clause = vec![false; clauses];
+    // Clauses about selling what the user has (never revived: a price asked after is the sale's).
+    let mut sold = vec![false; clauses];
     let mut negative: Vec<(Topic, u32)> = Vec::new();
     let mut topics: Vec<TopicHit> = Vec::new();
     // Cues by (clause, byte offset).
@@ -554,6 +556,10 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
                     reading.refused = true;
                 }
                 TextHit::AfterSales => voided[clause as usize] = true,
+                TextHit::Selling => {
+                    voided[clause as usize] = true;
+                    sold[clause as usize] = true;
+                }
                 // The span starts the next clause: the one it ends is the one before.
                 TextHit::NegationBefore => negated_before.push((clause.saturating_sub(1), span.start, true)),
                 TextHit::Instead => negated_before.push((clause.saturating_sub(1), span.start, false)),
@@ -712,7 +718,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
         }
     }
     let asks_again = purchase.iter().chain(&compare).map(|&(c, _)| c).filter(|&c| !voided[c as usize] && !names_topic[c as usize]).max();
-    let revived = |c: u32| !negated_clause[c as usize] && asks_again.is_some_and(|a| c < a);
+    let revived = |c: u32| !negated_clause[c as usize] && !sold[c as usize] && asks_again.is_some_and(|a| c < a);
     let mut i = 0;
     topics.retain(|t| {
         i += 1;
@@ -787,6 +793,7 @@ mod tests {
             ("vs", TextHit::CompareCue),
             ("already have", TextHit::Negation),
             ("refund", TextHit::AfterSales),
+            ("selling my", TextHit::Selling),
             ("translate", TextHit::NotCommercial),
             ("번역", TextHit::NotCommercial),
             ("but", TextHit::ClauseBreak),
@@ -887,6 +894,10 @@ mod tests {
         assert!(read_text("we already have a laptop. buy what?").topics.is_empty());
         // Not when the later clause is after-sales itself.
         assert!(read_text("my laptop needs a refund. refund or buy?").topics.is_empty());
+        // Nor after a sale: a price asked after it is what the thing sells for.
+        let r = read_text("selling my laptop. buy what?");
+        assert!(r.topics.is_empty());
+        assert_eq!(r.purchase_clauses, vec![1]);
     }
 
     #[test]

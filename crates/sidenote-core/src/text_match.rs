@@ -71,6 +71,9 @@ pub enum TextHit {
     /// a place before it is the very thing refused.
     Instead,
     AfterSales,
+    /// Selling what the user has ("selling my", "팔려고"): voids its clause as after-sales does,
+    /// and a price asked after it is the sale's ("… 얼마 받을 수 있을까?"), never a new ask.
+    Selling,
     NotCommercial,
     /// The thing it is said of is what the user moves away from ("outgrown", "에서 갈아타").
     Alternative,
