@@ -81,7 +81,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  start before the relayed-question rows were chosen from dev turns; ci-en-681 and ci-ko-711
  *  (session-32 and session-32b batches): a family password manager and a VPN asked beside a phone, printed
  *  among the held-out failures at session 34's start, answered right once a VPN and a password
- *  manager became kinds of security software with their own offers. */
+ *  manager became kinds of security software with their own offers; cx-ko-606 (session-33c
+ *  batch): a Galaxy Book to sell and what it would fetch, printed among the held-out failures at
+ *  session 34's start, answered right once selling became a cue kind of its own. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -110,6 +112,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-ko-592',
   'ci-en-681',
   'ci-ko-711',
+  'cx-ko-606',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
