@@ -81,7 +81,7 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  start before the relayed-question rows were chosen from dev turns; ci-en-681 and ci-ko-711
  *  (session-32 and session-32b batches): a family password manager and a VPN asked beside a phone, printed
  *  among the held-out failures at session 34's start, answered right once a VPN and a password
- *  manager became kinds of security software with their own offers; cx-ko-606 (session-33c
+ *  manager became kinds of security software with their own offers; cx-ko-606 (session-33b
  *  batch): a Galaxy Book to sell and what it would fetch, printed among the held-out failures at
  *  session 34's start, answered right once selling became a cue kind of its own. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
