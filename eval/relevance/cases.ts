@@ -725,6 +725,22 @@ export const BATCH_STARTS = {
     'se-ko': 770,
     'se-en': 757,
   },
+  'session-34d': {
+    'ci-ko': 949,
+    'ci-en': 975,
+    'tn-ko': 551,
+    'tn-en': 530,
+    'cx-ko': 677,
+    'cx-en': 671,
+    'am-ko': 436,
+    'am-en': 445,
+    'rk-ko': 408,
+    'rk-en': 414,
+    'km-ko': 435,
+    'km-en': 330,
+    'se-ko': 790,
+    'se-en': 777,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
@@ -793,7 +809,8 @@ export function isSameOrDescendant(tax: Taxonomy, id: string, ancestor: string):
 const CASE_KEYS = new Set(['id', 'lang', 'family', 'message', 'expect', 'categories', 'digest', 'note']);
 const DIGEST_KEYS = new Set(['intent_type', 'category_ids', 'entity_ids']);
 const INTENTS = new Set(['purchase', 'compare', 'browse', 'low', 'unknown']);
-const ID_PATTERN = /^[a-z]{2}-(ko|en)-\d{3}$/;
+// Three digits at least: a family × language past 999 cases goes on to four.
+const ID_PATTERN = /^[a-z]{2}-(ko|en)-\d{3,}$/;
 
 /** Every problem with one case, as readable lines (empty when the case is well-formed). */
 export function caseProblems(c: RelevanceCase, tax: Taxonomy): string[] {

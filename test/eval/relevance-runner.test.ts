@@ -103,7 +103,7 @@ describe('the labelled set', () => {
       for (const lang of LANGS) {
         const numbers = all
           .filter((c) => c.family === family && c.lang === lang)
-          .map((c) => Number(c.id.slice(-3)))
+          .map((c) => Number(c.id.slice(c.id.lastIndexOf('-') + 1)))
           .sort((a, b) => a - b);
         expect(numbers, `${family}/${lang}`).toEqual(numbers.map((_, i) => i + 1));
       }
