@@ -268,6 +268,11 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
         || after.trim_start_matches(' ').starts_with("출발")
 }
 
+/// A negation-before or an instead cue: said of what comes before it, it ends that clause.
+fn said_of_what_is_before(targets: &[TextHit]) -> bool {
+    targets.iter().any(|t| matches!(t, TextHit::NegationBefore | TextHit::Instead))
+}
+
 /// Korean refuses a kind of the thing asked for by describing it with 거/것 ("비싼 건 필요 없고",
 /// "너무 비싼 거 말고", "그거 말고 더 가벼운 모델"): the negation is said of that description, not
 /// of the topic asked before it, so it voids nothing ("노트북 하나 장만하려구 … 비싼 건 필요
@@ -453,7 +458,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     }
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if [TextHit::ClauseBreak, TextHit::NegationBefore, TextHit::Instead].iter().any(|k| targets.contains(k)) && !inside(&st.code, span) {
+        if (targets.contains(&TextHit::ClauseBreak) || said_of_what_is_before(targets)) && !inside(&st.code, span) {
             clause_ends.push(span.start);
         }
     }
@@ -479,7 +484,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     let mut comma_ends = Vec::new();
     for span in &spans {
         let targets = matcher.targets(span.pattern);
-        if (targets.contains(&TextHit::NegationBefore) || targets.contains(&TextHit::Instead)) && !inside(&st.code, span) {
+        if said_of_what_is_before(targets) && !inside(&st.code, span) {
             comma_ends.extend(comma_before(span.start, true).map(|comma| comma + 1));
         }
         // A not-commercial task is said up to the next comma too: what follows may ask of its
