@@ -1,9 +1,9 @@
 // A seeded generator of index documents and queries for the differential and boundary tests,
 // and the demo catalog as an index document.
 import { readFileSync } from 'node:fs';
-import type { IndexDocument, IndexOffer, MatchQuery } from '../src/native/offer-index.js';
+import type { IndexAliases, IndexDocument, IndexOffer, MatchQuery } from '../src/native/offer-index.js';
 import { buildIndexDocument } from '../src/catalog/index-document.js';
-import { Catalog } from '../src/catalog/catalog-schema.js';
+import { Catalog, type CueKind } from '../src/catalog/catalog-schema.js';
 import { DEMO_CATALOG_PATH } from '../src/catalog/demo-catalog.js';
 import { intentCuesWith } from '../src/reference/packs.js';
 
@@ -222,12 +222,13 @@ function hangulTypo(word: string, rng: Rng): string {
   return chars.join('');
 }
 
-/** A taxonomy with the cues the core reads in it: the language packs' and the catalog's. */
-const withPackCues = new WeakMap<IndexDocument['taxonomy'], IndexDocument['taxonomy']>();
-function readTaxonomy(doc: IndexDocument): IndexDocument['taxonomy'] {
+/** A taxonomy with the cues the core reads in it, every kind: the language packs' and the catalog's. */
+type ReadTaxonomy = IndexDocument['taxonomy'] & { intent_cues: Record<CueKind, IndexAliases> };
+const withPackCues = new WeakMap<IndexDocument['taxonomy'], ReadTaxonomy>();
+function readTaxonomy(doc: IndexDocument): ReadTaxonomy {
   let t = withPackCues.get(doc.taxonomy);
   if (!t) {
-    t = { ...doc.taxonomy, intent_cues: intentCuesWith(doc.taxonomy.intent_cues) as IndexDocument['taxonomy']['intent_cues'] };
+    t = { ...doc.taxonomy, intent_cues: intentCuesWith(doc.taxonomy.intent_cues) as Record<CueKind, IndexAliases> };
     withPackCues.set(doc.taxonomy, t);
   }
   return t;

@@ -110,6 +110,9 @@ export const SensitiveTopic = z.strictObject({
   iab_content: IabContent,
 });
 
+/** A kind of intent cue: a key of `intent_cues`. */
+export type CueKind = keyof z.infer<typeof Taxonomy>['intent_cues'];
+
 export const Taxonomy = z
   .strictObject({
     categories: z.array(Category.describe('A category.')).default([]).describe('Allowlisted categories.'),
@@ -150,21 +153,8 @@ export const Taxonomy = z
           'A thing bought for another thing: case, charger, dock, 케이스, 충전기 … (right after a thing, "아이폰16 케이스", that thing is whose accessory is asked for, not what is asked; anywhere in a clause, the clause names something else, so a thing it is for is dropped: "a case for my iPad").',
         ),
       })
-      .default({
-        purchase: { ko: [], en: [] },
-        compare: { ko: [], en: [] },
-        negation: { ko: [], en: [] },
-        negation_before: { ko: [], en: [] },
-        instead: { ko: [], en: [] },
-        after_sales: { ko: [], en: [] },
-        selling: { ko: [], en: [] },
-        not_commercial: { ko: [], en: [] },
-        clause_break: { ko: [], en: [] },
-        purpose: { ko: [], en: [] },
-        purpose_before: { ko: [], en: [] },
-        alternative: { ko: [], en: [] },
-        accessory: { ko: [], en: [] },
-      })
+      // Parsed from nothing, each kind takes its own default: one list of kinds, the fields above.
+      .prefault({})
       .describe(
         "How the message is worded: cues of commercial intent, and of contexts in which a topic is not being shopped for. Cues count per clause (docs/matching.md). The core's language packs (Korean and English, with examples) already hold the common ones; a catalog's cues are added to them, for its own users' wording, and cannot take a pack's away.",
       ),

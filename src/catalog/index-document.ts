@@ -7,23 +7,6 @@ import type { ServingCatalogRows, SnapshotContent } from './catalog-repository.j
 import type { IndexDocument, IndexOffer, IndexTaxonomy } from '../native/offer-index.js';
 
 const NO_ALIASES = { ko: [], en: [] };
-// A taxonomy stored before a cue list existed reads as having none.
-const NO_CUES = {
-  purchase: NO_ALIASES,
-  compare: NO_ALIASES,
-  negation: NO_ALIASES,
-  negation_before: NO_ALIASES,
-  instead: NO_ALIASES,
-  after_sales: NO_ALIASES,
-  selling: NO_ALIASES,
-  not_commercial: NO_ALIASES,
-  clause_break: NO_ALIASES,
-  purpose: NO_ALIASES,
-  purpose_before: NO_ALIASES,
-  alternative: NO_ALIASES,
-  accessory: NO_ALIASES,
-};
-
 export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
   return {
     categories: (t?.categories ?? []).map((c) => ({
@@ -49,7 +32,8 @@ export function indexTaxonomy(t: Catalog['taxonomy'] | null): IndexTaxonomy {
       context_aliases: s.context_aliases ?? NO_ALIASES,
       said_of_the_user: s.said_of_the_user ?? false,
     })),
-    intent_cues: { ...NO_CUES, ...t?.intent_cues },
+    // A kind left out (a taxonomy stored before it existed) is read by the core as having none.
+    intent_cues: t?.intent_cues ?? {},
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   IndexBuilder as BindingIndexBuilder,
   LiveOfferIndex as BindingLiveOfferIndex,
 } from '../../native/index.js';
+import type { CueKind } from '../catalog/catalog-schema.js';
 
 const require = createRequire(import.meta.url);
 
@@ -74,7 +75,7 @@ export interface MatchResult {
 }
 export type IndexStats = BindingIndexStats;
 
-type IndexAliases = { ko: string[]; en: string[] };
+export type IndexAliases = { ko: string[]; en: string[] };
 
 /** The document an index is built from (see crates/sidenote-core/src/document.rs). */
 export interface IndexDocument {
@@ -94,21 +95,8 @@ export interface IndexTaxonomy {
     within?: string[];
   }[];
   sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases; context_aliases?: IndexAliases; said_of_the_user?: boolean }[];
-  intent_cues: {
-    purchase: IndexAliases;
-    compare: IndexAliases;
-    negation?: IndexAliases;
-    negation_before?: IndexAliases;
-    instead?: IndexAliases;
-    after_sales?: IndexAliases;
-    selling?: IndexAliases;
-    not_commercial?: IndexAliases;
-    clause_break?: IndexAliases;
-    purpose?: IndexAliases;
-    purpose_before?: IndexAliases;
-    alternative?: IndexAliases;
-    accessory?: IndexAliases;
-  };
+  /** Any kind of cue left out has none (the kinds: the catalog schema's `intent_cues`). */
+  intent_cues: Partial<Record<CueKind, IndexAliases>>;
 }
 
 export interface IndexOffer {

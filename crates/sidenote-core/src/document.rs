@@ -2,6 +2,8 @@
 //! taxonomy plus every live offer snapshot with its campaign's eligibility flattened in).
 use serde::Deserialize;
 
+use crate::text_match::TextHit;
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Aliases {
     #[serde(default)]
@@ -75,94 +77,76 @@ pub struct SensitiveTopicDoc {
     pub said_of_the_user: bool,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct IntentCues {
-    #[serde(default)]
-    pub purchase: Aliases,
-    #[serde(default)]
-    pub compare: Aliases,
+/// Writes the cue kinds once: the struct a catalog's cues and a pack's rows share, each kind's
+/// field in the order [`CUE_KINDS`] gives them, and what the matcher reports for each. A new kind
+/// is one line here (and its reading, in `reading.rs`).
+macro_rules! cue_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $hit:ident,)*) => {
+        /// The cues by kind: [`IntentCues`] for a catalog's phrases, `PackCues` for a pack's rows
+        /// with their examples.
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct CueKinds<T> {
+            $($(#[$doc])* #[serde(default)] pub $kind: T,)*
+        }
+
+        /// The kinds of cue, by their JSON names, with what the matcher reports for each: the one
+        /// list the packs, the catalog's cues and the index read.
+        pub const CUE_KINDS: [(&str, TextHit); [$(stringify!($kind)),*].len()] = [$((stringify!($kind), TextHit::$hit)),*];
+
+        impl<T> CueKinds<T> {
+            /// Every kind's cues, in the order of [`CUE_KINDS`].
+            pub fn kinds(&self) -> [&T; CUE_KINDS.len()] {
+                [$(&self.$kind),*]
+            }
+
+            /// [`Self::kinds`], to add to.
+            pub fn kinds_mut(&mut self) -> [&mut T; CUE_KINDS.len()] {
+                [$(&mut self.$kind),*]
+            }
+        }
+    };
+}
+
+cue_kinds! {
+    /// "buy", "최저가", "예매": the user wants the thing their clause names.
+    purchase => PurchaseCue,
+    /// "vs", "which is better", "뭐가 나아": the user chooses among the things named.
+    compare => CompareCue,
     /// "already have", "don't need": the clause's topics and cues do not count.
-    #[serde(default)]
-    pub negation: Aliases,
-    /// "refund", "complain", "환불": a clause about something already bought.
-    #[serde(default)]
-    pub after_sales: Aliases,
-    /// "selling my", "팔려고": a clause about selling what the user has; a price asked after it
-    /// is the sale's, so its things never count again.
-    #[serde(default)]
-    pub selling: Aliases,
-    /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
-    #[serde(default)]
-    pub not_commercial: Aliases,
+    negation => Negation,
     /// "예약했고", "are booked": the thing before is done, had or someone else's ("KTX는
     /// 예매했고 숙소 추천"), and with it a place that describes it ("KTX 부산행 예매 끝냈어요").
-    #[serde(default)]
-    pub negation_before: Aliases,
+    negation_before => NegationBefore,
     /// "말고", "대신": what is right before is what the user does not want ("비행기 말고 숙소",
     /// "부산 말고 제주 호텔": a place too).
-    #[serde(default)]
-    pub instead: Aliases,
+    instead => Instead,
+    /// "refund", "complain", "환불": a clause about something already bought.
+    after_sales => AfterSales,
+    /// "selling my", "팔려고": a clause about selling what the user has; a price asked after it
+    /// is the sale's, so its things never count again.
+    selling => Selling,
+    /// "translate", "write a poem", "stack trace": the whole turn is not a shopping turn.
+    not_commercial => NotCommercial,
     /// "but", "하지만": a clause ends here as at a full stop.
-    #[serde(default)]
-    pub clause_break: Aliases,
+    clause_break => ClauseBreak,
     /// "for", "during": what follows in the clause is what the thing is for ("a VPN for hotel
     /// wifi"), not what is asked.
-    #[serde(default)]
-    pub purpose: Aliases,
+    purpose => Purpose,
     /// "에서 쓸", "가서 쓸": what comes before in the clause is what the thing is for ("비행기에서
     /// 쓸 헤드폰").
-    #[serde(default)]
-    pub purpose_before: Aliases,
+    purpose_before => PurposeBefore,
     /// "outgrown", "alternatives to", "에서 갈아타": the thing it is said of is what the user
     /// moves away from; another thing of its kind is asked for ("we've outgrown Trello").
-    #[serde(default)]
-    pub alternative: Aliases,
+    alternative => Alternative,
     /// "case", "charger", "케이스", "충전기": a thing bought for another thing. Right after a thing
     /// ("아이폰16 케이스"), that thing is whose accessory is asked for, not what is asked; anywhere
     /// in a clause, it is something else that clause names ("a case for my iPad").
-    #[serde(default)]
-    pub accessory: Aliases,
+    accessory => Accessory,
 }
 
-impl IntentCues {
-    /// Every kind's aliases, in the order of [`crate::packs::CUE_KINDS`].
-    pub fn kinds(&self) -> [&Aliases; 13] {
-        [
-            &self.purchase,
-            &self.compare,
-            &self.negation,
-            &self.negation_before,
-            &self.instead,
-            &self.after_sales,
-            &self.selling,
-            &self.not_commercial,
-            &self.clause_break,
-            &self.purpose,
-            &self.purpose_before,
-            &self.alternative,
-            &self.accessory,
-        ]
-    }
-
-    /// [`Self::kinds`], to add to.
-    pub fn kinds_mut(&mut self) -> [&mut Aliases; 13] {
-        [
-            &mut self.purchase,
-            &mut self.compare,
-            &mut self.negation,
-            &mut self.negation_before,
-            &mut self.instead,
-            &mut self.after_sales,
-            &mut self.selling,
-            &mut self.not_commercial,
-            &mut self.clause_break,
-            &mut self.purpose,
-            &mut self.purpose_before,
-            &mut self.alternative,
-            &mut self.accessory,
-        ]
-    }
-}
+/// A catalog's cue phrases by kind, added to the packs' (packs.rs).
+pub type IntentCues = CueKinds<Aliases>;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct TaxonomyDoc {

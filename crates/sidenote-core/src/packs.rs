@@ -11,27 +11,9 @@
 use serde::Deserialize;
 use std::sync::LazyLock;
 
-use crate::document::{Aliases, EntityDoc, IntentCues, SensitiveTopicDoc, TaxonomyDoc};
+pub use crate::document::CUE_KINDS;
+use crate::document::{Aliases, CueKinds, EntityDoc, IntentCues, SensitiveTopicDoc, TaxonomyDoc};
 use crate::normalize::normalize;
-use crate::text_match::TextHit;
-
-/// The kinds of cue, by the name their JSON and [`IntentCues`]' fields give them, with what the
-/// matcher reports for each: the one list the packs, the catalog's cues and the index read.
-pub const CUE_KINDS: [(&str, TextHit); 13] = [
-    ("purchase", TextHit::PurchaseCue),
-    ("compare", TextHit::CompareCue),
-    ("negation", TextHit::Negation),
-    ("negation_before", TextHit::NegationBefore),
-    ("instead", TextHit::Instead),
-    ("after_sales", TextHit::AfterSales),
-    ("selling", TextHit::Selling),
-    ("not_commercial", TextHit::NotCommercial),
-    ("clause_break", TextHit::ClauseBreak),
-    ("purpose", TextHit::Purpose),
-    ("purpose_before", TextHit::PurposeBefore),
-    ("alternative", TextHit::Alternative),
-    ("accessory", TextHit::Accessory),
-];
 
 /// One cue phrase and its examples.
 #[derive(Debug, Clone, Deserialize)]
@@ -46,58 +28,8 @@ pub struct CueRow {
     pub not: Vec<String>,
 }
 
-/// A language's cues by kind; the kinds are [`IntentCues`]' fields (what each does is there).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PackCues {
-    #[serde(default)]
-    pub purchase: Vec<CueRow>,
-    #[serde(default)]
-    pub compare: Vec<CueRow>,
-    #[serde(default)]
-    pub negation: Vec<CueRow>,
-    #[serde(default)]
-    pub negation_before: Vec<CueRow>,
-    #[serde(default)]
-    pub instead: Vec<CueRow>,
-    #[serde(default)]
-    pub after_sales: Vec<CueRow>,
-    #[serde(default)]
-    pub selling: Vec<CueRow>,
-    #[serde(default)]
-    pub not_commercial: Vec<CueRow>,
-    #[serde(default)]
-    pub clause_break: Vec<CueRow>,
-    #[serde(default)]
-    pub purpose: Vec<CueRow>,
-    #[serde(default)]
-    pub purpose_before: Vec<CueRow>,
-    #[serde(default)]
-    pub alternative: Vec<CueRow>,
-    #[serde(default)]
-    pub accessory: Vec<CueRow>,
-}
-
-impl PackCues {
-    /// Every kind's rows, in the order of [`CUE_KINDS`].
-    pub fn kinds(&self) -> [&[CueRow]; 13] {
-        [
-            &self.purchase,
-            &self.compare,
-            &self.negation,
-            &self.negation_before,
-            &self.instead,
-            &self.after_sales,
-            &self.selling,
-            &self.not_commercial,
-            &self.clause_break,
-            &self.purpose,
-            &self.purpose_before,
-            &self.alternative,
-            &self.accessory,
-        ]
-    }
-}
+/// A language's cues by kind, each row a phrase with its examples.
+pub type PackCues = CueKinds<Vec<CueRow>>;
 
 /// One language's pack.
 #[derive(Debug, Clone, Deserialize)]
