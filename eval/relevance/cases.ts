@@ -741,6 +741,22 @@ export const BATCH_STARTS = {
     'se-ko': 790,
     'se-en': 777,
   },
+  'session-35': {
+    'ci-ko': 982,
+    'ci-en': 1010,
+    'tn-ko': 561,
+    'tn-en': 534,
+    'cx-ko': 696,
+    'cx-en': 692,
+    'am-ko': 439,
+    'am-en': 452,
+    'rk-ko': 412,
+    'rk-en': 417,
+    'km-ko': 445,
+    'km-en': 337,
+    'se-ko': 810,
+    'se-en': 798,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
