@@ -220,8 +220,9 @@ fn says_korean_school_year(turn: &Screened) -> bool {
 
 /// Units that make a number after "I'm" something other than an age ("I'm 15 minutes late").
 static EN_NOT_AGE_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    // A height is feet and inches ("i'm 6'3", "im 5 ft 2", "i'm 6 foot"), not years.
     re(
-        r"^\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k(?-u:\b)|am(?-u:\b)|pm(?-u:\b)|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won)",
+        r"^\s*(?:%|percent|min|mins|minutes|hours?|days?|weeks?|months?|km|miles?|dollars?|bucks|k(?-u:\b)|am(?-u:\b)|pm(?-u:\b)|inch|inches|cm|kg|lbs?|pounds?|points?|euros?|won|['′’]\s*\d|ft(?-u:\b)|feet|foot)",
     )
 });
 static EN_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)(?:i'?m|i am|im|age|aged)\s+(?:only\s+|just\s+)?(?:[5-9]|1[0-8])(?-u:\b)"));
@@ -643,6 +644,20 @@ mod tests {
         assert!(says_minor_age(&normalize("아이폰16 살라구 하는데 나 15살이야")));
         assert!(!says_minor_age(&normalize("아이폰16 살라구 하는데")));
         assert!(names_adult_venue(&normalize("안마방석 말고 진짜 안마방")));
+    }
+
+    #[test]
+    fn a_height_is_no_age() {
+        for tall in [
+            "need a hotel in shinjuku, not a capsule, i'm 6'3 lol",
+            "im 5’11 so legroom matters",
+            "i'm 6 ft 2, which headphones fit big heads",
+            "I am 6 foot tall",
+        ] {
+            assert!(!says_minor_age(&normalize(tall)), "{tall}");
+        }
+        assert!(says_minor_age(&normalize("i'm 15 and need a laptop for school")));
+        assert!(says_minor_age(&normalize("im 16, what earbuds should i get")));
     }
 
     #[test]
