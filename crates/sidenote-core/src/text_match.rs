@@ -19,7 +19,8 @@
 //!   particle only (폰**이랑**, 괌**에서**, not 폰**트**), and not one that makes a common word
 //!   with it (차 + 이 is 차이). Cues and sensitive topics are stems ("사고 싶",
 //!   "우울해", "필요 없") written to be continued, so any Hangul may follow them;
-//! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**".
+//! - a clause break that is an ending ("는데", "지만") may follow any Hangul: "이미 있**는데**",
+//!   and so may a cue whose first word is a particle: "딸**이 예약해줬**고", "집**에서 쓸**".
 //!
 //! A Latin alias of several words may not start right after a number and a hyphen: "3-day
 //! trip" is a trip of three days, not a "day trip".
@@ -116,8 +117,9 @@ pub struct TextMatcher {
     /// Per pattern: classes of its first and last characters, its Hangul syllable count, and
     /// whether it is a stem (not only a category or entity name) that any Hangul may continue.
     edges: Vec<(CharClass, CharClass, usize, bool)>,
-    /// Per pattern: a Hangul clause break that is an ending, found after any Hangul
-    /// ("있**는데**", "좋**지만**").
+    /// Per pattern: found after any Hangul. A clause break that is an ending ("있**는데**",
+    /// "좋**지만**"), and a cue whose first word is a particle, written to follow a noun of any
+    /// length ("딸**이 예약해줬**고", "폰**에서 쓸**", "맥**에서 갈아타**려고").
     suffix: Vec<bool>,
     /// Per pattern: the English plural it may take.
     plural: Vec<Plural>,
@@ -302,7 +304,11 @@ impl TextMatcher {
         let suffix = patterns
             .iter()
             .zip(&targets)
-            .map(|(p, hits)| p.chars().next().is_some_and(is_syllable) && hits.iter().all(|h| *h == TextHit::ClauseBreak))
+            .map(|(p, hits)| {
+                let cue = hits.iter().all(|h| !matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+                p.chars().next().is_some_and(is_syllable)
+                    && (hits.iter().all(|h| *h == TextHit::ClauseBreak) || cue && p.split_once(' ').is_some_and(|(first, _)| is_particle(first)))
+            })
             .collect();
         let automaton = if patterns.is_empty() {
             None
@@ -530,6 +536,15 @@ mod tests {
         assert_eq!(find(&m, "좋하지만"), vec![TextHit::ClauseBreak]);
         // Only a clause break: a category alias still needs its boundary.
         assert!(find(&m, "가노트북").is_empty());
+    }
+
+    #[test]
+    fn a_cue_that_opens_with_a_particle_follows_a_noun_of_one_syllable() {
+        let m = matcher(&[("이 예약해줬", TextHit::NegationBefore), ("에서 쓸", TextHit::PurposeBefore), ("이 예약", TextHit::Category(2))]);
+        assert_eq!(find(&m, "호텔은 딸이 예약해줬고"), vec![TextHit::NegationBefore]);
+        assert_eq!(find(&m, "집에서 쓸 노트북"), vec![TextHit::PurposeBefore]);
+        // A category or entity alias still needs its boundary, whatever it starts with.
+        assert!(find(&m, "딸이 예약").is_empty());
     }
 
     #[test]
