@@ -757,6 +757,22 @@ export const BATCH_STARTS = {
     'se-ko': 810,
     'se-en': 798,
   },
+  'session-35b': {
+    'ci-ko': 1020,
+    'ci-en': 1043,
+    'tn-ko': 568,
+    'tn-en': 541,
+    'cx-ko': 711,
+    'cx-en': 706,
+    'am-ko': 444,
+    'am-en': 465,
+    'rk-ko': 416,
+    'rk-en': 426,
+    'km-ko': 453,
+    'km-en': 340,
+    'se-ko': 830,
+    'se-en': 817,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
