@@ -296,15 +296,19 @@ static THING: LazyLock<Regex> = LazyLock::new(|| {
 // 첫 폰", "딸이 중2인데", "my 10 year old wants an ipad", "my son is in 6th grade". A sibling, a
 // friend or a partner still counts (the user may be as young).
 
+/// A pet is family too, and its age is its own: "16살 노묘", "우리 강아지 12살".
+const PETS: &str = "강아지|고양이|고앵이|냥이|댕댕이|멍멍이|노묘|노견|반려견|반려묘|멍뭉이|말티즈|푸들|포메|시츄|코숏";
+
 /// A child of the user's, right after the age or school year (after 되는, 인, 짜리 …).
 static KO_FAMILY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"^\s*(?:(?:이\s*)?되는|인|짜리|된|올라가는|올라갈|입학하는|졸업하는)?\s*(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내|아기)(?:[^가-힣]|$|[이가은는을를도의들용]|한테|에게|랑)",
-    )
+    re(&format!(
+        r"^\s*(?:(?:이\s*)?되는|인|짜리|된|올라가는|올라갈|입학하는|졸업하는)?\s*(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내|아기|{PETS})(?:[^가-힣]|$|[이가은는을를도의들용임]|한테|에게|랑)",
+    ))
 });
-/// A child of the user's, right before it, with its particle ("딸이 중2", "아들은 15살").
-static KO_FAMILY_BEFORE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?:^|[^가-힣])(?:우리\s*)?(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내)(?:[이가은는도]|이가)?\s*$"));
+/// A child of the user's, right before it, with its particle ("딸이 중2", "아들은 올해 15살").
+static KO_FAMILY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(r"(?:^|[^가-힣])(?:우리\s*)?(?:딸|아들|조카|손주|손자|손녀|자녀|아이|애|막내|{PETS})(?:[이가은는도]|이가)?\s*(?:(?:올해|이제|벌써|지금)\s*)?$"))
+});
 /// "my son is in", "our daughter's", "my 10 year old": the clause before the age names a child
 /// of the user's (or the age follows "my").
 static EN_FAMILY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -644,6 +648,16 @@ mod tests {
         assert!(says_minor_age(&normalize("아이폰16 살라구 하는데 나 15살이야")));
         assert!(!says_minor_age(&normalize("아이폰16 살라구 하는데")));
         assert!(names_adult_venue(&normalize("안마방석 말고 진짜 안마방")));
+    }
+
+    #[test]
+    fn a_pets_age_is_its_own() {
+        for pet in ["고앵이 사료 ㅊㅊ 신장 안 좋은 16살 노묘임", "우리 강아지 15살인데 계단 오르기 힘들어해요", "고양이가 올해 17살이에요"]
+        {
+            assert!(!says_minor_age(&normalize(pet)), "{pet}");
+        }
+        assert!(says_minor_age(&normalize("저 16살인데 강아지 사료 추천해주세요")));
+        assert!(!says_minor_age(&normalize("딸이 올해 중2인데 태블릿 뭐가 좋아요")));
     }
 
     #[test]
