@@ -8,7 +8,8 @@
 //! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
 //!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
 //!   comma ("Not looking for flights, just a hotel") or at the end of its word when that word ends
-//!   in a connective ending ("아이폰은 이미 있어서 맥북 에어 살까": 고, 어서, 아서, 으니까 …). A negation ("already have", "필요 없") or
+//!   in a connective ending ("아이폰은 이미 있어서 맥북 에어 살까": 고, 어서, 아서, 으니까 …), or
+//!   that of the word or two after it, its predicate ("폰 액정 다 나가서 새로 사려고"). A negation ("already have", "필요 없") or
 //!   after-sales cue ("refund", "환불") voids the topics and cues of its clause; an after-sales
 //!   clause's topics count again when a later clause asks to buy and names nothing ("my
 //!   headphones broke, time to replace them. what's good under 200?"); a negation-before cue ("말고",
@@ -408,6 +409,38 @@ const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "�
 /// The longest connective ending, in syllables: a cue's word is read no further than this.
 const CONNECTIVE_MAX_SYLLABLES: usize = 3;
 
+/// A cue that is a noun leaves its predicate to the words after it, and the clause ends where
+/// that predicate takes a connective ending: "폰 **액정** 다 **나가서** 걍 새로 사주려고" is two
+/// clauses, the broken screen and the new phone. The first of the two words after the cue's word
+/// that is all Hangul and ends in one (the particle 에서 is no verb): where it ends. Each word is
+/// read up to [`PREDICATE_MAX_SYLLABLES`], so a cue costs a bounded walk.
+fn predicate_after(text: &str, cue_end: usize) -> Option<usize> {
+    let word_end = |from: usize| -> Option<usize> {
+        let len: usize = text[from..].chars().take(PREDICATE_MAX_SYLLABLES + 1).take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
+        // A word longer than the walk is not read.
+        (text[from + len..].chars().next().is_none_or(|c| !is_syllable(c))).then_some(from + len)
+    };
+    let mut at = word_end(cue_end)?;
+    for _ in 0..2 {
+        let start = at + text[at..].len() - text[at..].trim_start_matches(' ').len();
+        if start == at {
+            return None;
+        }
+        at = word_end(start)?;
+        let word = &text[start..at];
+        if word.chars().count() < 2 {
+            continue;
+        }
+        if !word.ends_with("에서") && CONNECTIVE_ENDINGS.iter().any(|e| word.ends_with(e)) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The longest word [`predicate_after`] reads, in syllables.
+const PREDICATE_MAX_SYLLABLES: usize = 8;
+
 /// Reads a normalised turn. Every pass walks the hits, topics or cues once (lookups are binary
 /// searches or per-clause tables), and charges `steps` for what it walks: past the budget the
 /// reading stops where it is, says so (`Reading::over_budget`), and keeps the sensitive topics,
@@ -500,6 +533,8 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
             let rest: usize = text[span.end..].chars().take(CONNECTIVE_MAX_SYLLABLES + 1).take_while(|&c| is_syllable(c)).map(char::len_utf8).sum();
             if rest > 0 && CONNECTIVE_ENDINGS.contains(&&text[span.end..span.end + rest]) {
                 comma_ends.push(span.end + rest);
+            } else if let Some(end) = predicate_after(text, span.end) {
+                comma_ends.push(end);
             }
             if negation {
                 comma_ends.extend(comma_before(span.start, false).map(|comma| comma + 1));
@@ -827,6 +862,7 @@ mod tests {
             ("필요 없", TextHit::Negation),
             ("case", TextHit::Accessory),
             ("케이스", TextHit::Accessory),
+            ("액정", TextHit::AfterSales),
         ];
         TextMatcher::build(aliases.into_iter()).expect("test aliases build")
     }
@@ -886,6 +922,12 @@ mod tests {
         // Any other continuation keeps the whole clause voided ("이미 있는": the ones had).
         assert!(read_text("노트북이랑 숙소 이미 있는 상태 숙소 추천").topics.is_empty());
         assert!(read_text("노트북이랑 숙소 이미 있음").topics.is_empty());
+        // A cue that is a noun ends its clause where its predicate, a word or two on, does.
+        let r = read_text("노트북 액정 다 나가서 걍 숙소 사려는데");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 1)]);
+        // Not at the particle 에서, nor past two words.
+        assert!(read_text("노트북 액정 나감 부산에서 숙소").topics.is_empty());
+        assert!(read_text("노트북 액정 정말 다 나가서 숙소").topics.is_empty());
     }
 
     #[test]
