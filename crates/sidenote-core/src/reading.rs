@@ -2,8 +2,9 @@
 //! the automaton found (no second scan of the message for words), plus one walk over the
 //! message's bytes for the structure words do not carry: code, quotations and sentence ends.
 //!
-//! - Code (a fenced block or an `inline span`, an identifier such as `order.price` or `book()`)
-//!   names no topic and says no intent; a fenced block makes the whole turn a coding turn.
+//! - Code (a fenced block or an `inline span`, an identifier such as `order.price` or `book()`,
+//!   a SQL statement pasted without marks) names no topic and says no intent; a fenced block or a
+//!   statement makes the whole turn a coding turn.
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
 //! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
 //!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
@@ -230,8 +231,81 @@ fn structure(text: &str) -> Structure {
     if let Some((start, _)) = code_open {
         st.code.push((start, text.len()));
     }
+    let statements = sql_statements(text);
+    if !statements.is_empty() {
+        // Pasted SQL is code as a fenced block is, and the turn is a coding turn.
+        st.fenced_code = true;
+        st.code.extend(statements);
+        st.code.sort_unstable();
+        // Disjoint again: a backtick span inside a statement is part of it.
+        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(st.code.len());
+        for (start, end) in st.code.drain(..) {
+            match merged.last_mut() {
+                Some(last) if start < last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        st.code = merged;
+    }
     // An unclosed quotation quotes nothing: it is a stray mark.
     st
+}
+
+/// Words that follow "select" in English, never in a statement.
+const NOT_A_COLUMN: [&str; 12] = ["a", "an", "the", "one", "some", "my", "your", "this", "that", "which", "what", "from"];
+
+/// What a pasted statement says after its table (one of these, or a `;`).
+const SQL_AFTER_FROM: [&str; 8] = [" where ", " group by ", " order by ", " join ", " limit ", " having ", "\nwhere ", ";"];
+
+/// How far after `select` a statement's `from` may be (on any line): a long column list.
+const SQL_FROM_WITHIN: usize = 600;
+
+/// SQL pasted without backticks: from a `select` word to the end of its statement (a `;`, a
+/// blank line or the end of the turn), when a `from` word follows it within
+/// [`SQL_FROM_WITHIN`] bytes ("why is this query slow? SELECT carrier … FROM flights … ORDER BY
+/// 2": the order and the flights are the query's). Each statement is searched once and the
+/// search goes on after it, so a turn costs a few passes over its text at most.
+fn sql_statements(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // The next `from` word (after white space) at or after `from`, found once for every `select` before it.
+    let mut next_from: Option<usize> = None;
+    let mut from = 0;
+    while let Some(i) = text[from..].find("select ").map(|i| from + i) {
+        from = i + "select ".len();
+        if text[..i].chars().next_back().is_some_and(is_word) {
+            continue;
+        }
+        if next_from.is_none_or(|f| f < from) {
+            next_from = None;
+            let mut at = from;
+            while let Some(f) = text[at..].find("from ").map(|f| at + f) {
+                if text[..f].chars().next_back().is_some_and(char::is_whitespace) {
+                    next_from = Some(f);
+                    break;
+                }
+                at = f + "from ".len();
+            }
+        }
+        match next_from {
+            None => break,
+            Some(f) if f - from > SQL_FROM_WITHIN => continue,
+            Some(_) => {}
+        }
+        // "select a hotel from the list" is English: a statement selects columns, not "a" thing.
+        let first_word = text[from..].split(|c: char| !is_word(c)).next().unwrap_or("");
+        if NOT_A_COLUMN.contains(&first_word) {
+            continue;
+        }
+        let rest = &text[from..];
+        let end = from + [rest.find(';').map(|e| e + 1), rest.find("\n\n")].into_iter().flatten().min().unwrap_or(rest.len());
+        // And it goes on as SQL does after its table: a condition, a grouping, an order, a join.
+        if !SQL_AFTER_FROM.iter().any(|k| text[i..end].contains(k)) {
+            continue;
+        }
+        out.push((i, end));
+        from = end;
+    }
+    out
 }
 
 /// An alias used as part of an identifier: `order.price`, `book()`, `$flight`.
@@ -958,6 +1032,19 @@ mod tests {
         assert!(r.topics.is_empty() && r.purchase_clauses.is_empty() && r.not_commercial);
         // Sensitive topics count even in code.
         assert_eq!(read_text("`suicide`").sensitive, vec![0]);
+    }
+
+    #[test]
+    fn pasted_sql_is_code() {
+        // The statement's words name nothing and ask nothing; the turn is a coding turn.
+        let r = read_text("why so slow?\nSELECT vpn, count(*) FROM 노트북 GROUP BY 1; buy");
+        assert!(r.topics.is_empty() && r.not_commercial);
+        // English that selects a thing from a list is no statement.
+        let r = read_text("I'll select a vpn from the list where it is cheap, buy it");
+        assert_eq!(topics(&r), vec![(Topic::Category(4), 0)]);
+        assert!(!r.not_commercial);
+        // Nor is a select with no table after it.
+        assert!(!read_text("select the best vpn for travel").not_commercial);
     }
 
     #[test]
