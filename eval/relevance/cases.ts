@@ -773,6 +773,22 @@ export const BATCH_STARTS = {
     'se-ko': 830,
     'se-en': 817,
   },
+  'session-35c': {
+    'ci-ko': 1057,
+    'ci-en': 1083,
+    'tn-ko': 575,
+    'tn-en': 547,
+    'cx-ko': 726,
+    'cx-en': 724,
+    'am-ko': 449,
+    'am-en': 473,
+    'rk-ko': 422,
+    'rk-en': 429,
+    'km-ko': 460,
+    'km-en': 344,
+    'se-ko': 850,
+    'se-en': 837,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
