@@ -789,6 +789,22 @@ export const BATCH_STARTS = {
     'se-ko': 850,
     'se-en': 837,
   },
+  'session-35d': {
+    'ci-ko': 1090,
+    'ci-en': 1116,
+    'tn-ko': 584,
+    'tn-en': 557,
+    'cx-ko': 743,
+    'cx-en': 737,
+    'am-ko': 454,
+    'am-en': 480,
+    'rk-ko': 426,
+    'rk-en': 434,
+    'km-ko': 470,
+    'km-en': 350,
+    'se-ko': 870,
+    'se-en': 856,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
