@@ -223,7 +223,7 @@ function hangulTypo(word: string, rng: Rng): string {
 }
 
 /** A taxonomy with the cues the core reads in it, every kind: the language packs' and the catalog's. */
-type ReadTaxonomy = IndexDocument['taxonomy'] & { intent_cues: Record<CueKind, IndexAliases> };
+type ReadTaxonomy = Omit<IndexDocument['taxonomy'], 'intent_cues'> & { intent_cues: Record<CueKind, IndexAliases> };
 const withPackCues = new WeakMap<IndexDocument['taxonomy'], ReadTaxonomy>();
 function readTaxonomy(doc: IndexDocument): ReadTaxonomy {
   let t = withPackCues.get(doc.taxonomy);

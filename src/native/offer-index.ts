@@ -8,7 +8,6 @@ import type {
   IndexBuilder as BindingIndexBuilder,
   LiveOfferIndex as BindingLiveOfferIndex,
 } from '../../native/index.js';
-import type { CueKind } from '../catalog/catalog-schema.js';
 
 const require = createRequire(import.meta.url);
 
@@ -95,8 +94,10 @@ export interface IndexTaxonomy {
     within?: string[];
   }[];
   sensitive_topics: { id: string; aliases: IndexAliases; negative_contexts?: IndexAliases; context_aliases?: IndexAliases; said_of_the_user?: boolean }[];
-  /** Any kind of cue left out has none (the kinds: the catalog schema's `intent_cues`). */
-  intent_cues: Partial<Record<CueKind, IndexAliases>>;
+  /** Cue phrases by kind, the catalog schema's `intent_cues` keys (the core refuses any other);
+   *  a kind left out has none. Keyed by string here: the catalog imports this module, not the
+   *  other way round. */
+  intent_cues: Partial<Record<string, IndexAliases>>;
 }
 
 export interface IndexOffer {
