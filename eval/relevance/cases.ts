@@ -805,6 +805,22 @@ export const BATCH_STARTS = {
     'se-ko': 870,
     'se-en': 856,
   },
+  'session-35e': {
+    'ci-ko': 1124,
+    'ci-en': 1149,
+    'tn-ko': 592,
+    'tn-en': 565,
+    'cx-ko': 759,
+    'cx-en': 755,
+    'am-ko': 460,
+    'am-en': 486,
+    'rk-ko': 432,
+    'rk-en': 441,
+    'km-ko': 478,
+    'km-en': 356,
+    'se-ko': 890,
+    'se-en': 876,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
