@@ -88,6 +88,14 @@ pub enum TextHit {
     Accessory,
 }
 
+impl TextHit {
+    /// A category or an entity (weak or not): a thing or place named, not a cue or a topic of
+    /// policy.
+    fn names_a_topic(&self) -> bool {
+        matches!(self, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_))
+    }
+}
+
 /// One boundary-valid hit: byte span in the normalised message and the pattern it matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Span {
@@ -297,7 +305,7 @@ impl TextMatcher {
                 let first = p.chars().next().map_or(CharClass::Other, class_of);
                 let last = p.chars().next_back().map_or(CharClass::Other, class_of);
                 let syllables = p.chars().filter(|&c| is_syllable(c)).count();
-                let stem = hits.iter().any(|h| !matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+                let stem = hits.iter().any(|h| !h.names_a_topic());
                 (first, last, syllables, stem)
             })
             .collect();
@@ -305,7 +313,7 @@ impl TextMatcher {
             .iter()
             .zip(&targets)
             .map(|(p, hits)| {
-                let cue = hits.iter().all(|h| !matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+                let cue = !hits.iter().any(TextHit::names_a_topic);
                 p.chars().next().is_some_and(is_syllable)
                     && (hits.iter().all(|h| *h == TextHit::ClauseBreak) || cue && p.split_once(' ').is_some_and(|(first, _)| is_particle(first)))
             })
@@ -323,8 +331,7 @@ impl TextMatcher {
         };
         let plural = patterns.iter().zip(&targets).map(|(p, hits)| plural_of(p, hits)).collect();
         // A pattern names a thing when all it stands for is a category or an entity.
-        let names_thing =
-            |hits: &[TextHit]| hits.iter().all(|h| matches!(h, TextHit::Category(_) | TextHit::Entity(_) | TextHit::WeakCategory(_) | TextHit::WeakEntity(_)));
+        let names_thing = |hits: &[TextHit]| hits.iter().all(TextHit::names_a_topic);
         let says_sensitive = |hits: &[TextHit]| hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_)));
         let fuzzy = FuzzyMatcher::with_kinds(
             patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits), says_sensitive(hits))),
