@@ -263,8 +263,8 @@ const SQL_FROM_WITHIN: usize = 600;
 /// SQL pasted without backticks: from a `select` word to the end of its statement (a `;`, a
 /// blank line or the end of the turn), when a `from` word follows it within
 /// [`SQL_FROM_WITHIN`] bytes ("why is this query slow? SELECT carrier … FROM flights … ORDER BY
-/// 2": the order and the flights are the query's). Each statement is searched once and the
-/// search goes on after it, so a turn costs a few passes over its text at most.
+/// 2": the order and the flights are the query's). Each stretch up to a statement's end is
+/// searched once and the search goes on after it, so a turn costs a few passes over its text.
 fn sql_statements(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     // The next `from` word (after white space) at or after `from`, found once for every `select` before it.
@@ -299,10 +299,11 @@ fn sql_statements(text: &str) -> Vec<(usize, usize)> {
         let rest = &text[from..];
         let end = from + [rest.find(';').map(|e| e + 1), rest.find("\n\n")].into_iter().flatten().min().unwrap_or(rest.len());
         // And it goes on as SQL does after its table: a condition, a grouping, an order, a join.
-        if !SQL_AFTER_FROM.iter().any(|k| text[i..end].contains(k)) {
-            continue;
+        // A `select` later in the same stretch ends there too and reads less of it, so none can
+        // be a statement either: the search goes on after it, and each byte is read once.
+        if SQL_AFTER_FROM.iter().any(|k| text[i..end].contains(k)) {
+            out.push((i, end));
         }
-        out.push((i, end));
         from = end;
     }
     out
