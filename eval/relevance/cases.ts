@@ -821,6 +821,22 @@ export const BATCH_STARTS = {
     'se-ko': 890,
     'se-en': 876,
   },
+  'session-36': {
+    'ci-ko': 1162,
+    'ci-en': 1182,
+    'tn-ko': 600,
+    'tn-en': 571,
+    'cx-ko': 777,
+    'cx-en': 770,
+    'am-ko': 465,
+    'am-en': 494,
+    'rk-ko': 435,
+    'rk-en': 448,
+    'km-ko': 485,
+    'km-en': 362,
+    'se-ko': 910,
+    'se-en': 897,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
