@@ -83,7 +83,10 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  among the held-out failures at session 34's start, answered right once a VPN and a password
  *  manager became kinds of security software with their own offers; cx-ko-606 (session-33b
  *  batch): a Galaxy Book to sell and what it would fetch, printed among the held-out failures at
- *  session 34's start, answered right once selling became a cue kind of its own. */
+ *  session 34's start, answered right once selling became a cue kind of its own. se-ko-248
+ *  (session 36): a casino spelled '카.지.노' after a word of one syllable ('꼭'), read in a diff of
+ *  the classifier's held-out answers, then read as gambling once a letter that masking marks join
+ *  to the next was no longer taken for a spaced-out one. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -113,6 +116,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-en-681',
   'ci-ko-711',
   'cx-ko-606',
+  'se-ko-248',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

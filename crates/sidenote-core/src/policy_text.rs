@@ -108,9 +108,33 @@ fn leet_words(chars: &[char]) -> Vec<bool> {
     out
 }
 
-/// Whether `chars[k]` is a letter standing alone between non-letters (or the ends).
+/// Whether `chars[k]` is a letter standing alone between non-letters (or the ends). A letter that
+/// masking marks join to another ("꼭 카.지.노": 카) is the start or end of a masked word, not
+/// one of a run of spaced-out letters, which would join "꼭" to it and hide the word.
 fn single_letter(chars: &[char], k: usize) -> bool {
-    chars.get(k).is_some_and(|&c| is_letter(c)) && (k == 0 || !is_letter(chars[k - 1])) && !chars.get(k + 1).is_some_and(|&c| is_letter(c))
+    chars.get(k).is_some_and(|&c| is_letter(c))
+        && (k == 0 || !(is_letter(chars[k - 1]) || marks_join(chars, k - 1, false)))
+        && !chars.get(k + 1).is_some_and(|&c| is_letter(c))
+        && !marks_join(chars, k + 1, true)
+}
+
+/// Whether a run of masking marks starts at `from` and reaches a letter, read forwards or
+/// backwards. Linear in the run, which only `single_letter` asks and only beside a lone letter.
+fn marks_join(chars: &[char], from: usize, forwards: bool) -> bool {
+    let mut k = from;
+    while chars.get(k).is_some_and(|&c| is_masking_mark(c)) {
+        if forwards {
+            k += 1;
+        } else if k == 0 {
+            return false;
+        } else {
+            k -= 1;
+        }
+        if chars.get(k).is_some_and(|&c| is_letter(c)) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether anything in the turn masks a word: the test that lets an ordinary turn skip the copy.
@@ -276,6 +300,9 @@ mod tests {
         assert_eq!(read("\u{03bf}verdose"), "overdose"); // Greek omicron
         assert_eq!(read("토토 도 박 사이트"), "토토 도박 사이트");
         assert_eq!(read("buy d r u g s online"), "buy drugs online");
+        // A word of one syllable before a masked word is not a spaced-out letter of it.
+        assert_eq!(read("남편이 꼭 카.지.노 들러야"), "남편이 꼭 카지노 들러야");
+        assert_eq!(read("i s.u.i.c.i.d.e"), "i suicide");
         // A word with a digit between its letters has its other digits read as letters too,
         // also at its ends.
         assert_eq!(read("wh3r3 c4n i g3t s0m3 4dd3r4ll"), "where can i get some adderall");
