@@ -8,8 +8,14 @@ twin implement it byte for byte). Plain Python, no third-party packages, and eve
 IEEE double: the same data gives the same .bin on any machine (`python3 train.py` twice, then
 `git diff --exit-code`).
 
+The sensitive head also learns from the relevance benchmark's dev split (eval/relevance/dev.jsonl:
+a `block` turn is sensitive, a `serve` or `silent` one is not), written by many authors blind to
+the matcher; a dev turn too close to a held-out turn is left out, so held-out stays unseen. The
+commercial head learns from data/train.jsonl alone.
+
     python3 models/turn-classifier/train.py            # train, report, write the .bin
     python3 models/turn-classifier/train.py --check    # ... and fail if the .bin would change
+    python3 models/turn-classifier/train.py --fold 2 --out /tmp/fold-2.bin   # dev's fold 2 left out
 """
 
 from __future__ import annotations
@@ -42,19 +48,27 @@ FORMAT_VERSION = 1
 # The thresholds stored in the weights file, as logits. In the service the model stands beside
 # the catalog's word lists and patterns, which already block most sensitive turns and read most
 # purchase cues, so the thresholds are chosen for the combined system on the relevance
-# benchmark's dev split, never on held-out. Sensitive 0.0 (p 0.5, session 14, the 2^18-bucket
-# model trained on 13,164 turns that include five outside authors' 6,785), by the rule earlier
-# sessions used: a step (0.25) below the highest threshold at which the combined system blocks
-# the most dev sensitive turns it reaches (316 of 319 from -1.0 up to 0.25; the session-12 model
-# blocked 314). There it refuses 16 of 661 dev commercial turns POLICY_BLOCK (was 36) and
-# answers 36 of 683 silent ones POLICY_BLOCK (was 55). Commercial 1.0 (p 0.73, slice 6) recovers
-# cue-less requests ("flights to Tokyo next weekend") with the fewest silent turns flipped. The
-# service also ignores the sensitive head below three words (MODEL_MIN_WORDS in the core): a
-# linear model over a handful of n-grams scores greetings high ("안녕하세요", "test"). The
-# recall-first choice on validation alone is reported as model_alone_thresholds.
-SERVICE_THRESHOLDS = (0.0, 1.0)
+# benchmark's dev split out of fold (out_of_fold.py), never on held-out. Sensitive -0.25 (p 0.44,
+# session 36): the highest threshold at which the service, each dev turn answered by a model that
+# never saw it, blocks at least as many dev sensitive turns as the session-35 model did (1,098 of
+# 1,107 against 1,095; at 0.0, 1,094), where it answers 104 of 2,548 silent turns POLICY_BLOCK
+# (the session-35 model: 106) and refuses 20 of 2,219 commercial ones (46). Commercial 1.0 (p
+# 0.73, slice 6) recovers cue-less requests ("flights to Tokyo next weekend") with the fewest
+# silent turns flipped. The service also ignores the sensitive head below three words
+# (MODEL_MIN_WORDS in the core): a linear model over a handful of n-grams scores greetings high
+# ("안녕하세요", "test"). The recall-first choice on validation alone is reported as
+# model_alone_thresholds.
+SERVICE_THRESHOLDS = (-0.25, 1.0)
 
 HEADS = ("sensitive", "commercial")
+
+BENCHMARK = REPO / "eval" / "relevance"
+# A dev turn whose character trigrams (spaces ignored) have a Jaccard similarity above this with a
+# held-out turn is not trained on: the same author's near-repeat would carry the answer across.
+HELD_OUT_OVERLAP = 0.5
+# Dev turns are dealt into this many folds by their id (fold_of): a fold left out of training is
+# scored by a model that never saw it, so thresholds are chosen on dev out of fold.
+FOLDS = 5
 
 # Feature-kind prefix bytes: the first byte hashed for each feature, so a word and a character
 # n-gram with the same letters land in different buckets.
@@ -182,33 +196,85 @@ def sigmoid(z: float) -> float:
 
 
 def train(rows: list[dict], mask: int) -> tuple[list[list[float]], list[float]]:
-    """Per-example SGD with AdaGrad step sizes and L2, in a seeded order; both heads share the
-    pass over the features."""
-    n_buckets = mask + 1
-    weights = [[0.0] * n_buckets for _ in HEADS]
-    grad_sq = [[1e-8] * n_buckets for _ in HEADS]
-    bias = [0.0 for _ in HEADS]
-    bias_sq = [1e-8 for _ in HEADS]
-    examples = [(sparse(features(normalize(r["text"]), mask)), (r["sensitive"], r["commercial"])) for r in rows]
+    """Per-example SGD with AdaGrad step sizes and L2, in a seeded order, one pass per head over
+    the rows that carry its label (a benchmark turn has no `commercial` label). The heads share
+    no weight, so the commercial head is what it was when both heads shared one pass over
+    train.jsonl."""
+    cache: dict[str, list[tuple[int, float]]] = {}
+
+    def x_of(r: dict) -> list[tuple[int, float]]:
+        if r["text"] not in cache:
+            cache[r["text"]] = sparse(features(normalize(r["text"]), mask))
+        return cache[r["text"]]
+
+    weights, bias = [], []
+    for head, name in enumerate(HEADS):
+        labelled = [(x_of(r), r[name]) for r in rows if r.get(name) is not None]
+        w, b = train_head(labelled, mask + 1, SENSITIVE_POSITIVE_WEIGHT if head == 0 else 1.0)
+        weights.append(w)
+        bias.append(b)
+    return weights, bias
+
+
+def train_head(examples: list[tuple[list[tuple[int, float]], int]], n_buckets: int, positive_weight: float) -> tuple[list[float], float]:
+    w = [0.0] * n_buckets
+    g2 = [1e-8] * n_buckets
+    bias, bias_sq = 0.0, 1e-8
     rng = random.Random(SEED)
     order = list(range(len(examples)))
     for _ in range(EPOCHS):
         rng.shuffle(order)
         for i in order:
-            x, labels = examples[i]
-            for head, label in enumerate(labels):
-                w, g2 = weights[head], grad_sq[head]
-                z = bias[head] + sum(w[b] * v for b, v in x)
-                err = sigmoid(z) - label
-                if head == 0 and label == 1:
-                    err *= SENSITIVE_POSITIVE_WEIGHT
-                for b, v in x:
-                    g = err * v + L2 * w[b]
-                    g2[b] += g * g
-                    w[b] -= LEARNING_RATE * g / math.sqrt(g2[b])
-                bias_sq[head] += err * err
-                bias[head] -= LEARNING_RATE * err / math.sqrt(bias_sq[head])
-    return weights, bias
+            x, label = examples[i]
+            z = bias + sum(w[b] * v for b, v in x)
+            err = sigmoid(z) - label
+            if label == 1:
+                err *= positive_weight
+            for b, v in x:
+                g = err * v + L2 * w[b]
+                g2[b] += g * g
+                w[b] -= LEARNING_RATE * g / math.sqrt(g2[b])
+            bias_sq += err * err
+            bias -= LEARNING_RATE * err / math.sqrt(bias_sq)
+    return w, bias
+
+
+def trigrams(text: str) -> set[str]:
+    t = "".join(normalize(text).split())
+    return {t[i:i + 3] for i in range(len(t) - 2)}
+
+
+def fold_of(case_id: str) -> int:
+    """A dev turn's fold, from its id alone (FNV-1a), so appending a batch moves no turn."""
+    return _fnv(FNV_OFFSET, case_id.encode("utf-8")) % FOLDS
+
+
+def benchmark_rows(left_out_fold: int | None = None) -> tuple[list[dict], int]:
+    """The dev split's turns as sensitive-head rows, without those too close to a held-out turn
+    (held-out is read for this check only) and without `left_out_fold`; and how many were too
+    close."""
+    def cases(split: str) -> list[dict]:
+        return load(BENCHMARK / f"{split}.jsonl")
+
+    held_out = [trigrams(c["message"]) for c in cases("held-out")]
+    by_gram: dict[str, list[int]] = {}
+    for i, g in enumerate(held_out):
+        for t in g:
+            by_gram.setdefault(t, []).append(i)
+    rows, too_close = [], 0
+    for c in cases("dev"):
+        g = trigrams(c["message"])
+        shared: dict[int, int] = {}
+        for t in g:
+            for i in by_gram.get(t, ()):
+                shared[i] = shared.get(i, 0) + 1
+        if any(n / (len(g) + len(held_out[i]) - n) > HELD_OUT_OVERLAP for i, n in shared.items()):
+            too_close += 1
+            continue
+        if left_out_fold is not None and fold_of(c["id"]) == left_out_fold:
+            continue
+        rows.append({"text": c["message"], "lang": c["lang"], "sensitive": int(c["expect"] == "block"), "commercial": None})
+    return rows, too_close
 
 
 def quantise(weights: list[list[float]]) -> tuple[list[int], list[float]]:
@@ -312,17 +378,13 @@ def encode(weights: list[int], biases: list[float], scales: list[float], thresho
 
 def dev_overlap(limit: float = 0.5) -> int:
     """The data must not copy the relevance benchmark: flags any turn whose character trigrams
-    (spaces ignored) have a Jaccard similarity above `limit` with a turn of eval/relevance/dev.jsonl.
-    The held-out split is never read."""
-    def grams(text: str) -> set[str]:
-        t = "".join(normalize(text).split())
-        return {t[i:i + 3] for i in range(len(t) - 2)}
-
-    dev = [grams(json.loads(line)["message"]) for line in (REPO / "eval" / "relevance" / "dev.jsonl").open(encoding="utf-8")]
+    (spaces ignored) have a Jaccard similarity above `limit` with a turn of eval/relevance/dev.jsonl:
+    the hand-written data must not copy it (the sensitive head reads dev itself, as dev)."""
+    dev = [trigrams(c["message"]) for c in load(BENCHMARK / "dev.jsonl")]
     found = 0
     for split in ("train", "validation"):
         for row in load(HERE / "data" / f"{split}.jsonl"):
-            g = grams(row["text"])
+            g = trigrams(row["text"])
             close = max((len(g & d) / len(g | d) for d in dev if g and d), default=0.0)
             if close > limit:
                 found += 1
@@ -368,7 +430,11 @@ def main() -> int:
     parser.add_argument("--errors", action="store_true", help="print the validation turns each head gets wrong")
     parser.add_argument("--dev-overlap", action="store_true", help="list training or validation turns too close to a relevance-benchmark dev turn, then stop")
     parser.add_argument("--score", action="store_true", help="score turns already normalised by the core (one JSON string a line on stdin) with the .bin on disk: the f32 bits of both logits, one JSON line each; the core's test oracle")
+    parser.add_argument("--fold", type=int, choices=range(FOLDS), help="leave this fold of the benchmark's dev turns out of training (with --out): scores for that fold out of fold")
+    parser.add_argument("--out", type=Path, help="write the .bin here instead of into the core")
     args = parser.parse_args()
+    if args.fold is not None and args.out is None:
+        parser.error("--fold trains a model that must not replace the shipped one: give --out")
     if args.dev_overlap:
         return dev_overlap()
     if args.score:
@@ -377,7 +443,8 @@ def main() -> int:
     mask = (1 << BUCKET_BITS) - 1
     train_rows = load(HERE / "data" / "train.jsonl")
     validation_rows = load(HERE / "data" / "validation.jsonl")
-    weights, bias = train(train_rows, mask)
+    dev_rows, too_close = benchmark_rows(args.fold)
+    weights, bias = train(train_rows + dev_rows, mask)
     qweights, scales = quantise(weights)
     biases = [f32(b) for b in bias]
 
@@ -407,7 +474,12 @@ def main() -> int:
             for h, name in enumerate(HEADS)
         },
         "sensitive_operating_points": operating_points(validation_rows, validation_scores),
-        "rows": {"train": len(train_rows), "validation": len(validation_rows)},
+        "rows": {
+            "train": len(train_rows),
+            "benchmark_dev": len(dev_rows),
+            "benchmark_dev_too_close_to_held_out": too_close,
+            "validation": len(validation_rows),
+        },
     }
     print(json.dumps(report, indent=1))
     if args.errors:
@@ -417,6 +489,10 @@ def main() -> int:
                     print(f"{name} want={r[name]} logit={s[h]:+.2f} {r['text']}", file=sys.stderr)
 
     blob = encode(qweights, biases, scales, thresholds)
+    if args.out is not None:
+        args.out.write_bytes(blob)
+        print(f"wrote {args.out} ({len(blob)} bytes)", file=sys.stderr)
+        return 0
     if args.check:
         if not WEIGHTS_PATH.exists() or WEIGHTS_PATH.read_bytes() != blob:
             print(f"{WEIGHTS_PATH} is not what train.py writes", file=sys.stderr)

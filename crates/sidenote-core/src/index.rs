@@ -84,20 +84,13 @@ pub const MODEL_MIN_WORDS: usize = 3;
 /// 달라?"), "best" in a question about a pilot's career. Chosen on the benchmark's dev split.
 pub const COMMERCIAL_VETO_LOGIT: f32 = -3.0;
 
-/// On a turn that asks for nothing (no cue, no fresh commercial digest) and names nothing
-/// sensitive, the classifier's sensitive head says `POLICY_BLOCK` alone only from this logit up,
-/// not from the service threshold (0.0). Such a turn is a no-fill either way, so no offer can
-/// appear because of it; what changes is the reason code, which should not say a sensitive
-/// moment happened on a near-even score ("is the galaxy really 13 billion years old"). On a
-/// commercial turn, where the block is what keeps an ad away, the threshold is unchanged. Chosen
-/// on the benchmark's dev split: the highest step (0.5) that loses no dev sensitive turn.
-pub const QUIET_SENSITIVE_LOGIT: f32 = 0.5;
-
 /// A sensitive topic's context word (`context_aliases`: 병원, "hospital", 불안해) counts when the
 /// classifier's sensitive head reads the turn at this logit or above (p ≥ 0.05), far below the
 /// service threshold: the word needs the turn to lean that way at all, not to be sensitive on its
 /// own. Where the classifier cannot vouch (a turn under [`MODEL_MIN_WORDS`] words, a word past
-/// the [`MODEL_MAX_CHARS`] it reads) the word counts as any alias does: recall first.
+/// the [`MODEL_MAX_CHARS`] it reads) the word counts as any alias does: recall first. With the
+/// session-36 model, −4.0 blocked no more dev sensitive turns out of fold and refused more
+/// commercial ones (`models/turn-classifier/out_of_fold.py`).
 pub const CONTEXT_SENSITIVE_LOGIT: f32 = -3.0;
 
 /// The classifier reads at most this many characters of a turn: it costs about 15 ns a character
@@ -1254,11 +1247,6 @@ impl OfferIndex {
             return over_budget(sensitive, dropped);
         }
 
-        let model_sensitive = model_sensitive
-            && (is_commercial(effective_intent)
-                || !sensitive.is_empty()
-                || !sensitive_patterns.is_empty()
-                || scores.is_some_and(|s| s.sensitive >= QUIET_SENSITIVE_LOGIT));
         let by_id = |ids: &[Box<str>], list: Vec<u32>| self.by_position(ids, list);
         let mut signal_categories = asked;
         signal_categories.extend_from_slice(&implied);

@@ -310,17 +310,17 @@ fn a_weak_word_alone_in_its_clause_goes_on_about_the_thing_of_its_kind_before_it
 }
 
 #[test]
-fn the_classifier_alone_needs_a_surer_reading_to_block_a_turn_that_asks_for_nothing() {
+fn the_classifier_blocks_a_turn_that_asks_for_nothing_at_its_one_threshold() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
-    // The embedded model scores this between the service threshold (0.0) and
-    // QUIET_SENSITIVE_LOGIT: a no-fill either way, and not a sensitive moment to report.
-    let text = "비행기 탈 때 보조배터리 몇 mAh까지 들고 탈 수 있어?";
-    let score = sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
-    assert!((0.0..sidenote_core::QUIET_SENSITIVE_LOGIT).contains(&score), "score {score}");
-    let q = || MatchQuery { language: "ko", ..query(text) };
-    assert!(!index.find(&q()).model_sensitive);
-    // A fresh commercial digest makes it a turn that could serve: the service threshold holds.
-    assert!(index.find(&MatchQuery { intent_type: Some("purchase"), ..q() }).model_sensitive);
+    // A veiled goodbye that asks only for a spelling check, read near even. Until session 36 a
+    // turn that asked for nothing needed 0.5 to be reported, and this one answered LOW_INTENT.
+    let text = "my will is done and the letters are written, can you check my spelling";
+    let model = sidenote_core::TurnClassifier::embedded();
+    let score = model.scores(&sidenote_core::normalize(text)).sensitive;
+    assert!((model.thresholds().0..0.5).contains(&score), "score {score}");
+    let r = index.find(&query(text));
+    assert!(r.sensitive_topic_ids.is_empty() && r.sensitive_patterns.is_empty(), "the classifier alone reads it");
+    assert!(r.model_sensitive);
 }
 
 #[test]
