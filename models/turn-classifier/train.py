@@ -8,10 +8,10 @@ twin implement it byte for byte). Plain Python, no third-party packages, and eve
 IEEE double: the same data gives the same .bin on any machine (`python3 train.py` twice, then
 `git diff --exit-code`).
 
-The sensitive head also learns from the relevance benchmark's dev split (eval/relevance/dev.jsonl:
-a `block` turn is sensitive, a `serve` or `silent` one is not), written by many authors blind to
-the matcher; a dev turn too close to a held-out turn is left out, so held-out stays unseen. The
-commercial head learns from data/train.jsonl alone.
+Both heads also learn from the relevance benchmark's dev split (eval/relevance/dev.jsonl: a
+`block` turn is sensitive, a `serve` or `silent` one is not; commercial_label() says which turns
+ask for something), written by many authors blind to the matcher; a dev turn too close to a
+held-out turn is left out, so held-out stays unseen.
 
     python3 models/turn-classifier/train.py            # train, report, write the .bin
     python3 models/turn-classifier/train.py --check    # ... and fail if the .bin would change
@@ -197,9 +197,7 @@ def sigmoid(z: float) -> float:
 
 def train(rows: list[dict], mask: int) -> tuple[list[list[float]], list[float]]:
     """Per-example SGD with AdaGrad step sizes and L2, in a seeded order, one pass per head over
-    the rows that carry its label (a benchmark turn has no `commercial` label). The heads share
-    no weight, so the commercial head is what it was when both heads shared one pass over
-    train.jsonl."""
+    the rows that carry its label (some benchmark turns have no `commercial` label)."""
     cache: dict[str, list[tuple[int, float]]] = {}
 
     def x_of(r: dict) -> list[tuple[int, float]]:
@@ -249,8 +247,24 @@ def fold_of(case_id: str) -> int:
     return _fnv(FNV_OFFSET, case_id.encode("utf-8")) % FOLDS
 
 
+def commercial_label(case: dict) -> int | None:
+    """A dev turn's commercial label, where its label and family say it: a turn to serve asks for
+    something (1), and so does a silent clear-intent turn (it asks for what the catalog does not
+    sell, or not there); a silent turn of the topic-without-intent, ambiguous or context families
+    names things without asking for them (a question, another sense, done, refused, someone
+    else's, pasted: 0). Other turns are not labelled: a sensitive turn may ask or not, and a silent
+    ranking or morphology turn says nothing of it."""
+    if case["expect"] == "serve":
+        return 1
+    if case["expect"] == "silent" and case["family"] == "clear_intent":
+        return 1
+    if case["expect"] == "silent" and case["family"] in ("topic_no_intent", "ambiguous", "context"):
+        return 0
+    return None
+
+
 def benchmark_rows(left_out_fold: int | None = None) -> tuple[list[dict], int]:
-    """The dev split's turns as sensitive-head rows, without those too close to a held-out turn
+    """The dev split's turns as training rows, without those too close to a held-out turn
     (held-out is read for this check only) and without `left_out_fold`; and how many were too
     close."""
     def cases(split: str) -> list[dict]:
@@ -273,7 +287,7 @@ def benchmark_rows(left_out_fold: int | None = None) -> tuple[list[dict], int]:
             continue
         if left_out_fold is not None and fold_of(c["id"]) == left_out_fold:
             continue
-        rows.append({"text": c["message"], "lang": c["lang"], "sensitive": int(c["expect"] == "block"), "commercial": None})
+        rows.append({"text": c["message"], "lang": c["lang"], "sensitive": int(c["expect"] == "block"), "commercial": commercial_label(c)})
     return rows, too_close
 
 
