@@ -841,6 +841,22 @@ export const BATCH_STARTS = {
     'se-ko': 910,
     'se-en': 897,
   },
+  'session-36b': {
+    'ci-ko': 1195,
+    'ci-en': 1221,
+    'tn-ko': 610,
+    'tn-en': 581,
+    'cx-ko': 795,
+    'cx-en': 785,
+    'am-ko': 469,
+    'am-en': 499,
+    'rk-ko': 440,
+    'rk-en': 453,
+    'km-ko': 494,
+    'km-en': 368,
+    'se-ko': 929,
+    'se-en': 917,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
