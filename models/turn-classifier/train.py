@@ -50,11 +50,12 @@ FORMAT_VERSION = 1
 # purchase cues, so the thresholds are chosen for the combined system on the relevance
 # benchmark's dev split out of fold (out_of_fold.py), never on held-out. Sensitive -0.25 (p 0.44,
 # session 36): the highest threshold at which the service, each dev turn answered by a model that
-# never saw it, blocks at least as many dev sensitive turns as the session-35 model did (1,098 of
-# 1,107 against 1,095; at 0.0, 1,094), where it answers 104 of 2,548 silent turns POLICY_BLOCK
-# (the session-35 model: 106) and refuses 20 of 2,219 commercial ones (46). Commercial 1.0 (p
-# 0.73, slice 6) recovers cue-less requests ("flights to Tokyo next weekend") with the fewest
-# silent turns flipped. The service also ignores the sensitive head below three words
+# never saw it, blocks at least as many dev sensitive turns as the session-35 model did (when
+# chosen: 1,098 of 1,107 against 1,095; at 0.0, 1,094). The shipped model, out of fold: 1,100 of
+# 1,108 blocked, 102 of 2,548 silent turns answered POLICY_BLOCK (the session-35 model: 106), 23
+# of 2,219 commercial ones refused (46). Commercial 1.0 (p 0.73, slice 6) recovers cue-less
+# requests ("flights to Tokyo next weekend") with the fewest silent turns flipped; kept, not swept
+# again, when the commercial head began learning from dev (session 36). The service also ignores the sensitive head below three words
 # (MODEL_MIN_WORDS in the core): a linear model over a handful of n-grams scores greetings high
 # ("안녕하세요", "test"). The recall-first choice on validation alone is reported as
 # model_alone_thresholds.
@@ -393,7 +394,7 @@ def encode(weights: list[int], biases: list[float], scales: list[float], thresho
 def dev_overlap(limit: float = 0.5) -> int:
     """The data must not copy the relevance benchmark: flags any turn whose character trigrams
     (spaces ignored) have a Jaccard similarity above `limit` with a turn of eval/relevance/dev.jsonl:
-    the hand-written data must not copy it (the sensitive head reads dev itself, as dev)."""
+    the hand-written data must not copy it (both heads read dev itself, as dev)."""
     dev = [trigrams(c["message"]) for c in load(BENCHMARK / "dev.jsonl")]
     found = 0
     for split in ("train", "validation"):
