@@ -857,6 +857,22 @@ export const BATCH_STARTS = {
     'se-ko': 929,
     'se-en': 917,
   },
+  'session-37': {
+    'ci-ko': 1228,
+    'ci-en': 1262,
+    'tn-ko': 620,
+    'tn-en': 586,
+    'cx-ko': 810,
+    'cx-en': 801,
+    'am-ko': 474,
+    'am-en': 508,
+    'rk-ko': 446,
+    'rk-en': 457,
+    'km-ko': 503,
+    'km-en': 371,
+    'se-ko': 949,
+    'se-en': 938,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
