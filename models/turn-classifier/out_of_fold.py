@@ -7,9 +7,9 @@ kept. The shipped weights are put back at the end. About 15 minutes on two cores
 
     python3 models/turn-classifier/out_of_fold.py --json /tmp/dev-out-of-fold.json
 
-The JSON is eval:relevance's, one result per dev turn, each with the out-of-fold sensitive logit
-its model gave the turn as the core's classifier reads it (normalised, the first 256 characters;
-typos not corrected), so a threshold can be tried on it without a build.
+The JSON is eval:relevance's, one result per dev turn, each with the out-of-fold sensitive and
+commercial logits its model gave the turn as the core's classifier reads it (normalised, the first
+256 characters; typos not corrected), so a threshold can be tried on it without a build.
 """
 from __future__ import annotations
 
@@ -71,7 +71,9 @@ def main() -> int:
                     if T.fold_of(r["id"]) != k:
                         continue
                     text = T.normalize(dev[r["id"]]["message"])[:MODEL_MAX_CHARS]
-                    r["sensitive_logit"] = T.quantised_logit(biases[0], scales[0], weights, T.features(text, mask), 0)
+                    buckets = T.features(text, mask)
+                    r["sensitive_logit"] = T.quantised_logit(biases[0], scales[0], weights, buckets, 0)
+                    r["commercial_logit"] = T.quantised_logit(biases[1], scales[1], weights, buckets, 1)
                     kept.append(r)
     finally:
         T.WEIGHTS_PATH.write_bytes(shipped)
