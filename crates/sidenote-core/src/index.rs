@@ -81,8 +81,11 @@ pub const MODEL_MIN_WORDS: usize = 3;
 /// A purchase or compare cue does not make a turn commercial when the classifier's commercial
 /// head reads it, at this logit or below, as plainly not a request (turns of at least
 /// [`MODEL_MIN_WORDS`] words): a price word in a why-question ("비행기표는 왜 사람마다 가격이
-/// 달라?"), "best" in a question about a pilot's career. Chosen on the benchmark's dev split.
-pub const COMMERCIAL_VETO_LOGIT: f32 = -3.0;
+/// 달라?"), "best" in a question about a pilot's career. A turn longer than the classifier's
+/// window is read at its end as well, and both must say so: the ask after a pasted email is
+/// past the window. Chosen on the benchmark's dev split out of fold (session 37: from −3.0,
+/// read at the start only, to −2.0 at both ends: fewer false serves and fewer asks refused).
+pub const COMMERCIAL_VETO_LOGIT: f32 = -2.0;
 
 /// A sensitive topic's context word (`context_aliases`: 병원, "hospital", 불안해) counts when the
 /// classifier's sensitive head reads the turn at this logit or above (p ≥ 0.05), far below the
@@ -872,7 +875,9 @@ impl OfferIndex {
         let model_commercial = scores.is_some_and(|s| s.commercial >= commercial_at)
             && (reading.refused_spans.is_empty()
                 || normalized.as_deref().is_some_and(|m| model.scores(&unrefused(m, &reading.refused_spans)).commercial >= commercial_at));
-        let model_not_commercial = words >= MODEL_MIN_WORDS && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT);
+        let model_not_commercial = words >= MODEL_MIN_WORDS
+            && scores.is_some_and(|s| s.commercial <= COMMERCIAL_VETO_LOGIT)
+            && model_text.as_deref().and_then(past_the_window).is_none_or(|end| model.scores(end).commercial <= COMMERCIAL_VETO_LOGIT);
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
         let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
@@ -1538,6 +1543,13 @@ impl AppExclusions {
         (!self.advertisers.is_empty() && self.advertisers.binary_search(&o.advertiser).is_ok())
             || (!self.categories.is_empty() && o.categories.iter().any(|c| self.categories.binary_search(c).is_ok()))
     }
+}
+
+/// The last [`MODEL_MAX_CHARS`] characters of a turn longer than that, which the classifier's
+/// reading of the turn's start did not reach.
+fn past_the_window(text: &str) -> Option<&str> {
+    text.char_indices().nth(MODEL_MAX_CHARS)?;
+    text.char_indices().rev().nth(MODEL_MAX_CHARS - 1).map(|(start, _)| &text[start..])
 }
 
 /// The turn without the clauses it refuses (`spans`, in order), up to the classifier's

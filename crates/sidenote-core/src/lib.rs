@@ -28,7 +28,7 @@ pub use fuzzy::FuzzyMatcher;
 pub use hangul_typo::HangulTypoMatcher;
 pub use index::{
     effective_intent, is_commercial, Candidate, IdTables, IndexStats, IndexedMatch, MatchQuery, MatchResult, MessageIntent, OfferIndex, OfferIndexBuilder,
-    OfferKind, CONTEXT_SENSITIVE_LOGIT, MODEL_MAX_CHARS,
+    OfferKind, COMMERCIAL_VETO_LOGIT, CONTEXT_SENSITIVE_LOGIT, MODEL_MAX_CHARS,
 };
 pub use normalize::{is_default_ignorable, normalize};
 pub use steps::{Steps, READING_STEPS};

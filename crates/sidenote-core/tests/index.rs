@@ -324,6 +324,31 @@ fn the_classifier_blocks_a_turn_that_asks_for_nothing_at_its_one_threshold() {
 }
 
 #[test]
+fn the_classifier_vetoes_only_what_it_read_and_an_ask_after_a_paste_is_past_its_start() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("f", &["travel.flights"], &[])] }))).expect("builds");
+    let model = sidenote_core::TurnClassifier::embedded();
+    let commercial = |text: &str| model.scores(&sidenote_core::normalize(text)).commercial;
+    // A pasted notice that asks for nothing, longer than the classifier's window, then the ask.
+    let paste = "Translate this poem into plain English for my class: 'The river keeps its own slow counsel, \
+                 the willows bend to hear it speak, and every stone along the bank remembers rain from years \
+                 ago. The heron waits, the morning waits, and only the water keeps on going, past the mill \
+                 and past the bridge.'";
+    let ask = " Also I need the cheapest flight from Seoul to Jeju on the 15th for a family visit.";
+    let turn = format!("{paste}{ask}");
+    assert!(paste.chars().count() > sidenote_core::MODEL_MAX_CHARS);
+    // The classifier's reading of the start finds no request; at the end it finds one.
+    let start: String = sidenote_core::normalize(&turn).chars().take(sidenote_core::MODEL_MAX_CHARS).collect();
+    assert!(model.scores(&start).commercial <= sidenote_core::COMMERCIAL_VETO_LOGIT, "start {}", model.scores(&start).commercial);
+    let r = index.find(&query(&turn));
+    assert_eq!(r.message_intent, MessageIntent::Purchase);
+    assert_eq!(ids(&index, &query(&turn)), vec!["f"]);
+    // The paste alone asks for nothing, and a question about prices is still vetoed at its end.
+    assert!(commercial(paste) <= sidenote_core::COMMERCIAL_VETO_LOGIT, "paste {}", commercial(paste));
+    let why = format!("{paste} Also, why is the cheapest flight to Jeju always at six in the morning?");
+    assert_ne!(index.find(&query(&why)).message_intent, MessageIntent::Purchase);
+}
+
+#[test]
 fn a_context_word_blocks_only_beside_other_evidence() {
     let mut t = taxonomy();
     t["sensitive_topics"] = serde_json::json!([
