@@ -873,6 +873,22 @@ export const BATCH_STARTS = {
     'se-ko': 949,
     'se-en': 938,
   },
+  'session-37b': {
+    'ci-ko': 1260,
+    'ci-en': 1302,
+    'tn-ko': 630,
+    'tn-en': 594,
+    'cx-ko': 824,
+    'cx-en': 819,
+    'am-ko': 478,
+    'am-en': 513,
+    'rk-ko': 453,
+    'rk-en': 462,
+    'km-ko': 509,
+    'km-en': 375,
+    'se-ko': 969,
+    'se-en': 958,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
