@@ -1015,7 +1015,7 @@ impl OfferIndex {
         };
         // A weak word alone in its clause goes on about the thing of its kind named before it:
         // "서울역에서 몇 시 KTX 타야 할까요? 왕복으로 예매하려고요" books the KTX both ways, not a
-        // flight. (root, category, first clause) of the strong categories: at most one entry per
+        // flight. Places beside it say where, not what: "KTX 타야 돼요. 서울-부산 왕복 …" too. (root, category, first clause) of the strong categories: at most one entry per
         // category of the taxonomy, however long the turn.
         // Both built only when a weak word is there to ask them (`strong_by_clause` is empty else).
         let mut first_of_kind: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();
@@ -1023,7 +1023,7 @@ impl OfferIndex {
         first_of_kind.dedup_by_key(|&mut (r, c, _)| (r, c));
         let mut topics_in_clause = vec![0u32; if any_weak { clauses } else { 0 }];
         if any_weak {
-            for t in topics {
+            for t in topics.iter().filter(|t| !place(t.topic)) {
                 topics_in_clause[t.clause as usize] += 1;
             }
         }
