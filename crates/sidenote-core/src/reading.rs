@@ -309,15 +309,44 @@ fn sql_statements(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// An alias used as part of an identifier: `order.price`, `book()`, `$flight`.
+/// An alias used as part of an identifier: `order.price`, `book()`, `$flight`, `src/flights`.
+/// A slash between two plain words before the rest of a phrase is prose's "or" ("a task/project
+/// tool", "a project/docs tool"), not a path.
 fn in_identifier(text: &str, span: &Span) -> bool {
     let before = text[..span.start].chars().next_back();
     let mut after = text[span.end..].chars();
     let (a1, a2) = (after.next(), after.next());
-    matches!(before, Some('.' | '$' | '#' | '@' | '/' | '\\')) && text[..span.start].chars().rev().nth(1).is_some_and(is_word)
-        || a1 == Some('(')
-        || (a1 == Some('.') && a2.is_some_and(is_word))
+    let joined = match before {
+        Some('/') => !words_or_words(text, span),
+        before => matches!(before, Some('.' | '$' | '#' | '@' | '\\')),
+    };
+    joined && text[..span.start].chars().rev().nth(1).is_some_and(is_word) || a1 == Some('(') || (a1 == Some('.') && a2.is_some_and(is_word))
 }
+
+/// Whether the slash just before `span` joins plain words and the alias goes on past them, as
+/// "project tool" does in "a task/project tool": the whitespace-delimited token around the
+/// slash holds letters, digits and that one slash only. A path ("src/flights", "/api/hotels",
+/// "a/b/c", "src/flights.ts") is a token of its own. Each side is looked at for
+/// [`SLASH_WORD_MAX`] bytes at most: a paste without spaces is not prose, and no turn pays for
+/// it more than that per hit.
+fn words_or_words(text: &str, span: &Span) -> bool {
+    let slash = span.start - 1;
+    let Some(left) = text[..slash].char_indices().rev().take_while(|&(i, c)| !c.is_whitespace() && slash - i <= SLASH_WORD_MAX).last().map(|(i, _)| i) else {
+        return false;
+    };
+    let Some(right) =
+        text[span.start..].char_indices().take_while(|&(i, _)| i <= SLASH_WORD_MAX).find(|&(_, c)| c.is_whitespace()).map(|(i, _)| span.start + i)
+    else {
+        return false;
+    };
+    (left == 0 || text[..left].ends_with(char::is_whitespace))
+        && right < span.end
+        && text[left..right].chars().all(|c| c.is_alphanumeric() || c == '/')
+        && text[left..right].matches('/').count() == 1
+}
+
+/// How far [`words_or_words`] looks on either side of a slash.
+const SLASH_WORD_MAX: usize = 48;
 
 /// Words that say the place after them is where a trip starts, or a stop it comes from ("two
 /// nights in Osaka after Tokyo").

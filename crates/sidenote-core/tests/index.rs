@@ -353,6 +353,21 @@ fn the_classifier_vetoes_only_what_it_read_and_an_ask_after_a_paste_is_past_its_
 }
 
 #[test]
+fn a_slash_between_plain_words_before_the_rest_of_a_phrase_is_or_not_a_path() {
+    let mut t = taxonomy();
+    t["categories"].as_array_mut().expect("categories").push(serde_json::json!(
+        { "id": "software", "parent_id": null, "aliases": { "en": ["project tool"] } }
+    ));
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [] }))).expect("builds");
+    let asked = |m: &str| index.find(&query(m)).signal_category_ids;
+    // "task/project tool" is a task tool or a project tool.
+    assert_eq!(asked("cheapest task/project tool for a team of five"), vec!["software"]);
+    // A path is code, whatever it names: a token of its own, or with more than one slash.
+    assert!(asked("cheapest fix for src/flight when the build breaks").is_empty());
+    assert!(asked("cheapest way to call api/v2/flight from the app").is_empty());
+}
+
+#[test]
 fn a_context_word_blocks_only_beside_other_evidence() {
     let mut t = taxonomy();
     t["sensitive_topics"] = serde_json::json!([
