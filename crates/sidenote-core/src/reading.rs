@@ -6,7 +6,7 @@
 //!   a SQL statement pasted without marks) names no topic and says no intent; a fenced block or a
 //!   statement makes the whole turn a coding turn.
 //! - A cue inside a quotation ("how do you say 'buy now' in Korean") is quoted, not meant.
-//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash …) or a clause-break cue
+//! - A clause ends at a sentence end (`.`, `!`, `?`, `;`, a line break, a dash, an emoji …) or a clause-break cue
 //!   ("but", "하지만", the ending "는데"), and after a negation or after-sales cue also at the next
 //!   comma ("Not looking for flights, just a hotel") or at the end of its word when that word ends
 //!   in a connective ending ("아이폰은 이미 있어서 맥북 에어 살까": 고, 어서, 아서, 으니까 …), or
@@ -147,10 +147,18 @@ fn is_word(c: char) -> bool {
 }
 
 /// Whether a byte can start one of the characters `structure` acts on: backtick, quotation
-/// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。` and `！？`. Every other
-/// byte is skipped without decoding: the walk costs a byte compare where most text is.
+/// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。`, `！？` and of emoji
+/// (`✅`, `🎉`). Every other byte is skipped without decoding: the walk costs a byte compare
+/// where most text is.
 fn is_structural(b: u8) -> bool {
-    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | b'(' | b')' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | b'(' | b')' | 0xC2 | 0xE2 | 0xE3 | 0xEF | 0xF0)
+}
+
+/// A pictograph: the symbols and dingbats (`☀`, `✅`, `✨`, `❤`) and the emoji planes (`🎉`,
+/// `😭`, `🙏`). Chat ends a sentence with one as often as with a full stop ("flights are booked
+/// ✅ now a hotel in Shinjuku"). Arrows ("seoul → tokyo") are not among them.
+fn is_pictograph(c: char) -> bool {
+    matches!(c as u32, 0x2600..=0x27BF | 0x1F300..=0x1FAFF)
 }
 
 /// Code, quotations and sentence ends, in one walk over the bytes.
@@ -221,6 +229,8 @@ fn structure(text: &str) -> Structure {
             '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '…' | '—' | '–' | '(' | ')' | '（' | '）' => true,
             // A hyphen between spaces is a dash: "doing a day trip to Busan - best restaurants?"
             '-' => next.is_some_and(char::is_whitespace) && text[..i].chars().next_back().is_some_and(char::is_whitespace),
+            // A pictograph ends a sentence unless a word goes on from it ("a 🏨near the station").
+            c if is_pictograph(c) => !next.is_some_and(is_word),
             _ => false,
         };
         if ends_sentence {

@@ -368,6 +368,18 @@ fn a_slash_between_plain_words_before_the_rest_of_a_phrase_is_or_not_a_path() {
 }
 
 #[test]
+fn an_emoji_ends_a_sentence_as_a_full_stop_does() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    // What is already booked is the flight, in its own sentence; the hotel is still asked for.
+    for turn in ["jeju flights are already booked ✅ now we need the cheapest hotel", "jeju flights are already booked 🎉 now we need the cheapest hotel"] {
+        assert_eq!(ids(&index, &query(turn)), vec!["h"], "{turn}");
+    }
+    // An arrow is no sentence end.
+    let r = index.find(&query("cheapest flight seoul → jeju"));
+    assert!(r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
+}
+
+#[test]
 fn a_context_word_blocks_only_beside_other_evidence() {
     let mut t = taxonomy();
     t["sensitive_topics"] = serde_json::json!([
