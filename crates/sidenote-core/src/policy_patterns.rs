@@ -83,7 +83,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 22] = [
+static SCANNED: [&LazyLock<Regex>; 23] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -106,6 +106,7 @@ static SCANNED: [&LazyLock<Regex>; 22] = [
     &EN_VEILED,
     &HAPPY_ENDING,
     &QUOTED_EUPHEMISM,
+    &KO_QUOTED_EUPHEMISM,
 ];
 static SCREEN: LazyLock<RegexSet> = LazyLock::new(|| RegexSet::new(SCANNED.map(|re| re.as_str())).expect("the policy patterns compile as a set"));
 
@@ -120,14 +121,18 @@ impl<'a> Screened<'a> {
         Self { text, hits: SCREEN.matches(text) }
     }
 
-    /// Whether `re` occurs in the turn. A pattern missing from [`SCANNED`] is always read.
+    /// Whether `re` occurs in the turn: the screen's answer, or, for a pattern missing from
+    /// [`SCANNED`], the pattern run on the turn.
     fn holds(&self, re: &LazyLock<Regex>) -> bool {
-        SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)).is_none_or(|i| self.hits.matched(i))
+        match SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)) {
+            Some(i) => self.hits.matched(i),
+            None => re.is_match(self.text),
+        }
     }
 
-    /// [`any_where`], only when `re` occurs at all.
+    /// [`any_where`], only when the screen does not rule `re` out.
     fn any_where(&self, re: &LazyLock<Regex>, ok: impl Fn(&Match) -> bool) -> bool {
-        self.holds(re) && any_where(re, self.text, ok)
+        SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)).is_none_or(|i| self.hits.matched(i)) && any_where(re, self.text, ok)
     }
 }
 
@@ -622,6 +627,11 @@ static QUOTED_EUPHEMISM: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// The same in Korean: a word in scare quotes right before a massage or a place that sells one
+/// ("밤에는 '특별한' 마사지 해주는 데"). Unquoted, or before anything else ("'특별한' 날이라 스파
+/// 예약"), the word is ordinary.
+static KO_QUOTED_EUPHEMISM: LazyLock<Regex> = LazyLock::new(|| re(r#"['"‘“](?:특별한|스페셜|그런|서비스|추가)['"’”]\s*(?:마사지|안마|스파|업소|가게|서비스)"#));
+
 /// Whether a turn names an adult venue or asks for paid sex in the words people use for it.
 pub fn names_adult_venue(text: &str) -> bool {
     adult_venue(&Screened::new(text))
@@ -635,6 +645,7 @@ fn adult_venue(turn: &Screened) -> bool {
         || turn.holds(&EN_VEILED)
         || turn.holds(&HAPPY_ENDING)
         || turn.holds(&QUOTED_EUPHEMISM)
+        || turn.holds(&KO_QUOTED_EUPHEMISM)
 }
 
 #[cfg(test)]
@@ -648,6 +659,18 @@ mod tests {
         assert!(says_minor_age(&normalize("아이폰16 살라구 하는데 나 15살이야")));
         assert!(!says_minor_age(&normalize("아이폰16 살라구 하는데")));
         assert!(names_adult_venue(&normalize("안마방석 말고 진짜 안마방")));
+    }
+
+    #[test]
+    fn a_korean_word_in_scare_quotes_beside_a_massage_is_a_euphemism() {
+        for veiled in ["밤에는 '특별한' 마사지 해주는 데 알아봐줘", "호텔 근처에 \"스페셜\" 안마 되는 곳 있어?", "'그런' 업소 말고 '추가' 안마 되는 곳"]
+        {
+            assert!(names_adult_venue(&normalize(veiled)), "{veiled}");
+        }
+        for ordinary in ["'특별한' 날이라 호텔 스파 예약하려고", "특별한 마사지 오일 추천해줘", "발 마사지 받고 싶은데 괜찮은 데 있어?"]
+        {
+            assert!(!names_adult_venue(&normalize(ordinary)), "{ordinary}");
+        }
     }
 
     #[test]
