@@ -75,6 +75,12 @@ pub struct SensitiveTopicDoc {
     /// of the child, and do not count.
     #[serde(default)]
     pub said_of_the_user: bool,
+    /// Its aliases are said of pets as often as of people (a vaccination, an upset stomach, a
+    /// night at the vet's): in a turn that speaks of a pet
+    /// ([`crate::policy_patterns::PatternReading::speaks_of_a_pet`]) they count as context words
+    /// do, beside other evidence. The pack's to say; a catalog cannot set it.
+    #[serde(skip)]
+    pub said_of_pets: bool,
 }
 
 /// Writes the cue kinds once: the struct a catalog's cues and a pack's rows share, each kind's

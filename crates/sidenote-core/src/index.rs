@@ -357,6 +357,8 @@ pub struct OfferIndex {
     sensitive_ids: Vec<Box<str>>,
     /// Per sensitive topic: its aliases say something of the user (`said_of_the_user`).
     sensitive_of_the_user: Vec<bool>,
+    /// Per sensitive topic: its aliases are said of pets too (`said_of_pets`).
+    sensitive_of_pets: Vec<bool>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
     advertiser_ids: Vec<Box<str>>,
@@ -576,6 +578,7 @@ impl OfferIndex {
         let topics = crate::packs::sensitive_topics_with(&t.sensitive_topics);
         let sensitive_ids: Vec<Box<str>> = topics.iter().map(|s| s.id.as_str().into()).collect();
         let sensitive_of_the_user: Vec<bool> = topics.iter().map(|s| s.said_of_the_user).collect();
+        let sensitive_of_pets: Vec<bool> = topics.iter().map(|s| s.said_of_pets).collect();
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
         for (i, c) in t.categories.iter().enumerate() {
@@ -618,6 +621,7 @@ impl OfferIndex {
             entity_within,
             sensitive_ids,
             sensitive_of_the_user,
+            sensitive_of_pets,
             matcher,
             campaign_ids: Vec::new(),
             advertiser_ids: Vec::new(),
@@ -883,6 +887,18 @@ impl OfferIndex {
         let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
         let mut sensitive_patterns = patterns.families;
         let mut sensitive = reading.sensitive.clone();
+        // A turn that speaks of a pet: a topic's words said of pets too (a vaccination, a night
+        // at the vet's) count only beside other evidence, as context words do. Past the
+        // classifier's window it cannot vouch, and they count as they stand.
+        let text = normalized.as_deref().unwrap_or("");
+        if patterns.speaks_of_a_pet && text.char_indices().nth(MODEL_MAX_CHARS).is_none() && sensitive.iter().any(|&s| self.sensitive_of_pets[s as usize]) {
+            let others = sensitive.iter().any(|&s| !self.sensitive_of_pets[s as usize]) || !reading.context_sensitive.is_empty();
+            let corroborated =
+                others || !sensitive_patterns.is_empty() || words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
+            if !corroborated {
+                sensitive.retain(|&s| !self.sensitive_of_pets[s as usize]);
+            }
+        }
         // Context evidence (a topic's context words, a minor age not said of the user) counts
         // beside a sensitive word or another pattern, where the classifier leans sensitive at
         // all, or where it cannot vouch (a short turn; past its window).

@@ -88,6 +88,8 @@ pub struct PackTopic {
     pub negative_contexts: Aliases,
     #[serde(default)]
     pub said_of_the_user: bool,
+    #[serde(default)]
+    pub said_of_pets: bool,
     /// Per word of `aliases` and `context_aliases`: a turn it is read in and, where its letters
     /// sit inside a longer word, one where it is not (`tests/packs.rs`).
     #[serde(default)]
@@ -115,7 +117,7 @@ pub fn sensitive_topic_pack() -> &'static [PackTopic] {
 }
 
 /// The pack's sensitive topics with a catalog's added: a topic of the pack's id gains the
-/// catalog's words (its `said_of_the_user` stays the pack's), any other topic joins after them.
+/// catalog's words (its `said_of_the_user` and `said_of_pets` stay the pack's), any other topic joins after them.
 pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicDoc> {
     let mut out: Vec<SensitiveTopicDoc> = TOPIC_PACK
         .iter()
@@ -125,6 +127,7 @@ pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicD
             context_aliases: t.context_aliases.clone(),
             negative_contexts: t.negative_contexts.clone(),
             said_of_the_user: t.said_of_the_user,
+            said_of_pets: t.said_of_pets,
         })
         .collect();
     for topic in extra {

@@ -33,6 +33,9 @@ pub struct PatternReading {
     /// "나 16살"). Any other ("동생이 중2라", "a 6 year old", "13살 노견", a bare "중3인데") is a
     /// mention, which the index weighs with the classifier as it weighs context words.
     pub minor_age_own: bool,
+    /// The turn speaks of a pet: "우리 강아지", 고양이, 반려견, "my dog", "the vet". A pet's
+    /// vaccination or upset stomach is the pet's (`said_of_pets` topics).
+    pub speaks_of_a_pet: bool,
 }
 
 /// The patterns of `text` (normalised).
@@ -50,7 +53,7 @@ pub fn read(text: &str) -> PatternReading {
     if adult_venue(&turn) {
         families.push(ADULT_VENUE);
     }
-    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn), minor_age_own }
+    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn), minor_age_own, speaks_of_a_pet: turn.holds(&PET) }
 }
 
 /// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
@@ -83,7 +86,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 23] = [
+static SCANNED: [&LazyLock<Regex>; 24] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -107,6 +110,7 @@ static SCANNED: [&LazyLock<Regex>; 23] = [
     &HAPPY_ENDING,
     &QUOTED_EUPHEMISM,
     &KO_QUOTED_EUPHEMISM,
+    &PET,
 ];
 static SCREEN: LazyLock<RegexSet> = LazyLock::new(|| RegexSet::new(SCANNED.map(|re| re.as_str())).expect("the policy patterns compile as a set"));
 
@@ -396,6 +400,13 @@ fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
     let before = chars_before(text, m.start(), 8).trim_end();
     before.ends_with("like") || before.ends_with("as if")
 }
+
+/// A pet, by the words owners use: its kind, a breed people name, where it stays or comes from.
+static PET: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"강아지|고양이|반려견|반려묘|반려동물|애견|애묘|냥이|댕댕이|멍멍이|강쥐|고앵이|코숏|믹스견|말티즈|푸들|포메|진돗개|리트리버|유기견|유기묘|펫호텔|동물병원|(?-u:\b)(?:my|our|the|his|her|their)\s+(?:(?:old|new|senior|little)\s+)?(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?)(?-u:\b)|(?-u:\b)(?:vet|vets|veterinarian)(?-u:\b)",
+    )
+});
 
 /// The user's own child, grandchild, nephew or niece, or pupils: "my son", "our kids", "my
 /// grand daughter", "my teens", "my 8th grader", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애; and children the user

@@ -380,6 +380,22 @@ fn an_emoji_ends_a_sentence_as_a_full_stop_does() {
 }
 
 #[test]
+fn a_pets_vaccination_is_the_pets() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
+    let ko = |m| MatchQuery { language: "ko", ..query(m) };
+    let topics = |m| index.find(&ko(m)).sensitive_topic_ids;
+    // Said of a pet, the pack's health words count only beside other evidence.
+    for pet in ["제주 애견동반 호텔 가는데 강아지 예방접종 증명서 꼭 챙겨야 하나요?", "새끼 고양이 분양글 써줘, 2차 접종까지 하고 보낼 거야"]
+    {
+        assert!(topics(pet).is_empty(), "{pet}");
+    }
+    // Said of the user, they count as they stand.
+    assert_eq!(topics("제주 호텔 가는데 예방접종 맞고 나서 계속 열이 나요"), vec!["health"]);
+    // And beside other evidence, a pet in the turn changes nothing.
+    assert!(topics("강아지 산책하다가 쓰러져서 응급실 왔는데 우울증 약 먹는 것도 말해야 하나요").contains(&"health".to_string()));
+}
+
+#[test]
 fn a_context_word_blocks_only_beside_other_evidence() {
     let mut t = taxonomy();
     t["sensitive_topics"] = serde_json::json!([

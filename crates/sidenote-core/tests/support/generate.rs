@@ -89,6 +89,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
                 negative_contexts: Aliases::default(),
                 context_aliases: Aliases::default(),
                 said_of_the_user: false,
+                said_of_pets: false,
             }],
             intent_cues: IntentCues {
                 purchase: Aliases { ko: vec!["최저가".into(), "구매".into()], en: vec!["buy".into(), "cheapest".into()] },
