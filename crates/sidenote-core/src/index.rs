@@ -887,15 +887,18 @@ impl OfferIndex {
         let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
         let mut sensitive_patterns = patterns.families;
         let mut sensitive = reading.sensitive.clone();
+        // The byte where the classifier's window ends in the turn as read (typos corrected in
+        // place keep a word where it was, give or take a letter), and whether the classifier
+        // leans sensitive at all or cannot vouch (a short turn): what context evidence needs.
+        let text = normalized.as_deref().unwrap_or("");
+        let model_window = text.char_indices().nth(MODEL_MAX_CHARS).map_or(text.len(), |(end, _)| end);
+        let leans_sensitive = words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
         // A turn that speaks of a pet: a topic's words said of pets too (a vaccination, a night
         // at the vet's) count only beside other evidence, as context words do. Past the
         // classifier's window it cannot vouch, and they count as they stand.
-        let text = normalized.as_deref().unwrap_or("");
-        if patterns.speaks_of_a_pet && text.char_indices().nth(MODEL_MAX_CHARS).is_none() && sensitive.iter().any(|&s| self.sensitive_of_pets[s as usize]) {
+        if patterns.speaks_of_a_pet && model_window == text.len() && sensitive.iter().any(|&s| self.sensitive_of_pets[s as usize]) {
             let others = sensitive.iter().any(|&s| !self.sensitive_of_pets[s as usize]) || !reading.context_sensitive.is_empty();
-            let corroborated =
-                others || !sensitive_patterns.is_empty() || words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
-            if !corroborated {
+            if !(others || !sensitive_patterns.is_empty() || leans_sensitive) {
                 sensitive.retain(|&s| !self.sensitive_of_pets[s as usize]);
             }
         }
@@ -904,13 +907,8 @@ impl OfferIndex {
         // all, or where it cannot vouch (a short turn; past its window).
         let age_mentioned = !patterns.minor_age_own && sensitive_patterns.contains(&policy_patterns::MINOR_AGE);
         if !reading.context_sensitive.is_empty() || age_mentioned {
-            // The byte where the classifier's window ends in the turn as read (typos corrected in
-            // place keep a word where it was, give or take a letter).
-            let text = normalized.as_deref().unwrap_or("");
-            let model_window = text.char_indices().nth(MODEL_MAX_CHARS).map_or(text.len(), |(end, _)| end);
             let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
-            let corroborated =
-                !sensitive.is_empty() || other_patterns || words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
+            let corroborated = !sensitive.is_empty() || other_patterns || leans_sensitive;
             sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
             if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
@@ -991,7 +989,6 @@ impl OfferIndex {
         for t in topics.iter().filter(|t| place(t.topic)) {
             places[t.clause as usize].add(t.topic);
         }
-        let text = normalized.as_deref().unwrap_or("");
         let origin: Vec<bool> =
             topics.iter().map(|t| place(t.topic) && places[t.clause as usize].other_than(t.topic) && reading::is_origin(text, t, topics)).collect();
         let mut going: Vec<TwoTopics> = vec![TwoTopics::default(); clauses];
@@ -1031,7 +1028,8 @@ impl OfferIndex {
         };
         // A weak word alone in its clause goes on about the thing of its kind named before it:
         // "서울역에서 몇 시 KTX 타야 할까요? 왕복으로 예매하려고요" books the KTX both ways, not a
-        // flight. Places beside it say where, not what: "KTX 타야 돼요. 서울-부산 왕복 …" too. (root, category, first clause) of the strong categories: at most one entry per
+        // flight. Places beside it say where, not what: "KTX 타야 돼요. 서울-부산 왕복 …" too.
+        // (root, category, first clause) of the strong categories: at most one entry per
         // category of the taxonomy, however long the turn.
         // Both built only when a weak word is there to ask them (`strong_by_clause` is empty else).
         let mut first_of_kind: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();

@@ -125,18 +125,21 @@ impl<'a> Screened<'a> {
         Self { text, hits: SCREEN.matches(text) }
     }
 
+    /// The screen's answer for `re`: whether it occurs, or `None` for a pattern missing from
+    /// [`SCANNED`].
+    fn screened(&self, re: &LazyLock<Regex>) -> Option<bool> {
+        SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)).map(|i| self.hits.matched(i))
+    }
+
     /// Whether `re` occurs in the turn: the screen's answer, or, for a pattern missing from
     /// [`SCANNED`], the pattern run on the turn.
     fn holds(&self, re: &LazyLock<Regex>) -> bool {
-        match SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)) {
-            Some(i) => self.hits.matched(i),
-            None => re.is_match(self.text),
-        }
+        self.screened(re).unwrap_or_else(|| re.is_match(self.text))
     }
 
     /// [`any_where`], only when the screen does not rule `re` out.
     fn any_where(&self, re: &LazyLock<Regex>, ok: impl Fn(&Match) -> bool) -> bool {
-        SCANNED.iter().position(|&scanned| std::ptr::eq(scanned, re)).is_none_or(|i| self.hits.matched(i)) && any_where(re, self.text, ok)
+        self.screened(re) != Some(false) && any_where(re, self.text, ok)
     }
 }
 
