@@ -889,6 +889,22 @@ export const BATCH_STARTS = {
     'se-ko': 969,
     'se-en': 958,
   },
+  'session-38': {
+    'ci-ko': 1292,
+    'ci-en': 1341,
+    'tn-ko': 638,
+    'tn-en': 597,
+    'cx-ko': 842,
+    'cx-en': 837,
+    'am-ko': 482,
+    'am-en': 522,
+    'rk-ko': 459,
+    'rk-en': 469,
+    'km-ko': 520,
+    'km-en': 379,
+    'se-ko': 989,
+    'se-en': 978,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
