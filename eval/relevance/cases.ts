@@ -905,6 +905,22 @@ export const BATCH_STARTS = {
     'se-ko': 989,
     'se-en': 978,
   },
+  'session-38b': {
+    'ci-ko': 1327,
+    'ci-en': 1379,
+    'tn-ko': 648,
+    'tn-en': 604,
+    'cx-ko': 859,
+    'cx-en': 856,
+    'am-ko': 488,
+    'am-en': 530,
+    'rk-ko': 462,
+    'rk-en': 472,
+    'km-ko': 526,
+    'km-en': 383,
+    'se-ko': 1009,
+    'se-en': 998,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
