@@ -921,6 +921,22 @@ export const BATCH_STARTS = {
     'se-ko': 1009,
     'se-en': 998,
   },
+  'session-39': {
+    'ci-ko': 1360,
+    'ci-en': 1416,
+    'tn-ko': 654,
+    'tn-en': 608,
+    'cx-ko': 876,
+    'cx-en': 873,
+    'am-ko': 495,
+    'am-en': 539,
+    'rk-ko': 467,
+    'rk-en': 478,
+    'km-ko': 537,
+    'km-en': 390,
+    'se-ko': 1029,
+    'se-en': 1017,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
