@@ -26,6 +26,10 @@ const MIN_EDITED_WORD: usize = 4;
 /// `MIN_FUZZY_LETTERS` letters has at least 4.
 const COMMON_WORDS_TEXT: &str = include_str!("model/common-english-words.txt");
 
+/// The common words of 1 to 3 letters, one a line: only [`is_english_word`] asks for them (every
+/// typo rule above reads words of 4 letters or more).
+const SHORT_WORDS_TEXT: &str = include_str!("model/short-english-words.txt");
+
 /// The base of the polynomial hash, odd. Collisions cost an extra verification, never a wrong
 /// answer: every hit is checked on the bytes.
 const BASE: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -515,6 +519,8 @@ fn for_each_deletion(s: &[u8], whole: u64, powers: &[u64], mut f: impl FnMut(usi
 /// The stoplist, parsed once per process.
 struct CommonWords {
     words: KeyMap<&'static str>,
+    /// Words of 1 to 3 letters, apart: no typo rule reads them.
+    short: KeyMap<&'static str>,
 }
 
 impl CommonWords {
@@ -569,6 +575,12 @@ impl CommonWords {
     }
 }
 
+/// Whether `word` (lower-case ASCII) is a common English word, of any length.
+pub(crate) fn is_english_word(word: &str) -> bool {
+    let (words, hash) = (common_words(), poly_hash(word.as_bytes()));
+    words.contains(word.as_bytes(), hash) || words.short.get(&hash).is_some_and(|w| *w == word)
+}
+
 fn common_words() -> &'static CommonWords {
     static WORDS: OnceLock<CommonWords> = OnceLock::new();
     WORDS.get_or_init(|| {
@@ -578,7 +590,8 @@ fn common_words() -> &'static CommonWords {
             // A test checks that the shipped list has no two words with one hash.
             debug_assert!(previous.is_none(), "hash collision in the common-word list: {word}");
         }
-        CommonWords { words }
+        let short = SHORT_WORDS_TEXT.lines().map(str::trim).filter(|w| !w.is_empty() && !w.starts_with('#')).map(|w| (poly_hash(w.as_bytes()), w)).collect();
+        CommonWords { words, short }
     })
 }
 
@@ -884,11 +897,15 @@ mod tests {
 
     #[test]
     fn the_common_word_list_loads_whole() {
-        let listed = COMMON_WORDS_TEXT.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
+        let listed = |text: &str| text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
         let words = common_words();
         // No two words share a hash (a collision would drop one).
-        assert_eq!(words.words.len(), listed);
-        assert!(listed > 10_000);
+        assert_eq!(words.words.len(), listed(COMMON_WORDS_TEXT));
+        assert_eq!(words.short.len(), listed(SHORT_WORDS_TEXT));
+        assert!(listed(COMMON_WORDS_TEXT) > 10_000 && listed(SHORT_WORDS_TEXT) > 300);
+        for w in ["a", "to", "lot", "in", "hero"] {
+            assert!(is_english_word(w), "{w}");
+        }
         for w in ["brain", "train", "apply", "pairs", "motel", "sneaker", "phones"] {
             assert!(words.contains(w.as_bytes(), poly_hash(w.as_bytes())), "{w}");
         }

@@ -915,6 +915,13 @@ impl OfferIndex {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);
             }
         }
+        // A sensitive word read only by joining two words of their own ("travels a lot to events"
+        // holds "lotto", "a hero in" "heroin") counts beside other evidence or where the
+        // classifier reads the turn as sensitive itself; where it cannot vouch, as it stands.
+        if !reading.joined_sensitive.is_empty() {
+            let corroborated = !sensitive.is_empty() || !sensitive_patterns.is_empty() || model_sensitive || words < MODEL_MIN_WORDS;
+            sensitive.extend(reading.joined_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
+        }
         // A topic said of the user (a minor's school year) is said of their child when a grown-up
         // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are.
         if patterns.speaks_of_own_child {

@@ -80,6 +80,9 @@ pub struct Reading {
     /// Context words of sensitive topics (`context_aliases`): (topic, byte start). They count
     /// only beside other evidence, which the index weighs.
     pub context_sensitive: Vec<(u32, usize)>,
+    /// Sensitive words read only by joining two words of their own ("a lot to" holds "lotto"):
+    /// (topic, byte start). Weaker than a context word; the index weighs them.
+    pub joined_sensitive: Vec<(u32, usize)>,
     /// Clauses holding a purchase / compare cue that counts.
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
@@ -694,6 +697,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
         let identifier = !in_code && in_identifier(text, span);
         for &hit in matcher.targets(span.pattern) {
             match hit {
+                TextHit::Sensitive(s) if matcher.joins_two_words(text, span) => reading.joined_sensitive.push((s, span.start)),
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
                 TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start)),
                 // Said of a thing: it only hides the sensitive alias inside it.

@@ -37,7 +37,7 @@
 //! Then Latin words the exact pass left unmatched are tried one typo away ([`FuzzyMatcher`]:
 //! "labtop", "lap top", "iphnoe"), and Hangul words one jamo away ([`HangulTypoMatcher`]:
 //! "노트븍", "겔럭시", "맥뿍").
-use crate::fuzzy::FuzzyMatcher;
+use crate::fuzzy::{is_english_word, FuzzyMatcher};
 use crate::hangul_typo::HangulTypoMatcher;
 use crate::korean_words::{is_common_word, is_particle, is_syllable};
 use crate::normalize::normalize;
@@ -358,6 +358,24 @@ impl TextMatcher {
     /// A pattern's normalised text.
     pub fn pattern_text(&self, pattern: u32) -> &str {
         &self.patterns[pattern as usize]
+    }
+
+    /// Whether a typo hit is its pattern read by joining two words of their own: "a lot to" holds
+    /// "lotto", "in call" "incall", "a hero in" "heroin". A sensitive word read so is context
+    /// evidence, not a word of the turn (reading.rs); its pieces ("cas ino") still read as it.
+    pub fn joins_two_words(&self, normalized: &str, span: &Span) -> bool {
+        let text = &normalized[span.start..span.end];
+        let Some((left, right)) = text.split_once(' ') else {
+            return false;
+        };
+        let pattern = self.pattern_text(span.pattern);
+        span.typo
+            && !pattern.contains(' ')
+            && pattern.len() == left.len() + right.len()
+            && pattern.starts_with(left)
+            && pattern.ends_with(right)
+            && is_english_word(left)
+            && is_english_word(right)
     }
 
     /// The length of an English plural ending at `at` ("s" or "es", then the end of the word),

@@ -106,6 +106,23 @@ fn a_topic_said_of_the_user_is_the_childs_when_a_grown_up_speaks_of_their_own_ch
 }
 
 #[test]
+fn a_sensitive_word_read_by_joining_two_words_of_their_own_needs_other_evidence() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "gambling", "aliases": { "en": ["casino", "lotto"] } },
+        { "id": "health", "aliases": { "en": ["headache"] } }
+    ]);
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [] }))).expect("builds");
+    let topics = |message: &str| index.find(&query(message)).sensitive_topic_ids;
+    // "a lot to" holds "lotto" with its space left out, but "lot" and "to" are words.
+    assert!(topics("i travel a lot to jeju every winter, cheapest hotel there?").is_empty());
+    // Pieces that are not words still read as the word they split.
+    assert_eq!(topics("cheapest hotel in jeju near the cas ino"), vec!["gambling"]);
+    // Beside another sensitive word, the joined reading counts too.
+    assert_eq!(topics("a headache from a lot to think about, cheapest hotel in jeju"), vec!["gambling", "health"]);
+}
+
+#[test]
 fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
     use MessageIntent::*;
     // `low` from either side wins, whatever the other says.
