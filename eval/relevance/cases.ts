@@ -937,6 +937,22 @@ export const BATCH_STARTS = {
     'se-ko': 1029,
     'se-en': 1017,
   },
+  'session-39b': {
+    'ci-ko': 1376,
+    'ci-en': 1431,
+    'tn-ko': 668,
+    'tn-en': 622,
+    'cx-ko': 890,
+    'cx-en': 887,
+    'am-ko': 509,
+    'am-en': 553,
+    'rk-ko': 481,
+    'rk-en': 492,
+    'km-ko': 551,
+    'km-en': 404,
+    'se-ko': 1043,
+    'se-en': 1032,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
