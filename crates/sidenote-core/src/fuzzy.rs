@@ -584,15 +584,22 @@ pub(crate) fn is_english_word(word: &str) -> bool {
 fn common_words() -> &'static CommonWords {
     static WORDS: OnceLock<CommonWords> = OnceLock::new();
     WORDS.get_or_init(|| {
-        let mut words = KeyMap::default();
-        for word in COMMON_WORDS_TEXT.lines().map(str::trim).filter(|w| !w.is_empty() && !w.starts_with('#')) {
-            let previous = words.insert(poly_hash(word.as_bytes()), word);
-            // A test checks that the shipped list has no two words with one hash.
-            debug_assert!(previous.is_none(), "hash collision in the common-word list: {word}");
-        }
-        let short = SHORT_WORDS_TEXT.lines().map(str::trim).filter(|w| !w.is_empty() && !w.starts_with('#')).map(|w| (poly_hash(w.as_bytes()), w)).collect();
-        CommonWords { words, short }
+        let by_hash = |text: &'static str| {
+            let mut words = KeyMap::default();
+            for word in listed_words(text) {
+                let previous = words.insert(poly_hash(word.as_bytes()), word);
+                // A test checks that the shipped lists have no two words with one hash.
+                debug_assert!(previous.is_none(), "hash collision in a common-word list: {word}");
+            }
+            words
+        };
+        CommonWords { words: by_hash(COMMON_WORDS_TEXT), short: by_hash(SHORT_WORDS_TEXT) }
     })
+}
+
+/// The words of a word list: one a line, '#' starting a comment line.
+fn listed_words(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines().map(str::trim).filter(|w| !w.is_empty() && !w.starts_with('#'))
 }
 
 pub(crate) type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
@@ -897,7 +904,7 @@ mod tests {
 
     #[test]
     fn the_common_word_list_loads_whole() {
-        let listed = |text: &str| text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count();
+        let listed = |text: &'static str| listed_words(text).count();
         let words = common_words();
         // No two words share a hash (a collision would drop one).
         assert_eq!(words.words.len(), listed(COMMON_WORDS_TEXT));

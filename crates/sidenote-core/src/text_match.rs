@@ -364,13 +364,14 @@ impl TextMatcher {
     /// "lotto", "in call" "incall", "a hero in" "heroin". A sensitive word read so is context
     /// evidence, not a word of the turn (reading.rs); its pieces ("cas ino") still read as it.
     pub fn joins_two_words(&self, normalized: &str, span: &Span) -> bool {
-        let text = &normalized[span.start..span.end];
-        let Some((left, right)) = text.split_once(' ') else {
+        if !span.typo {
+            return false;
+        }
+        let Some((left, right)) = normalized[span.start..span.end].split_once(' ') else {
             return false;
         };
         let pattern = self.pattern_text(span.pattern);
-        span.typo
-            && !pattern.contains(' ')
+        !pattern.contains(' ')
             && pattern.len() == left.len() + right.len()
             && pattern.starts_with(left)
             && pattern.ends_with(right)
