@@ -953,6 +953,22 @@ export const BATCH_STARTS = {
     'se-ko': 1043,
     'se-en': 1032,
   },
+  'session-40': {
+    'ci-ko': 1391,
+    'ci-en': 1446,
+    'tn-ko': 682,
+    'tn-en': 636,
+    'cx-ko': 905,
+    'cx-en': 900,
+    'am-ko': 523,
+    'am-en': 567,
+    'rk-ko': 495,
+    'rk-en': 506,
+    'km-ko': 565,
+    'km-en': 419,
+    'se-ko': 1057,
+    'se-en': 1046,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
