@@ -969,6 +969,22 @@ export const BATCH_STARTS = {
     'se-ko': 1057,
     'se-en': 1046,
   },
+  'session-40b': {
+    'ci-ko': 1411,
+    'ci-en': 1466,
+    'tn-ko': 696,
+    'tn-en': 650,
+    'cx-ko': 921,
+    'cx-en': 916,
+    'am-ko': 535,
+    'am-en': 579,
+    'rk-ko': 507,
+    'rk-en': 518,
+    'km-ko': 577,
+    'km-en': 431,
+    'se-ko': 1071,
+    'se-en': 1060,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
