@@ -985,6 +985,22 @@ export const BATCH_STARTS = {
     'se-ko': 1071,
     'se-en': 1060,
   },
+  'session-40c': {
+    'ci-ko': 1431,
+    'ci-en': 1486,
+    'tn-ko': 710,
+    'tn-en': 663,
+    'cx-ko': 937,
+    'cx-en': 932,
+    'am-ko': 547,
+    'am-en': 591,
+    'rk-ko': 519,
+    'rk-en': 530,
+    'km-ko': 589,
+    'km-en': 443,
+    'se-ko': 1085,
+    'se-en': 1074,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
