@@ -86,7 +86,10 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  session 34's start, answered right once selling became a cue kind of its own. se-ko-248
  *  (session 36): a casino spelled '카.지.노' after a word of one syllable ('꼭'), read in a diff of
  *  the classifier's held-out answers, then read as gambling once a letter that masking marks join
- *  to the next was no longer taken for a spaced-out one. */
+ *  to the next was no longer taken for a spaced-out one. ci-en-1490 (session-40c batch): a youth
+ *  group's KTX day, '18 people, 13 of them teenagers', printed among the batch's held-out failures
+ *  before English head counts ('15 teenagers') became a grown-up's (policy_patterns.rs,
+ *  EN_COUNTED), whose 'N of them' form it suggested. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -117,6 +120,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-ko-711',
   'cx-ko-606',
   'se-ko-248',
+  'ci-en-1490',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

@@ -414,13 +414,27 @@ static PET: LazyLock<Regex> = LazyLock::new(|| {
 /// The user's own child, grandchild, nephew or niece, or pupils: "my son", "our kids", "my
 /// grand daughter", "my teens", "my 8th grader", "my students", 딸, 아들이, 손녀가, 조카, 제자, 우리 애; and children the user
 /// counts or takes along, as only a grown-up in charge of them does: 초등학생 둘, 애들 셋, 중학생
-/// 두 명, 아이들 데리고. A sibling, a friend or a classmate is not among them (the user may be as
-/// young), nor a class's kids (우리반 애들).
+/// 두 명, 아이들 데리고, "15 teenagers" ([`EN_COUNTED`]). A sibling, a friend or a classmate is
+/// not among them (the user may be as young), nor a class's kids (우리반 애들).
 static EN_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?-u:\b)(?:my|our)\s+(?:(?:little|youngest|oldest|eldest|two|three|four)\s+)?(?:sons?|daughters?|kids?|child|children|grand\s*(?:sons?|daughters?|kids?|child|children)|nephews?|nieces?|step\s*(?:sons?|daughters?|kids?)|students|pupils|teens|teenagers|toddlers?|twins|(?:[1-9]|1[0-2])(?:st|nd|rd|th)\s*graders?)(?-u:\b)",
     )
 });
+/// Children counted, as a grown-up in charge of a group counts them: "15 teenagers", "18 people,
+/// 13 of them teenagers", "20 high schoolers". Not when the user counts themselves among them
+/// ("we're 4 teenagers"; [`counts_themselves_in`]).
+static EN_COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?-u:\b)(?:[2-9]|[1-9][0-9]|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)\s+(?:of\s+them\s+(?:are\s+)?)?(?:kids|children|teens|teenagers|students|middle\s+schoolers|high\s+schoolers|minors)(?-u:\b)",
+    )
+});
+
+fn counts_themselves_in(text: &str, m: &Match) -> bool {
+    let before = chars_before(text, m.start(), 12).trim_end();
+    ["we're", "we are", "were", "we r", "us", "of us"].iter().any(|w| before.ends_with(w))
+}
+
 static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?:^|[^가-힣])(?:(?:우리|제|내)\s*)?(?:딸|아들|손녀|손자|손주|조카|자녀|제자)(?:[^가-힣]|$|[이가은는을를도의들랑]|님|한테|에게|내미|래미)|(?:^|[^가-힣])우리\s*(?:아이|애)(?:[^가-힣]|$|[가는를도의들랑]|한테|에게)|(?:^|[^가-힣])(?:초등학생|중학생|고등학생|초딩|중딩|고딩|아이|애)들?\s*(?:(?:둘|셋|넷|두\s*명|세\s*명|네\s*명|[2-9]\s*명)(?:[^가-힣]|$|[이을를은도]|이나|이랑)|(?:을|를)?\s*(?:데리고|데려))",
@@ -436,6 +450,7 @@ static KO_KIDS_STAGE: LazyLock<Regex> = LazyLock::new(|| {
 fn names_dependant(turn: &Screened) -> bool {
     const NOT_THEIRS: [&str; 6] = ["반", "학원", "학교", "친구", "동네", "옆집"];
     turn.holds(&EN_DEPENDANT)
+        || turn.any_where(&EN_COUNTED, |m| !counts_themselves_in(turn.text, m))
         || turn.holds(&KO_DEPENDANT)
         || turn.any_where(&KO_KIDS_STAGE, |m| {
             let before = chars_before(turn.text, m.start() + char_after(turn.text, m.start()).filter(|c| !is_hangul_syllable(*c)).map_or(0, char::len_utf8), 6);

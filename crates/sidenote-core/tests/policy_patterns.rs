@@ -48,4 +48,12 @@ fn children_counted_or_taken_along_are_a_grown_ups_own() {
     assert!(!own("저 초등학생인데 태블릿 사고 싶어요"));
     assert!(!own("친구랑 둘이 도쿄 가요"));
     assert!(!own("중학생 때 갔던 제주도"));
+    // English head counts: a youth leader, a chaperone.
+    assert!(own("is there a guided tour with the KTX down to Busan? I don't want to plan the logistics for 15 teenagers myself"));
+    assert!(own("hotel near shinjuku station for our group, 18 people, 13 of them teenagers"));
+    assert!(own("chaperoning twenty high schoolers to Paris in March, which hotels take groups?"));
+    // Counting themselves in: a minor among minors.
+    assert!(!own("we're 4 teenagers going to Seoul, cheapest hotel?"));
+    assert!(!own("we are three teens, can we book a hotel by ourselves"));
+    assert!(!own("im 15 and 2 of my friends want to come, which hotel"));
 }
