@@ -42,10 +42,14 @@ pub struct PatternReading {
 pub fn read(text: &str) -> PatternReading {
     let turn = Screened::new(text);
     let mut families = Vec::new();
+    // Whether the turn names the user's dependants, and (only then, or for a minor age) whether
+    // the user gives an age of their own: each read once.
+    let dependant = names_dependant(&turn);
+    let own_age_beside_dependant = dependant.then(|| says_own_age(&turn));
     let mut minor_age_own = false;
-    if minor_age(&turn) {
+    if own_age_beside_dependant.unwrap_or_else(|| age_or_school_year(&turn)) {
         families.push(MINOR_AGE);
-        minor_age_own = says_own_age(&turn);
+        minor_age_own = own_age_beside_dependant.unwrap_or_else(|| says_own_age(&turn));
     }
     if names_medicine(text) {
         families.push(MEDICINE_NAME);
@@ -53,7 +57,8 @@ pub fn read(text: &str) -> PatternReading {
     if adult_venue(&turn) {
         families.push(ADULT_VENUE);
     }
-    PatternReading { families, speaks_of_own_child: speaks_of_own_child(&turn), minor_age_own, speaks_of_a_pet: turn.holds(&PET) }
+    let speaks_of_own_child = own_age_beside_dependant == Some(false);
+    PatternReading { families, speaks_of_own_child, minor_age_own, speaks_of_a_pet: turn.holds(&PET) }
 }
 
 /// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
@@ -359,15 +364,21 @@ pub fn says_minor_age(text: &str) -> bool {
 }
 
 fn minor_age(turn: &Screened) -> bool {
-    let text = turn.text;
-    if text.is_empty() {
-        return false;
-    }
     // A turn that names the user's own child, grandchild, nephew or pupil is a grown-up speaking:
     // an age or a school year anywhere in it is theirs ("my grandson … is the iPad Air overkill
     // for a twelve-year-old"), unless the user says it of themselves ("im 15 and my nephew …").
     if names_dependant(turn) {
-        return says_own_age(turn);
+        says_own_age(turn)
+    } else {
+        age_or_school_year(turn)
+    }
+}
+
+/// An age or a school year of a minor, said of anyone but the user's family or class.
+fn age_or_school_year(turn: &Screened) -> bool {
+    let text = turn.text;
+    if text.is_empty() {
+        return false;
     }
     says_korean_age(turn)
         || turn.any_where(&KO_WORD_AGE, |m| !said_of_family_ko(text, m))
@@ -391,11 +402,6 @@ static EN_TEACHES_BEFORE: LazyLock<Regex> = LazyLock::new(|| re(r"(?-u:\b)(?:tea
 
 fn said_of_a_class(text: &str, m: &Match) -> bool {
     EN_CLASS_AFTER.is_match(&text[m.end()..]) || EN_TEACHES_BEFORE.is_match(chars_before(text, m.start(), 24))
-}
-
-/// [`PatternReading::speaks_of_own_child`].
-fn speaks_of_own_child(turn: &Screened) -> bool {
-    names_dependant(turn) && !says_own_age(turn)
 }
 
 /// "Explain like I'm five", "as if I'm 5": an idiom for "simply", not an age.
@@ -436,7 +442,7 @@ const COUNTED_NOUNS: [&str; 6] = ["kid", "child", "teen", "student", "schooler",
 
 fn counts_themselves_in(text: &str, m: &Match) -> bool {
     let before = chars_before(text, m.start(), 12).trim_end();
-    ["we're", "we are", "were", "we r", "us", "of us"].iter().any(|w| before.ends_with(w))
+    ["we're", "we are", "were", "we r", "us"].iter().any(|w| before.ends_with(w))
 }
 
 static KO_DEPENDANT: LazyLock<Regex> = LazyLock::new(|| {
