@@ -91,7 +91,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 24] = [
+static SCANNED: [&LazyLock<Regex>; 25] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -104,6 +104,7 @@ static SCANNED: [&LazyLock<Regex>; 24] = [
     &EN_GRADE,
     &EN_SCHOOL,
     &EN_DEPENDANT,
+    &EN_COUNTED,
     &KO_DEPENDANT,
     &KO_KIDS_STAGE,
     &EN_OWN_AGE,
@@ -436,10 +437,6 @@ static EN_COUNTED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// The nouns [`EN_COUNTED`] ends in: a turn without one is not scanned for a count (the count
-/// comes first in the pattern, so the regex alone would try every digit of a long paste).
-const COUNTED_NOUNS: [&str; 6] = ["kid", "child", "teen", "student", "schooler", "minor"];
-
 fn counts_themselves_in(text: &str, m: &Match) -> bool {
     let before = chars_before(text, m.start(), 12).trim_end();
     ["we're", "we are", "were", "we r", "us"].iter().any(|w| before.ends_with(w))
@@ -460,7 +457,7 @@ static KO_KIDS_STAGE: LazyLock<Regex> = LazyLock::new(|| {
 fn names_dependant(turn: &Screened) -> bool {
     const NOT_THEIRS: [&str; 6] = ["반", "학원", "학교", "친구", "동네", "옆집"];
     turn.holds(&EN_DEPENDANT)
-        || (COUNTED_NOUNS.iter().any(|n| turn.text.contains(n)) && turn.any_where(&EN_COUNTED, |m| !counts_themselves_in(turn.text, m)))
+        || turn.any_where(&EN_COUNTED, |m| !counts_themselves_in(turn.text, m))
         || turn.holds(&KO_DEPENDANT)
         || turn.any_where(&KO_KIDS_STAGE, |m| {
             let before = chars_before(turn.text, m.start() + char_after(turn.text, m.start()).filter(|c| !is_hangul_syllable(*c)).map_or(0, char::len_utf8), 6);
