@@ -1005,6 +1005,22 @@ export const BATCH_STARTS = {
     'se-ko': 1085,
     'se-en': 1074,
   },
+  'session-41': {
+    'ci-ko': 1451,
+    'ci-en': 1506,
+    'tn-ko': 724,
+    'tn-en': 677,
+    'cx-ko': 953,
+    'cx-en': 948,
+    'am-ko': 559,
+    'am-en': 603,
+    'rk-ko': 531,
+    'rk-en': 542,
+    'km-ko': 601,
+    'km-en': 455,
+    'se-ko': 1099,
+    'se-en': 1088,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
