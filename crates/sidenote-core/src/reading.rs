@@ -488,36 +488,52 @@ fn said_only(text: &str, end: usize) -> bool {
     !["큼", "한", "족", "원", "에", "나", "들", "두"].iter().any(|w| rest.starts_with(w))
 }
 
-/// How far back [`said_only_before`] reads: its longest phrase ("only wants the ") fits with room
-/// to spare. A fixed window, so a turn of many topics and no spaces costs a few bytes per topic,
-/// not a walk back to the last space for each.
+/// How far back [`said_only_before`] and [`said_not_before`] read: the longest phrase ("only
+/// wants the ") fits with room to spare. A fixed window, so a turn of many topics and no spaces
+/// costs a few bytes per topic, not a walk back to the last space for each.
 const ONLY_WINDOW_BYTES: usize = 24;
 
-/// Whether an English word starting at `start` is said after "just" or "only", with at most a
-/// "need" or "want" and an article between: "not looking for flights, just a hotel", "only need
-/// the hotel".
-fn said_only_before(text: &str, start: usize) -> bool {
+/// The English words before `start`, nearest first, read in [`ONLY_WINDOW_BYTES`], with an
+/// article right before it skipped. A word the window cuts into is not a word of its own
+/// ("adjust" is not "just").
+fn words_before(text: &str, start: usize) -> impl Iterator<Item = &str> {
     let mut from = start.saturating_sub(ONLY_WINDOW_BYTES);
     while !text.is_char_boundary(from) {
         from -= 1;
     }
     let window = &text[from..start];
-    // A word the window cuts into is not a word of its own ("adjust" is not "just").
     let cut = from > 0 && !text[..from].ends_with(char::is_whitespace);
-    let mut words = window.split_whitespace().rev().filter(|w| !(cut && w.as_ptr() == window.as_ptr()));
-    let mut next = words.next();
-    if matches!(next, Some("a" | "an" | "the")) {
-        next = words.next();
+    let mut words = window.split_whitespace().rev().filter(move |w| !(cut && w.as_ptr() == window.as_ptr())).peekable();
+    if matches!(words.peek(), Some(&("a" | "an" | "the"))) {
+        words.next();
     }
+    words
+}
+
+/// Whether an English word starting at `start` is said after "just" or "only", with at most a
+/// "need" or "want" and an article between: "not looking for flights, just a hotel", "only need
+/// the hotel".
+fn said_only_before(text: &str, start: usize) -> bool {
+    let mut words = words_before(text, start);
+    let mut next = words.next();
     if matches!(next, Some("need" | "want" | "needs" | "wants")) {
         next = words.next();
     }
     matches!(next, Some("just" | "only"))
 }
 
+/// Whether an English word starting at `start` is refused by a "not" right before it, with at
+/// most an article between: "need hotel in shinjuku, not flight", "the tab not the phone". Not
+/// "no", which also says what the user lacks ("I have no laptop, which one should I get").
+fn said_not_before(text: &str, start: usize) -> bool {
+    words_before(text, start).next() == Some("not")
+}
+
 /// Sentence-final endings that close a Korean sentence said with no mark after it: requests
-/// (해줘, 주세요) and past-tense statements (끊었어, 했어요, 샀음).
-const SENTENCE_ENDINGS: [&str; 12] = ["줘", "주세요", "줘요", "었어", "았어", "했어", "었어요", "았어요", "했어요", "었음", "았음", "했음"];
+/// (해줘, 주세요) and past-tense statements (끊었어, 했어요, 샀음, and 놨어, the contracted 놓았어 of
+/// a thing done ahead: 끊어놨어요).
+const SENTENCE_ENDINGS: [&str; 15] =
+    ["줘", "주세요", "줘요", "었어", "았어", "했어", "었어요", "았어요", "했어요", "었음", "았음", "했음", "놨어", "놨어요", "놨음"];
 
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
@@ -684,6 +700,8 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     // Negation-before and instead cues: (the clause they end, where they start, whether a place
     // before is said of the thing before it).
     let mut negated_before: Vec<(u32, usize, bool)> = Vec::new();
+    // Topics a "not" right before refuses (`said_not_before`), by index.
+    let mut refused_here: Vec<usize> = Vec::new();
     // Alternative cues: (clause, where they start).
     let mut alternatives: Vec<(u32, usize)> = Vec::new();
     // Accessory words: (clause, where they start).
@@ -763,6 +781,9 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
                         _ => unreachable!("a topic hit"),
                     };
                     let only = said_only(text, span.end) || said_only_before(text, span.start);
+                    if said_not_before(text, span.start) {
+                        refused_here.push(topics.len());
+                    }
                     topics.push(TopicHit { topic, weak, clause, purpose: false, start: span.start, end: span.end, head: false, left: false, only });
                 }
             }
@@ -813,6 +834,11 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     // What a negation-before cue is said of: the nearest topic before it in the clause it ends
     // (with every category of the clause when that topic is a category), and the cues after it.
     let mut negated = vec![false; topics.len()];
+    for &i in &refused_here {
+        for j in at_the_same_span(&topics, i, steps) {
+            negated[j] = true;
+        }
+    }
     let mut categories_negated = vec![false; clauses];
     let is_place = |t: &TopicHit| matches!(t.topic, Topic::Entity(e) if places.get(e as usize).copied().unwrap_or(false));
     // Cues said with a negated topic: (clause, from, until).
@@ -996,7 +1022,7 @@ mod tests {
 
     #[test]
     fn clauses_end_at_sentence_ends_and_breaks() {
-        let r = read_text("I'm in Tokyo. Looking for a hotel, but not a flight");
+        let r = read_text("I'm in Tokyo. Looking for a hotel, but maybe a flight");
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1), (Topic::Category(2), 2)]);
         assert_eq!(r.purchase_clauses, vec![1]);
         let r = read_text("tokyo\nbuy a laptop");
@@ -1123,10 +1149,24 @@ mod tests {
     }
 
     #[test]
+    fn a_not_right_before_a_topic_refuses_it_alone() {
+        // Category 1 is the hotel, 2 the flight.
+        assert_eq!(topics(&read_text("need hotel in tokyo area only, not flight, i have ticket")), vec![(Topic::Category(1), 0), (Topic::Entity(0), 0)]);
+        assert_eq!(topics(&read_text("a hotel, not a flight")), vec![(Topic::Category(1), 0)]);
+        assert!(!read_text("a hotel, not a flight").refused);
+        // Not "no" (what the user lacks), not a word between, not a word ending in "not".
+        assert_eq!(read_text("i have no flight yet").topics.len(), 1);
+        assert_eq!(read_text("not cheap flight").topics.len(), 1);
+        assert_eq!(read_text("cannot flight").topics.len(), 1);
+    }
+
+    #[test]
     fn a_korean_sentence_ending_ends_a_clause_without_a_mark() {
         // A request, then another sentence with no mark between them.
         let r = read_text("숙소 추천해줘 비행기 필요");
         assert_eq!(r.topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
+        // A thing done ahead, with 놓았어 contracted: "비행기는 끊어놨어요 숙소 추천".
+        assert_eq!(read_text("비행기 끊어놨어요 숙소 추천").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
         // Not inside a word, nor before a word that is not Hangul.
         assert_eq!(read_text("숙소 추천해 줘서 고마워 비행기").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 0]);
     }
