@@ -91,7 +91,10 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  before English head counts ('15 teenagers') became a grown-up's (policy_patterns.rs,
  *  EN_COUNTED), whose 'N of them' form it suggested. rk-en-549 (session-41 batch): 'Need hotel in
  *  Shinjuku area only, not flight', printed among the batch's held-out failures before a 'not'
- *  right before a topic refused it (reading.rs, said_not_before). */
+ *  right before a topic refused it (reading.rs, said_not_before). ci-ko-183, ci-en-735, ci-en-1272
+ *  and ci-en-1450 (sessions 20 to 40b): team-tool asks beside Google Docs, listed with their
+ *  answers in a search of the whole set before the demo's Taskloom offers came to target Google
+ *  Docs users. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -124,6 +127,10 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'se-ko-248',
   'ci-en-1490',
   'rk-en-549',
+  'ci-ko-183',
+  'ci-en-735',
+  'ci-en-1272',
+  'ci-en-1450',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
