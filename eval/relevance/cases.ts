@@ -94,7 +94,9 @@ export const SPLIT_SALT = 'sidenote-relevance-split-v1:';
  *  right before a topic refused it (reading.rs, said_not_before). ci-ko-183, ci-en-735, ci-en-1272
  *  and ci-en-1450 (sessions 20 to 40b): team-tool asks beside Google Docs, listed with their
  *  answers in a search of the whole set before the demo's Taskloom offers came to target Google
- *  Docs users. */
+ *  Docs users. am-en-613 (session-41 batch): 'Is the 7-day pass worth it if I go Tokyo to Kyoto',
+ *  printed among the batch's held-out failures before '7 day pass' became a weak name of the
+ *  Japan Rail Pass. */
 export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'tn-ko-195',
   'ci-en-042',
@@ -131,6 +133,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-en-735',
   'ci-en-1272',
   'ci-en-1450',
+  'am-en-613',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
