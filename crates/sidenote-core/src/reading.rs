@@ -150,11 +150,11 @@ fn is_word(c: char) -> bool {
 }
 
 /// Whether a byte can start one of the characters `structure` acts on: backtick, quotation
-/// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。`, `！？` and of emoji
-/// (`✅`, `🎉`). Every other byte is skipped without decoding: the walk costs a byte compare
-/// where most text is.
+/// marks, sentence ends, and the lead bytes of `«»`, `“”‘’…`, `「」『』。`, `！？`, of the crying
+/// marks ㅠㅠ as normalising leaves them, and of emoji (`✅`, `🎉`). Every other byte is skipped
+/// without decoding: the walk costs a byte compare where most text is.
 fn is_structural(b: u8) -> bool {
-    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | b'(' | b')' | 0xC2 | 0xE2 | 0xE3 | 0xEF | 0xF0)
+    matches!(b, b'`' | b'"' | b'\'' | b'.' | b'!' | b'?' | b';' | b'\n' | b'-' | b'(' | b')' | 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF0)
 }
 
 /// A pictograph: the symbols and dingbats (`☀`, `✅`, `✨`, `❤`) and the emoji planes (`🎉`,
@@ -234,6 +234,9 @@ fn structure(text: &str) -> Structure {
             '-' => next.is_some_and(char::is_whitespace) && text[..i].chars().next_back().is_some_and(char::is_whitespace),
             // A pictograph ends a sentence unless a word goes on from it ("a 🏨near the station").
             c if is_pictograph(c) => !next.is_some_and(is_word),
+            // So does a run of crying letters, a Korean chat's full stop ("한쪽 잃어버렸어요 ㅠㅠ
+            // 이번엔 싼 걸로"): at its last letter, two or more.
+            c if chat_mark(c) => next.is_none_or(char::is_whitespace) && text[..i].chars().next_back().is_some_and(chat_mark),
             _ => false,
         };
         if ends_sentence {
@@ -535,6 +538,26 @@ fn said_not_before(text: &str, start: usize) -> bool {
 const SENTENCE_ENDINGS: [&str; 15] =
     ["줘", "주세요", "줘요", "었어", "았어", "했어", "었어요", "았어요", "했어요", "었음", "았음", "했음", "놨어", "놨어요", "놨음"];
 
+/// ㅠ and ㅜ as normalising leaves them (the letters of their own, not the compatibility forms
+/// typed): the crying marks of Korean chat. Laughter (ㅋㅋ, ㅎㅎ) is not one: it is as often said
+/// inside a sentence ("모르겠음ㅋㅋ 쉽게 설명해 주고, 필요하면 결제하려고").
+fn chat_mark(c: char) -> bool {
+    matches!(c, '\u{1172}' | '\u{116E}' | 'ㅠ' | 'ㅜ')
+}
+
+/// Whether a word ends as a past-tense statement does: a syllable closed by ㅆ, then 어, 어요 or
+/// 음 (잃어버렸어요, 샀어, 바꿨음), the contracted pasts the endings above do not list.
+fn past_statement(word: &str) -> bool {
+    let mut rev = word.chars().rev();
+    let (last, before) = (rev.next(), rev.next());
+    let closed_by_ss = |c: char| ('가'..='힣').contains(&c) && (c as u32 - 0xAC00) % 28 == 20;
+    match (last, before) {
+        (Some('어' | '음'), Some(b)) => closed_by_ss(b),
+        (Some('요'), Some('어')) => rev.next().is_some_and(closed_by_ss),
+        _ => false,
+    }
+}
+
 /// Connective endings that join two clauses ("있고", "있어서", "없으니까"): after a negation or
 /// after-sales cue they end its clause as a comma does.
 const CONNECTIVE_ENDINGS: [&str; 10] = ["고", "어서", "아서", "여서", "해서", "서", "으니까", "니까", "으니", "니"];
@@ -618,7 +641,9 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
             continue;
         }
         let word = &text[..at];
-        if SENTENCE_ENDINGS.iter().any(|e| word.ends_with(e)) && !inside(&st.code, &Span { start: at, end: at + 1, pattern: 0, typo: false }) {
+        if (SENTENCE_ENDINGS.iter().any(|e| word.ends_with(e)) || past_statement(word))
+            && !inside(&st.code, &Span { start: at, end: at + 1, pattern: 0, typo: false })
+        {
             clause_ends.push(at + 1);
         }
     }
@@ -1165,6 +1190,11 @@ mod tests {
         // A request, then another sentence with no mark between them.
         let r = read_text("숙소 추천해줘 비행기 필요");
         assert_eq!(r.topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
+        // A contracted past: "에어팟 잃어버렸어요 이어폰 추천".
+        assert_eq!(read_text("비행기 잃어버렸어요 숙소 추천").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
+        // A run of crying letters ends a sentence too.
+        assert_eq!(read_text("비행기 놓침 ㅠㅠ 숙소 추천").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(read_text("비행기 ㅠ 숙소").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 0]);
         // A thing done ahead, with 놓았어 contracted: "비행기는 끊어놨어요 숙소 추천".
         assert_eq!(read_text("비행기 끊어놨어요 숙소 추천").topics.iter().map(|t| t.clause).collect::<Vec<_>>(), vec![0, 1]);
         // Not inside a word, nor before a word that is not Hangul.
