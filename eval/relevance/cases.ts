@@ -1034,6 +1034,22 @@ export const BATCH_STARTS = {
     'se-ko': 1099,
     'se-en': 1088,
   },
+  'session-41b': {
+    'ci-ko': 1471,
+    'ci-en': 1526,
+    'tn-ko': 737,
+    'tn-en': 691,
+    'cx-ko': 969,
+    'cx-en': 964,
+    'am-ko': 571,
+    'am-en': 615,
+    'rk-ko': 543,
+    'rk-en': 554,
+    'km-ko': 613,
+    'km-en': 467,
+    'se-ko': 1113,
+    'se-en': 1102,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
