@@ -532,21 +532,19 @@ fn said_not_before(text: &str, start: usize) -> bool {
     words_before(text, start).next() == Some("not")
 }
 
-/// Sentence-final endings that close a Korean sentence said with no mark after it: requests
-/// (해줘, 주세요) and past-tense statements (끊었어, 했어요, 샀음, and 놨어, the contracted 놓았어 of
-/// a thing done ahead: 끊어놨어요).
-const SENTENCE_ENDINGS: [&str; 15] =
-    ["줘", "주세요", "줘요", "었어", "았어", "했어", "었어요", "았어요", "했어요", "었음", "았음", "했음", "놨어", "놨어요", "놨음"];
+/// Request endings that close a Korean sentence said with no mark after it (해줘, 주세요); a
+/// past-tense statement closes one too ([`past_statement`]).
+const SENTENCE_ENDINGS: [&str; 3] = ["줘", "주세요", "줘요"];
 
-/// ㅠ and ㅜ as normalising leaves them (the letters of their own, not the compatibility forms
-/// typed): the crying marks of Korean chat. Laughter (ㅋㅋ, ㅎㅎ) is not one: it is as often said
-/// inside a sentence ("모르겠음ㅋㅋ 쉽게 설명해 주고, 필요하면 결제하려고").
+/// ㅠ and ㅜ as normalising leaves them (NFKC turns the compatibility letters typed into these):
+/// the crying marks of Korean chat. Laughter (ㅋㅋ, ㅎㅎ) is not one: it is as often said inside a
+/// sentence ("모르겠음ㅋㅋ 쉽게 설명해 주고, 필요하면 결제하려고").
 fn chat_mark(c: char) -> bool {
-    matches!(c, '\u{1172}' | '\u{116E}' | 'ㅠ' | 'ㅜ')
+    matches!(c, '\u{1172}' | '\u{116E}')
 }
 
 /// Whether a word ends as a past-tense statement does: a syllable closed by ㅆ, then 어, 어요 or
-/// 음 (잃어버렸어요, 샀어, 바꿨음), the contracted pasts the endings above do not list.
+/// 음 (끊었어, 했어요, 샀음, 잃어버렸어요, and 끊어놨어요, a thing done ahead).
 fn past_statement(word: &str) -> bool {
     let mut rev = word.chars().rev();
     let (last, before) = (rev.next(), rev.next());
