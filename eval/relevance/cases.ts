@@ -1050,6 +1050,22 @@ export const BATCH_STARTS = {
     'se-ko': 1113,
     'se-en': 1102,
   },
+  'session-42': {
+    'ci-ko': 1491,
+    'ci-en': 1546,
+    'tn-ko': 751,
+    'tn-en': 703,
+    'cx-ko': 985,
+    'cx-en': 980,
+    'am-ko': 583,
+    'am-en': 627,
+    'rk-ko': 555,
+    'rk-en': 566,
+    'km-ko': 625,
+    'km-en': 478,
+    'se-ko': 1127,
+    'se-en': 1115,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
