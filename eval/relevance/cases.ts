@@ -134,6 +134,11 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-en-1272',
   'ci-en-1450',
   'am-en-613',
+  'ci-ko-523',
+  'ci-ko-1197',
+  'ci-ko-1201',
+  'cx-ko-795',
+  'cx-ko-895',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

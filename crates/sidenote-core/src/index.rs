@@ -884,8 +884,8 @@ impl OfferIndex {
             && model_text.as_deref().and_then(past_the_window).is_none_or(|end| model.scores(end).commercial <= COMMERCIAL_VETO_LOGIT);
         // Ages, school years, medicine names and adult venues: patterns, not words (linear in
         // the text, read whatever the budget).
-        let patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
-        let mut sensitive_patterns = patterns.families;
+        let mut patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
+        let mut sensitive_patterns = std::mem::take(&mut patterns.families);
         let mut sensitive = reading.sensitive.clone();
         // The byte where the classifier's window ends in the turn as read (typos corrected in
         // place keep a word where it was, give or take a letter), and whether the classifier
@@ -909,7 +909,14 @@ impl OfferIndex {
         if !reading.context_sensitive.is_empty() || age_mentioned {
             let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
             let corroborated = !sensitive.is_empty() || other_patterns || leans_sensitive;
-            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
+            // A context word said of someone the user cares for (a mother's check-up, a patient's
+            // discharge) needs the classifier to read the turn as sensitive, not merely to lean.
+            let vouched = |at: usize| {
+                !sensitive.is_empty() || other_patterns || model_sensitive || words < MODEL_MIN_WORDS || !patterns.said_of_someone_cared_for(text, at)
+            };
+            let context: Vec<u32> =
+                reading.context_sensitive.iter().filter(|&&(_, at)| at >= model_window || (corroborated && vouched(at))).map(|&(s, _)| s).collect();
+            sensitive.extend(context);
             // An age the classifier did not read (only past its window) counts as it stands.
             if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);

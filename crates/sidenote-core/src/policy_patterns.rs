@@ -36,6 +36,32 @@ pub struct PatternReading {
     /// The turn speaks of a pet: "우리 강아지", 고양이, 반려견, "my dog", "the vet". A pet's
     /// vaccination or upset stomach is the pet's (`said_of_pets` topics).
     pub speaks_of_a_pet: bool,
+    /// Where the turn names someone the user looks after or attends to (the byte each mention
+    /// starts at, in order): a parent or grandparent (엄마, 어머님, 할머니, "my mum"), an elder in
+    /// their care (어르신, 보호자), a patient or a client. See [`Self::said_of_someone_cared_for`].
+    pub cared_for_at: Vec<usize>,
+}
+
+/// How near a mention of someone cared for must be to a word to be what the word is said of.
+const CARED_FOR_REACH: usize = 30;
+
+impl PatternReading {
+    /// Whether the word at byte `at` of `text` is said of someone the user cares for: such a
+    /// mention within [`CARED_FOR_REACH`] characters of it, in the same sentence ("어머니 서울
+    /// 큰병원 진료", "Mum's just home from hospital"). A hospital or a discharge there is as often
+    /// theirs (a check-up to take a mother to, a patient's handover) as the user's own moment.
+    pub fn said_of_someone_cared_for(&self, text: &str, at: usize) -> bool {
+        if self.cared_for_at.is_empty() {
+            return false;
+        }
+        let ends_sentence = |c: char| matches!(c, '.' | '?' | '!' | '\n');
+        let before = chars_before(text, at, CARED_FOR_REACH);
+        let from = at - before.rfind(ends_sentence).map_or(before.len(), |i| before.len() - i - 1);
+        let after: &str = text[at..].char_indices().nth(CARED_FOR_REACH).map_or(&text[at..], |(i, _)| &text[at..at + i]);
+        let to = at + after.find(ends_sentence).unwrap_or(after.len());
+        let first = self.cared_for_at.partition_point(|&m| m < from);
+        self.cared_for_at.get(first).is_some_and(|&m| m < to)
+    }
 }
 
 /// The patterns of `text` (normalised).
@@ -58,7 +84,13 @@ pub fn read(text: &str) -> PatternReading {
         families.push(ADULT_VENUE);
     }
     let speaks_of_own_child = own_age_beside_dependant == Some(false);
-    PatternReading { families, speaks_of_own_child, minor_age_own, speaks_of_a_pet: turn.holds(&PET) }
+    PatternReading {
+        families,
+        speaks_of_own_child,
+        minor_age_own,
+        speaks_of_a_pet: turn.holds(&PET),
+        cared_for_at: if turn.holds(&CARED_FOR) { CARED_FOR.find_iter(text).map(|m| m.start()).collect() } else { Vec::new() },
+    }
 }
 
 /// The families `text` (normalised) matches, in this order: minor age, medicine, adult venue.
@@ -91,7 +123,7 @@ fn any_where(re: &Regex, text: &str, ok: impl Fn(&Match) -> bool) -> bool {
 /// The patterns read over the whole turn. They are first looked for all at once, in one pass
 /// (`RegexSet`); most turns hold none, and then none of them reads the turn again. On a
 /// 4,000-character turn the twenty passes cost 30–50 µs, the one pass 8–18 µs.
-static SCANNED: [&LazyLock<Regex>; 25] = [
+static SCANNED: [&LazyLock<Regex>; 26] = [
     &KO_AGE,
     &KO_WORD_AGE,
     &KO_SCHOOL_SHORT,
@@ -117,6 +149,7 @@ static SCANNED: [&LazyLock<Regex>; 25] = [
     &QUOTED_EUPHEMISM,
     &KO_QUOTED_EUPHEMISM,
     &PET,
+    &CARED_FOR,
 ];
 static SCREEN: LazyLock<RegexSet> = LazyLock::new(|| RegexSet::new(SCANNED.map(|re| re.as_str())).expect("the policy patterns compile as a set"));
 
@@ -415,6 +448,14 @@ fn as_a_figure_of_speech(text: &str, m: &Match) -> bool {
 static PET: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"강아지|고양이|반려견|반려묘|반려동물|애견|애묘|냥이|댕댕이|멍멍이|강쥐|고앵이|코숏|믹스견|말티즈|푸들|포메|진돗개|리트리버|유기견|유기묘|펫호텔|동물병원|(?-u:\b)(?:my|our|the|his|her|their)\s+(?:(?:old|new|senior|little)\s+)?(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?)(?-u:\b)|(?-u:\b)(?:vet|vets|veterinarian)(?-u:\b)",
+    )
+});
+
+/// Someone the user looks after or attends to, by the words people use for them: a parent, a
+/// grandparent or a parent-in-law, an elder in care, a patient, a resident, a client.
+static CARED_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"엄마|어머니|어머님|아버지|아버님|아빠|부모님|친정|시댁|시어머니|시아버지|장모님|장인어른|할머니|할머님|할아버지|할아버님|어르신|보호자|환자|(?-u:\b)(?:(?:my|our|her|his)\s+(?:mom|mum|mother|dad|father|parents|grandma|grandmother|grandpa|grandfather|nan|nana|in-laws|mother-in-law|father-in-law)|mum|patients?|clients?|residents?)(?-u:\b)",
     )
 });
 

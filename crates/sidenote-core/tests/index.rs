@@ -446,6 +446,33 @@ fn a_context_word_blocks_only_beside_other_evidence() {
 }
 
 #[test]
+fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_turn_as_sensitive() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": { "en": ["hospital"], "ko": ["병원"] } }
+    ]);
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    let model = sidenote_core::TurnClassifier::embedded();
+    let score = |text: &str| model.scores(&sidenote_core::normalize(text)).sensitive;
+    let topics = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_topic_ids;
+    // A mother's appointment beside a hotel ask: the classifier leans sensitive, below its
+    // threshold, and the hospital is hers.
+    let mother = "명동 쪽 호텔 하루만 예약하려고요. 지방 사시는 어머니 서울 큰병원 진료가 아침 8시라 전날 같이 올라가요";
+    let s = score(mother);
+    assert!(s >= sidenote_core::CONTEXT_SENSITIVE_LOGIT && s < model.thresholds().0, "score {s}");
+    assert!(topics(mother).is_empty(), "{mother}");
+    // The same hospital with nobody else in its sentence is read as it was: the user's.
+    let own = "명동 쪽 호텔 하루만 예약하려고요. 서울 큰병원 진료가 아침 8시라 전날 올라가요";
+    assert!(score(own) >= sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(own));
+    assert_eq!(topics(own), vec!["health"]);
+    // A parent named in another sentence does not own it.
+    let apart = "병원은 언제 가봐야 되는건지 하나도 모르겠음. 일단 호텔은 예약하는게 맞음? 여친은 부모님한테 말하기 무섭다고 계속 울기만 함";
+    assert_eq!(topics(apart), vec!["health"]);
+    // Beside another sensitive word, it counts whoever it is said of.
+    assert_eq!(topics("엄마 병원 근처 호텔 찾는데 나도 요즘 불면증이 심해요"), vec!["health"]);
+}
+
+#[test]
 fn a_minor_age_not_said_of_the_user_weighs_as_a_context_word() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
     let score = |text: &str| sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
