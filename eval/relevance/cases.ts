@@ -139,6 +139,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-ko-1201',
   'cx-ko-795',
   'cx-ko-895',
+  'am-en-625',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
