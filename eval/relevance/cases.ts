@@ -1072,6 +1072,22 @@ export const BATCH_STARTS = {
     'se-ko': 1127,
     'se-en': 1115,
   },
+  'session-42b': {
+    'ci-ko': 1511,
+    'ci-en': 1566,
+    'tn-ko': 765,
+    'tn-en': 717,
+    'cx-ko': 1001,
+    'cx-en': 996,
+    'am-ko': 595,
+    'am-en': 639,
+    'rk-ko': 567,
+    'rk-en': 578,
+    'km-ko': 637,
+    'km-en': 490,
+    'se-ko': 1141,
+    'se-en': 1129,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
