@@ -908,15 +908,16 @@ impl OfferIndex {
         let age_mentioned = !patterns.minor_age_own && sensitive_patterns.contains(&policy_patterns::MINOR_AGE);
         if !reading.context_sensitive.is_empty() || age_mentioned {
             let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
-            let corroborated = !sensitive.is_empty() || other_patterns || leans_sensitive;
+            let beside_other_evidence = !sensitive.is_empty() || other_patterns;
+            let corroborated = beside_other_evidence || leans_sensitive;
             // A context word said of someone the user cares for (a mother's check-up, a patient's
-            // discharge) needs the classifier to read the turn as sensitive, not merely to lean.
-            let vouched = |at: usize| {
-                !sensitive.is_empty() || other_patterns || model_sensitive || words < MODEL_MIN_WORDS || !patterns.said_of_someone_cared_for(text, at)
+            // discharge) needs the classifier to read the turn as sensitive, not merely to lean
+            // (or to be unable to vouch: a short turn).
+            let reads_sensitive = model_sensitive || words < MODEL_MIN_WORDS;
+            let counts = |at: usize| {
+                at >= model_window || beside_other_evidence || (leans_sensitive && (reads_sensitive || !patterns.said_of_someone_cared_for(text, at)))
             };
-            let context: Vec<u32> =
-                reading.context_sensitive.iter().filter(|&&(_, at)| at >= model_window || (corroborated && vouched(at))).map(|&(s, _)| s).collect();
-            sensitive.extend(context);
+            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| counts(at)).map(|&(s, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
             if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);

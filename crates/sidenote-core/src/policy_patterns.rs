@@ -56,7 +56,7 @@ impl PatternReading {
         }
         let ends_sentence = |c: char| matches!(c, '.' | '?' | '!' | '\n');
         let before = chars_before(text, at, CARED_FOR_REACH);
-        let from = at - before.rfind(ends_sentence).map_or(before.len(), |i| before.len() - i - 1);
+        let from = at - before.len() + before.rfind(ends_sentence).map_or(0, |i| i + 1);
         let after: &str = text[at..].char_indices().nth(CARED_FOR_REACH).map_or(&text[at..], |(i, _)| &text[at..at + i]);
         let to = at + after.find(ends_sentence).unwrap_or(after.len());
         let first = self.cared_for_at.partition_point(|&m| m < from);
@@ -250,10 +250,10 @@ static KO_WORD_AGE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣])열(
 static KO_SCHOOL_SHORT: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[^가-힣0-9]|예비\s*)(?:초|중|고)[1-6]"));
 static KO_SCHOOL_LONG: LazyLock<Regex> = LazyLock::new(|| re(r"(?:초등|중등|고등|중|고)학교\s*[1-6]\s*학년|고딩|중딩|초딩"));
 /// A school year alone ("6학년인데") is a child's: only elementary school has a fourth to a
-/// sixth, and a university's ("대학교 3학년", "대학 2학년", "대 3학년") is excluded. So is a tenth
-/// to a twelfth, the North American high school years Koreans abroad count in ("LA 사는
-/// 11학년인데"); a seventh to a ninth is also how elders joke about their age (7학년 is one's
-/// seventies), and is left out.
+/// sixth, and a university's ("대학교 3학년", "대학 2학년", "대 3학년") is excluded. A tenth to a
+/// twelfth is a child's too: the North American high school years Koreans abroad count in ("LA
+/// 사는 11학년인데"). A seventh to a ninth is left out: it is also how elders joke about their
+/// age (7학년 is one's seventies).
 static KO_GRADE: LazyLock<Regex> = LazyLock::new(|| re(r"(?:1[0-2]|[1-6])\s*학년"));
 
 fn says_korean_school_year(turn: &Screened) -> bool {
