@@ -1089,6 +1089,22 @@ export const BATCH_STARTS = {
     'se-ko': 1141,
     'se-en': 1129,
   },
+  'session-43': {
+    'ci-ko': 1531,
+    'ci-en': 1586,
+    'tn-ko': 779,
+    'tn-en': 731,
+    'cx-ko': 1017,
+    'cx-en': 1012,
+    'am-ko': 607,
+    'am-en': 651,
+    'rk-ko': 579,
+    'rk-en': 590,
+    'km-ko': 649,
+    'km-en': 502,
+    'se-ko': 1155,
+    'se-en': 1143,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
