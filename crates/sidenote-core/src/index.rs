@@ -1200,12 +1200,18 @@ impl OfferIndex {
         // A cue said of a product with no category word in its clause ("is the 7 day JR Pass
         // still worth buying? … then fly out of Haneda") asks for the product's categories and
         // heads the request with them when the turn names the product before any other category
-        // it asks for: what comes after without a cue of its own is beside it.
+        // it asks for: what comes after without a cue of its own is beside it. A request read
+        // by the classifier with no cue word heads with the product the same way when the only
+        // other category it names is a top-level one, which says only what kind ("Galaxy Tab or
+        // iPad Air? mostly for reading apps": a tablet, not an app).
         if request_heads.is_empty() && !asked.is_empty() {
             let first_other = counted.iter().filter(|(t, _)| matches!(t, Topic::Category(_))).map(|&(_, clause)| clause).min();
+            let only_kinds_asked = asked.iter().all(|&c| self.ancestors[c as usize].is_empty());
             for &(topic, clause) in &counted {
                 if let Topic::Entity(e) = topic {
-                    let cued = reading.purchase_clauses.binary_search(&clause).is_ok() || reading.compare_clauses.binary_search(&clause).is_ok();
+                    let cued = (asking.is_none() && only_kinds_asked)
+                        || reading.purchase_clauses.binary_search(&clause).is_ok()
+                        || reading.compare_clauses.binary_search(&clause).is_ok();
                     if self.entity_product[e as usize] && cued && first_other.is_none_or(|c| clause <= c) {
                         request_heads.extend_from_slice(&self.entity_categories[e as usize]);
                         asked.extend_from_slice(&self.entity_categories[e as usize]);

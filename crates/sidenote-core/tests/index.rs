@@ -908,3 +908,31 @@ fn a_digest_heads_every_clause_so_a_purpose_of_another_kind_is_what_it_is_for() 
     // Without the digest the flight is all the turn names, and it still counts.
     assert_eq!(ids(&index, &query("which would you pick for a 14 hour flight?")), vec!["a_flight"]);
 }
+
+#[test]
+fn a_product_heads_a_request_read_without_a_cue_when_the_rest_names_only_a_kind() {
+    let index = OfferIndex::build(&doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+                { "id": "electronics.tablets", "parent_id": "electronics", "aliases": { "en": ["tablet"] } },
+                { "id": "software", "parent_id": null, "aliases": { "en": ["apps", "app"] } },
+                { "id": "software.security", "parent_id": "software", "aliases": { "en": ["password manager"] } }
+            ],
+            "entities": [
+                { "id": "product.ipad-air", "kind": "product", "aliases": { "en": ["ipad air"] }, "category_ids": ["electronics.tablets"] },
+                { "id": "product.galaxy-tab", "kind": "product", "aliases": { "en": ["galaxy tab"] }, "category_ids": ["electronics.tablets"] }
+            ],
+            "sensitive_topics": [],
+            "intent_cues": {}
+        },
+        "offers": [offer("tablets", &["electronics.tablets"], &[]), offer("vault", &["software.security"], &[])]
+    })))
+    .expect("builds");
+    // No cue word: the classifier reads the request. The apps say only what kind of use.
+    let tablets = query("Galaxy Tab or iPad Air? mostly for reading apps.");
+    assert_eq!(index.find(&tablets).message_intent, MessageIntent::Purchase);
+    assert_eq!(ids(&index, &tablets), vec!["tablets"]);
+    // A category below the top is what is asked; the product is what it is for.
+    assert_eq!(ids(&index, &query("password manager that works on iPad Air")), vec!["vault"]);
+}
