@@ -1154,10 +1154,31 @@ impl OfferIndex {
         digest_roots.sort_unstable();
         digest_roots.dedup();
         let clause_has_head = |clause: u32| !digest_roots.is_empty() || heads.binary_search_by_key(&clause, |&(c, _)| c).is_ok();
+        // A clause naming nothing but what something is for goes on about the thing the nearest
+        // clause before it names: "Sony WH-1000XM5, comfortable with glasses? Thinking of buying
+        // a pair for the long flight to Tokyo" asks for the headphones, not a flight.
+        // Only a thing heads it (a category below the top, a product, a brand of a narrow
+        // category), not a place: "I work from cafés in Lisbon … should I be paying for a VPN?"
+        let mut thing_clauses: Vec<u32> = counted
+            .iter()
+            .filter(|&&(topic, _, purpose)| {
+                !purpose
+                    && match topic {
+                        Topic::Category(c) => !self.ancestors[c as usize].is_empty(),
+                        Topic::Entity(e) => !self.entity_broad[e as usize],
+                    }
+            })
+            .map(|&(_, clause, _)| clause)
+            .collect();
+        thing_clauses.sort_unstable();
+        let head_before = |clause: u32| thing_clauses[..thing_clauses.partition_point(|&c| c < clause)].last().copied();
         counted.retain(|&(topic, clause, purpose)| {
+            let head_clause = if clause_has_head(clause) { Some(clause) } else { head_before(clause) };
             !purpose
-                || !clause_has_head(clause)
-                || self.any_category_of(topic, |o| heads.binary_search(&(clause, self.root(o))).is_ok() || digest_roots.binary_search(&self.root(o)).is_ok())
+                || head_clause.is_none()
+                || self.any_category_of(topic, |o| {
+                    head_clause.is_some_and(|h| heads.binary_search(&(h, self.root(o))).is_ok()) || digest_roots.binary_search(&self.root(o)).is_ok()
+                })
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         steps.take(counted.len() * 4);

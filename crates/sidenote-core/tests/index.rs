@@ -645,6 +645,10 @@ fn a_purpose_of_another_kind_is_not_what_is_asked() {
     let r = index.find(&query("buy something for tokyo"));
     assert_eq!(r.signal_entity_ids, vec!["place.tokyo"]);
     assert!(r.candidates.is_empty());
+    // A clause naming nothing but a purpose goes on about the thing named before it: the VPN,
+    // not a hotel. A place before it heads nothing.
+    assert_eq!(ids(&index, &query("a vpn with a kill switch. thinking to buy one for the hotel in tokyo")), vec!["a_vpn"]);
+    assert_eq!(ids(&index, &query("i work from cafes in tokyo. should i buy, for a vpn?")), vec!["a_vpn"]);
 }
 
 #[test]
@@ -926,11 +930,11 @@ fn a_product_heads_a_request_read_without_a_cue_when_the_rest_names_only_a_kind(
             "sensitive_topics": [],
             "intent_cues": {}
         },
-        "offers": [offer("tablets", &["electronics.tablets"], &[]), offer("vault", &["software.security"], &[])]
+        "offers": [offer("tablets", &["electronics.tablets"], &["product.ipad-air", "product.galaxy-tab"]), offer("vault", &["software.security"], &[])]
     })))
     .expect("builds");
     // No cue word: the classifier reads the request. The apps say only what kind of use.
-    let tablets = query("Galaxy Tab or iPad Air? mostly for reading apps.");
+    let tablets = query("Galaxy Tab or iPad Air? reading apps mostly.");
     assert_eq!(index.find(&tablets).message_intent, MessageIntent::Purchase);
     assert_eq!(ids(&index, &tablets), vec!["tablets"]);
     // A category below the top is what is asked; the product is what it is for.
