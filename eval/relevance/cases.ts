@@ -1108,6 +1108,22 @@ export const BATCH_STARTS = {
     'se-ko': 1155,
     'se-en': 1143,
   },
+  'session-43b': {
+    'ci-ko': 1551,
+    'ci-en': 1606,
+    'tn-ko': 793,
+    'tn-en': 744,
+    'cx-ko': 1033,
+    'cx-en': 1028,
+    'am-ko': 619,
+    'am-en': 663,
+    'rk-ko': 591,
+    'rk-en': 602,
+    'km-ko': 661,
+    'km-en': 514,
+    'se-ko': 1169,
+    'se-en': 1157,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
