@@ -134,14 +134,19 @@ describe('catalog/demo.json', () => {
     expect(sensitive.filter((s) => commercialSet.has(norm(s.alias)))).toEqual([]);
 
     // Stricter: a sensitive alias inside a commercial alias or an offer's text would block every
-    // message that names the product (Korean has no word boundaries, so check substrings).
+    // message that names the product (Korean has no word boundaries, so check substrings; an
+    // English alias is read only as whole words, so "meth" is not inside "something").
     const contains: string[] = [];
+    const literal = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     for (const s of sensitive) {
       const needle = norm(s.alias);
-      for (const c of commercial) if (norm(c.alias).includes(needle)) contains.push(`${s.topic}:"${s.alias}" in ${c.owner}:"${c.alias}"`);
+      const inside = /^[\x20-\x7e]+$/.test(needle)
+        ? (text: string) => new RegExp(`(^|[^a-z0-9])${literal(needle)}($|[^a-z0-9])`).test(text)
+        : (text: string) => text.includes(needle);
+      for (const c of commercial) if (inside(norm(c.alias))) contains.push(`${s.topic}:"${s.alias}" in ${c.owner}:"${c.alias}"`);
       for (const o of demo.offers) {
         const text = norm([o.title, o.description ?? '', o.cta ?? ''].join(' '));
-        if (text.includes(needle)) contains.push(`${s.topic}:"${s.alias}" in ${o.id}`);
+        if (inside(text)) contains.push(`${s.topic}:"${s.alias}" in ${o.id}`);
       }
     }
     expect(contains).toEqual([]);
