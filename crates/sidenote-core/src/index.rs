@@ -1240,6 +1240,31 @@ impl OfferIndex {
                 }
             }
         }
+        // Brands set against each other with nothing else asked ("Sony or Bose for a 13-hour
+        // flight?", "bitwarden or 1password") ask for the kind a narrow one is of, so an offer
+        // there that targets no brand the turn names still answers; so does a narrow brand
+        // with a purchase cue of its own. One brand asked about ("is trello any good") asks
+        // only about that brand, and a broad one (Sony: all electronics) says only whose.
+        if asked.is_empty() {
+            let in_request = |clause: u32| asking.as_ref().is_none_or(|a| a.binary_search(&clause).is_ok());
+            let mut named_things: Vec<u32> = counted
+                .iter()
+                .filter_map(|&(topic, clause)| match topic {
+                    Topic::Entity(e) if !self.entity_place[e as usize] && in_request(clause) => Some(e),
+                    _ => None,
+                })
+                .collect();
+            named_things.sort_unstable();
+            named_things.dedup();
+            for &(topic, clause) in &counted {
+                if let Topic::Entity(e) = topic {
+                    let set_against = named_things.len() >= 2 || reading.purchase_clauses.binary_search(&clause).is_ok();
+                    if !self.entity_broad[e as usize] && !self.entity_product[e as usize] && in_request(clause) && set_against {
+                        asked.extend_from_slice(&self.entity_categories[e as usize]);
+                    }
+                }
+            }
+        }
         if request_heads.is_empty() {
             beside.clear();
         } else {

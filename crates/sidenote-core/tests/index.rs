@@ -940,3 +940,30 @@ fn a_product_heads_a_request_read_without_a_cue_when_the_rest_names_only_a_kind(
     // A category below the top is what is asked; the product is what it is for.
     assert_eq!(ids(&index, &query("password manager that works on iPad Air")), vec!["vault"]);
 }
+
+#[test]
+fn a_narrow_brand_asked_about_asks_for_its_category() {
+    let index = OfferIndex::build(&doc(serde_json::json!({
+        "taxonomy": {
+            "categories": [
+                { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+                { "id": "electronics.audio", "parent_id": "electronics", "aliases": { "en": ["headphones"] } },
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.flights", "parent_id": "travel", "aliases": { "en": ["flight"] } }
+            ],
+            "entities": [
+                { "id": "brand.wide", "kind": "brand", "aliases": { "en": ["widebrand"] }, "category_ids": ["electronics"] },
+                { "id": "brand.quiet", "kind": "brand", "aliases": { "en": ["quietbrand"] }, "category_ids": ["electronics.audio"] }
+            ],
+            "sensitive_topics": [],
+            "intent_cues": { "purchase": { "en": ["buy"] } }
+        },
+        "offers": [offer("cans", &["electronics.audio"], &["brand.wide"]), offer("fly", &["travel.flights"], &[])]
+    })))
+    .expect("builds");
+    // No offer targets the narrow brand, and the broad one says only whose: the headphones are
+    // what is asked, with the flight what they are for.
+    assert_eq!(ids(&index, &query("widebrand or quietbrand for the flight, which should i buy?")), vec!["cans"]);
+    // A broad brand alone still asks for nothing.
+    assert!(ids(&index, &query("widebrand, which should i buy?")).is_empty());
+}
