@@ -845,6 +845,16 @@ impl OfferIndex {
         self.ancestors[c as usize].last().copied().unwrap_or(c)
     }
 
+    /// Whether a topic names what is asked: a category below the top or a thing that is not
+    /// broad (a product, a brand of a narrow category). A place or a broad brand says where or
+    /// whose, and a top-level category only what kind.
+    fn names_a_thing(&self, topic: Topic) -> bool {
+        match topic {
+            Topic::Category(c) => !self.ancestors[c as usize].is_empty(),
+            Topic::Entity(e) => !self.entity_broad[e as usize],
+        }
+    }
+
     /// Whether two categories are the same or one is an ancestor of the other.
     fn related(&self, a: u32, b: u32) -> bool {
         a == b || self.ancestors[a as usize].contains(&b) || self.ancestors[b as usize].contains(&a)
@@ -1157,44 +1167,26 @@ impl OfferIndex {
         // A clause naming nothing but what something is for goes on about the thing the nearest
         // clause before it names: "Sony WH-1000XM5, comfortable with glasses? Thinking of buying
         // a pair for the long flight to Tokyo" asks for the headphones, not a flight.
-        // Only a thing heads it (a category below the top, a product, a brand of a narrow
-        // category), not a place: "I work from cafés in Lisbon … should I be paying for a VPN?"
-        let mut thing_clauses: Vec<u32> = counted
-            .iter()
-            .filter(|&&(topic, _, purpose)| {
-                !purpose
-                    && match topic {
-                        Topic::Category(c) => !self.ancestors[c as usize].is_empty(),
-                        Topic::Entity(e) => !self.entity_broad[e as usize],
-                    }
-            })
-            .map(|&(_, clause, _)| clause)
-            .collect();
+        // Only a thing heads it (`names_a_thing`), not a place: "I work from cafés in Lisbon …
+        // should I be paying for a VPN?"
+        let mut thing_clauses: Vec<u32> =
+            counted.iter().filter(|&&(topic, _, purpose)| !purpose && self.names_a_thing(topic)).map(|&(_, clause, _)| clause).collect();
         thing_clauses.sort_unstable();
         let head_before = |clause: u32| thing_clauses[..thing_clauses.partition_point(|&c| c < clause)].last().copied();
         counted.retain(|&(topic, clause, purpose)| {
-            let head_clause = if clause_has_head(clause) { Some(clause) } else { head_before(clause) };
-            !purpose
-                || head_clause.is_none()
-                || self.any_category_of(topic, |o| {
-                    head_clause.is_some_and(|h| heads.binary_search(&(h, self.root(o))).is_ok()) || digest_roots.binary_search(&self.root(o)).is_ok()
-                })
+            if !purpose {
+                return true;
+            }
+            let Some(head) = (if clause_has_head(clause) { Some(clause) } else { head_before(clause) }) else { return true };
+            self.any_category_of(topic, |o| heads.binary_search(&(head, self.root(o))).is_ok() || digest_roots.binary_search(&self.root(o)).is_ok())
         });
         let counted: Vec<(Topic, u32)> = counted.into_iter().map(|(topic, clause, _)| (topic, clause)).collect();
         steps.take(counted.len() * 4);
-        // A clause names what is asked with a category below the top or a thing that is not
-        // broad (a product, a brand of a narrow category); a place or a broad brand says where or
-        // whose, and a top-level category ("앱", "software") only what kind ("영어 회화 다시 해볼까
-        // 싶은데요, … 할 수 있는 앱 구독하면": the app asked for is the language course before it).
-        let names_thing: Vec<u32> = counted
-            .iter()
-            .filter(|(t, _)| match t {
-                Topic::Category(c) => !self.ancestors[*c as usize].is_empty(),
-                Topic::Entity(e) => !self.entity_broad[*e as usize],
-            })
-            .map(|&(_, c)| c)
-            .collect();
+        // The clauses that name what is asked (`names_a_thing`): "영어 회화 다시 해볼까 싶은데요, …
+        // 할 수 있는 앱 구독하면" asks for the language course before the app.
+        let names_thing: Vec<u32> = counted.iter().filter(|&&(t, _)| self.names_a_thing(t)).map(|&(_, c)| c).collect();
         let asking = asking_clauses(&names_thing, &reading.purchase_clauses, &reading.compare_clauses);
+        let in_request = |clause: u32| asking.as_ref().is_none_or(|a| a.binary_search(&clause).is_ok());
         // The heads of the request: categories a counting cue is said of (`TopicHit::head`).
         // When the message asks for one, the other categories it asks for rank lower, beside
         // it: "호텔 와이파이 찜찜해서 VPN 하나 결제해둘까" asks for the VPN first. The digest's
@@ -1206,7 +1198,7 @@ impl OfferIndex {
         let mut beside: Vec<u32> = Vec::new();
         for &(topic, clause) in &counted {
             match topic {
-                Topic::Category(c) if asking.as_ref().is_none_or(|a| a.binary_search(&clause).is_ok()) => {
+                Topic::Category(c) if in_request(clause) => {
                     asked.push(c);
                     if cue_heads.binary_search(&(topic, clause)).is_ok() {
                         request_heads.push(c);
@@ -1246,7 +1238,6 @@ impl OfferIndex {
         // with a purchase cue of its own. One brand asked about ("is trello any good") asks
         // only about that brand, and a broad one (Sony: all electronics) says only whose.
         if asked.is_empty() {
-            let in_request = |clause: u32| asking.as_ref().is_none_or(|a| a.binary_search(&clause).is_ok());
             let mut named_things: Vec<u32> = counted
                 .iter()
                 .filter_map(|&(topic, clause)| match topic {
