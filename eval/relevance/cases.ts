@@ -1125,6 +1125,22 @@ export const BATCH_STARTS = {
     'se-ko': 1169,
     'se-en': 1157,
   },
+  'session-44': {
+    'ci-ko': 1571,
+    'ci-en': 1626,
+    'tn-ko': 807,
+    'tn-en': 758,
+    'cx-ko': 1049,
+    'cx-en': 1043,
+    'am-ko': 631,
+    'am-en': 675,
+    'rk-ko': 603,
+    'rk-en': 614,
+    'km-ko': 673,
+    'km-en': 526,
+    'se-ko': 1183,
+    'se-en': 1171,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
