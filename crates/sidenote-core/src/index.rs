@@ -1028,25 +1028,27 @@ impl OfferIndex {
         // the categories under one root, which the taxonomy bounds, not the turn.
         // Built only when a weak word is there to ask it.
         let any_weak = topics.iter().any(|t| t.weak);
-        let mut strong_by_clause: Vec<(u32, u32, u32)> = topics
+        // The fourth field is where the category is first named in the clause.
+        let mut strong_by_clause: Vec<(u32, u32, u32, usize)> = topics
             .iter()
             .filter(|t| any_weak && !t.weak)
             .filter_map(|t| match t.topic {
-                Topic::Category(c) => Some((t.clause, self.root(c), c)),
+                Topic::Category(c) => Some((t.clause, self.root(c), c, t.start)),
                 Topic::Entity(_) => None,
             })
             .collect();
         strong_by_clause.sort_unstable();
-        strong_by_clause.dedup();
+        strong_by_clause.dedup_by_key(|&mut (cl, r, c, _)| (cl, r, c));
         let beside_another_of_its_kind = |t: &TopicHit, steps: &mut Steps| match t.topic {
-            // The word a cue is said of is the ask ("루브르 투어 예약하고 싶어 숙소는 친구네서").
-            _ if t.head => false,
             Topic::Category(c) => {
                 let root = self.root(c);
-                let from = strong_by_clause.partition_point(|&(cl, r, _)| (cl, r) < (t.clause, root));
-                strong_by_clause[from..].iter().take_while(|&&(cl, r, _)| (cl, r) == (t.clause, root)).any(|&(_, _, s)| {
+                let from = strong_by_clause.partition_point(|&(cl, r, _, _)| (cl, r) < (t.clause, root));
+                // The word a cue is said of is the ask ("루브르 투어 예약하고 싶어 숙소는 친구네서"),
+                // unless a thing of its kind named before it is what it goes on about: "KTX
+                // 서울-부산 왕복만 예매하면 됨" books the KTX both ways.
+                strong_by_clause[from..].iter().take_while(|&&(cl, r, _, _)| (cl, r) == (t.clause, root)).any(|&(_, _, s, at)| {
                     steps.take(1);
-                    !self.related(s, c)
+                    (!t.head || at < t.start) && !self.related(s, c)
                 })
             }
             Topic::Entity(_) => false,
@@ -1057,7 +1059,7 @@ impl OfferIndex {
         // (root, category, first clause) of the strong categories: at most one entry per
         // category of the taxonomy, however long the turn.
         // Both built only when a weak word is there to ask them (`strong_by_clause` is empty else).
-        let mut first_of_kind: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c)| (r, c, cl)).collect();
+        let mut first_of_kind: Vec<(u32, u32, u32)> = strong_by_clause.iter().map(|&(cl, r, c, _)| (r, c, cl)).collect();
         first_of_kind.sort_unstable();
         first_of_kind.dedup_by_key(|&mut (r, c, _)| (r, c));
         let mut topics_in_clause = vec![0u32; if any_weak { clauses } else { 0 }];

@@ -325,6 +325,10 @@ fn a_weak_word_alone_in_its_clause_goes_on_about_the_thing_of_its_kind_before_it
     let r = index.find(&ko("다음 달에 ktx 타야 돼요. 서울 왕복 단체 할인 되나요?"));
     assert!(r.signal_category_ids.contains(&"travel.rail".to_string()), "{:?}", r.signal_category_ids);
     assert!(!r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
+    // In the KTX's own clause, even as the word a cue is said of, and said with 만 ("only").
+    let r = index.find(&ko("ktx 서울 왕복만 예매하면 됨"));
+    assert!(r.signal_category_ids.contains(&"travel.rail".to_string()), "{:?}", r.signal_category_ids);
+    assert!(!r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
     // With nothing of its kind before it, the place still confirms it.
     let r = index.find(&ko("서울 출발 왕복으로 예매하려고요."));
     assert!(r.signal_category_ids.contains(&"travel.flights".to_string()), "{:?}", r.signal_category_ids);
