@@ -398,11 +398,13 @@ fn said_of_what_is_before(targets: &[TextHit]) -> bool {
 /// "너무 비싼 거 말고", "그거 말고 더 가벼운 모델"): the negation is said of that description, not
 /// of the topic asked before it, so it voids nothing ("노트북 하나 장만하려구 … 비싼 건 필요
 /// 없고 배터리 오래 가는 걸로" still asks for a laptop) unless the description itself names a
-/// topic after the clause's last cue ("유심 꽂는 거 말고").
+/// topic after the clause's last cue ("유심 꽂는 거 말고"). A use said with 용 ("업무용 말고",
+/// "승객응대용 말구 내 여행용") describes the thing the same way.
 fn said_of_a_description(text: &str, at: usize) -> bool {
     const DESCRIBED: [&str; 10] = ["거", "것", "건", "걸", "거는", "거도", "거를", "것은", "것도", "것을"];
     let before = text[..at].trim_end();
-    DESCRIBED.iter().any(|d| before.ends_with(d))
+    let mut last = before.chars().rev();
+    DESCRIBED.iter().any(|d| before.ends_with(d)) || (last.next() == Some('용') && last.next().is_some_and(is_syllable))
 }
 
 /// Whether the description before a refusal names a topic of its own: one read in `clause` after
@@ -1270,6 +1272,9 @@ mod tests {
         assert_eq!(topics(&r), vec![(Topic::Category(0), 0)]);
         assert_eq!(r.purchase_clauses, vec![0]);
         assert!(!read_text("노트북 사려는데 비싼거말고").topics.is_empty());
+        // A use said with 용 describes the thing too.
+        assert!(!read_text("노트북 추천 업무용 말고 게임용으로").topics.is_empty());
+        assert!(read_text("노트북 추천 노트북 말고 게임용으로").topics.is_empty());
         // Said of the thing, or of a description that names it, it still does.
         assert!(read_text("노트북 사려는데 노트북은 필요 없고").topics.is_empty());
         assert!(read_text("노트북 사려는데 vpn 깔린 거 말고").topics.iter().all(|t| t.topic != Topic::Category(4)));
