@@ -1081,8 +1081,13 @@ impl OfferIndex {
         };
         let kept: Vec<bool> = (0..topics.len())
             .map(|i| {
+                // A weak word a cue is said of, said as a thing one gets ("looking for a tab for
+                // my mom"), is confirmed by that.
+                let asked_as_a_thing = |t: &TopicHit| t.head && reading::said_as_a_thing(text, t.start, t.end);
                 (!topics[i].weak
-                    || (confirmed(topics[i].topic) && !beside_another_of_its_kind(&topics[i], steps) && !after_another_of_its_kind(&topics[i], steps)))
+                    || ((confirmed(topics[i].topic) || asked_as_a_thing(&topics[i]))
+                        && !beside_another_of_its_kind(&topics[i], steps)
+                        && !after_another_of_its_kind(&topics[i], steps)))
                     && !left_behind(i)
             })
             .collect();

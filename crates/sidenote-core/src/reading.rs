@@ -389,6 +389,25 @@ pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
         || after.trim_start_matches(' ').starts_with("출발")
 }
 
+/// Whether a weak word at `start..end` is said as a thing one gets: right after an article or a
+/// shopper's word and not before a noun it would describe ("looking for a tab for my mom", "what
+/// buds should i get", not "a korean phone number"), or followed by 하나, "one" ("탭 하나
+/// 사려는데"). The index counts a weak word said so when a cue is said of it; "my buds", "taste
+/// buds" and "browser tab" are not said so.
+pub fn said_as_a_thing(text: &str, start: usize, end: usize) -> bool {
+    const BEFORE: [&str; 11] = ["a", "an", "some", "new", "cheap", "decent", "good", "what", "which", "any", "best"];
+    const AFTER: [&str; 16] = ["for", "to", "that", "which", "should", "under", "with", "so", "and", "or", "i", "we", "is", "are", "please", "pls"];
+    let before = text[..start].strip_suffix(' ').unwrap_or("");
+    let word_before = before.rsplit(' ').next().unwrap_or("");
+    let after = &text[end..];
+    let word_after = after.strip_prefix(' ').map(|rest| rest.split(|c: char| !c.is_alphanumeric()).next().unwrap_or(""));
+    let ends_the_phrase = match word_after {
+        Some(word) => AFTER.contains(&word),
+        None => !after.chars().next().is_some_and(char::is_alphanumeric),
+    };
+    (!before.is_empty() && BEFORE.contains(&word_before) && ends_the_phrase) || after.trim_start_matches(' ').starts_with("하나")
+}
+
 /// A negation-before or an instead cue: said of what comes before it, it ends that clause.
 fn said_of_what_is_before(targets: &[TextHit]) -> bool {
     targets.iter().any(|t| matches!(t, TextHit::NegationBefore | TextHit::Instead))
@@ -1260,6 +1279,21 @@ mod tests {
         // Refused, the place is the thing refused: the hotel is still asked for.
         let r = read_text("숙소는 도쿄 말고 추천");
         assert_eq!(topics(&r), vec![(Topic::Category(1), 0)]);
+    }
+
+    #[test]
+    fn a_weak_word_is_said_as_a_thing_after_an_article_and_before_no_noun() {
+        let said = |text: &str, word: &str| {
+            let start = text.find(word).expect("the word is in the text");
+            said_as_a_thing(text, start, start + word.len())
+        };
+        assert!(said("what buds should i get", "buds"));
+        assert!(said("need some buds for the gym", "buds"));
+        assert!(said("looking for a tab?", "tab"));
+        assert!(said("탭 하나 살까", "탭"));
+        assert!(!said("my buds love it", "buds"));
+        assert!(!said("get a korean phone number", "korean"));
+        assert!(!said("tab", "tab"));
     }
 
     #[test]

@@ -971,3 +971,24 @@ fn a_narrow_brand_asked_about_asks_for_its_category() {
     // A broad brand alone still asks for nothing.
     assert!(ids(&index, &query("widebrand, which should i buy?")).is_empty());
 }
+
+#[test]
+fn a_weak_word_a_cue_is_said_of_counts_when_said_as_a_thing_one_gets() {
+    let taxonomy = serde_json::json!({
+        "categories": [
+            { "id": "electronics", "parent_id": null, "aliases": { "en": ["electronics"] } },
+            { "id": "electronics.tablets", "parent_id": "electronics", "aliases": { "en": ["tablet"] }, "weak_aliases": { "en": ["tab"], "ko": ["탭"] } }
+        ],
+        "entities": []
+    });
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [] }))).expect("builds");
+    let asks_tablets =
+        |m: &str, language: &'static str| index.find(&MatchQuery { language, ..query(m) }).signal_category_ids.contains(&"electronics.tablets".to_string());
+    assert!(asks_tablets("looking for a tab for my mom, big screen", "en"));
+    assert!(asks_tablets("which tab should i buy?", "en"));
+    assert!(asks_tablets("엄마 드릴 탭 하나 사려는데", "ko"));
+    // Not said as a thing: a possessive, a word it describes, or no cue said of it.
+    assert!(!asks_tablets("looking for a tab manager extension", "en"));
+    assert!(!asks_tablets("looking for my tab", "en"));
+    assert!(!asks_tablets("a tab for my mom", "en"));
+}
