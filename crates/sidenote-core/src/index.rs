@@ -1004,7 +1004,22 @@ impl OfferIndex {
                 Topic::Entity(e) => strong.extend_from_slice(&self.entity_categories[e as usize]),
             }
         }
-        let confirmed = self.confirmation(&strong, topics.iter().filter(|t| t.weak).map(|t| t.topic));
+        let confirmed_by_others = self.confirmation(&strong, topics.iter().filter(|t| t.weak).map(|t| t.topic));
+        // Two different weak words of one category, one of them the word a cue is said of,
+        // confirm each other: "we need one place for tasks, meeting notes and shared calendar"
+        // asks for a team tool. Not a word and its plural ("trains … freight train"), and not
+        // words no cue is said of ("they dont speak much english so … korean staff").
+        // (topic, word) pairs, each once, and the topics a cue is said of in a weak word.
+        let mut weak_words: Vec<(Topic, &str)> = topics.iter().filter(|t| t.weak).map(|t| (t.topic, &text[t.start..t.end])).collect();
+        weak_words.sort_unstable();
+        weak_words.dedup_by(|a, b| a.0 == b.0 && (a.1 == b.1 || a.1.strip_suffix('s') == Some(b.1) || b.1.strip_suffix('s') == Some(a.1)));
+        let mut weak_heads: Vec<Topic> = topics.iter().filter(|t| t.weak && t.head).map(|t| t.topic).collect();
+        weak_heads.sort_unstable();
+        let said_in_two_words = |topic: Topic| {
+            let from = weak_words.partition_point(|&(t, _)| t < topic);
+            weak_heads.binary_search(&topic).is_ok() && weak_words[from..].iter().take_while(|&&(t, _)| t == topic).nth(1).is_some()
+        };
+        let confirmed = |topic: Topic| confirmed_by_others(topic) || said_in_two_words(topic);
         // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
         // 항공권". A place read as an origin does not count when its clause names another place
         // that is not one. The words around a place are read only when its clause names another.

@@ -992,3 +992,23 @@ fn a_weak_word_a_cue_is_said_of_counts_when_said_as_a_thing_one_gets() {
     assert!(!asks_tablets("looking for my tab", "en"));
     assert!(!asks_tablets("a tab for my mom", "en"));
 }
+
+#[test]
+fn two_different_weak_words_of_one_category_confirm_each_other_when_a_cue_is_said_of_one() {
+    let taxonomy = serde_json::json!({
+        "categories": [
+            { "id": "software", "parent_id": null, "aliases": { "en": ["software"] } },
+            { "id": "software.productivity", "parent_id": "software", "aliases": { "en": ["productivity app"] }, "weak_aliases": { "en": ["tasks", "shared calendar"] } },
+            { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+            { "id": "travel.rail", "parent_id": "travel", "aliases": { "en": ["rail pass"] }, "weak_aliases": { "en": ["train", "trains"] } }
+        ],
+        "entities": []
+    });
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [] }))).expect("builds");
+    let asks = |m: &str, category: &str| index.find(&query(m)).signal_category_ids.contains(&category.to_string());
+    assert!(asks("looking for tasks and a shared calendar my team can all see", "software.productivity"));
+    // One weak word alone, or two no cue is said of, or a word and its plural: not confirmed.
+    assert!(!asks("looking for tasks my team can all see", "software.productivity"));
+    assert!(!asks("our tasks live in a shared calendar nobody reads", "software.productivity"));
+    assert!(!asks("looking for trains, he narrates every freight train we pass", "travel.rail"));
+}
