@@ -1142,6 +1142,22 @@ export const BATCH_STARTS = {
     'se-ko': 1183,
     'se-en': 1171,
   },
+  'session-44b': {
+    'ci-ko': 1591,
+    'ci-en': 1646,
+    'tn-ko': 821,
+    'tn-en': 772,
+    'cx-ko': 1065,
+    'cx-en': 1059,
+    'am-ko': 643,
+    'am-en': 687,
+    'rk-ko': 615,
+    'rk-en': 626,
+    'km-ko': 685,
+    'km-en': 538,
+    'se-ko': 1197,
+    'se-en': 1185,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
