@@ -146,6 +146,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-en-1459',
   'ci-en-1606',
   'am-en-608',
+  'am-en-639',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.

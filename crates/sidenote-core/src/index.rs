@@ -1036,6 +1036,37 @@ impl OfferIndex {
             going[t.clause as usize].add(t.topic);
         }
         let left_behind = |i: usize| origin[i] && going[topics[i].clause as usize].other_than(topics[i].topic);
+        // A place named again more precisely as another place of that name ("Paris … Paris,
+        // Texas lol, not France"): its bare name in the turn is that other place. Not a place
+        // within it ("서울 … 서울역"). (name, place) for every word-boundary start of a longer
+        // place name read in the turn ("paris" of "paris, texas"), each once and sorted: each
+        // place read looks its own name up, so a turn of many places costs a search each.
+        let mut longer_names: Vec<(&str, u32)> = Vec::new();
+        for t in topics {
+            if let Topic::Entity(e) = t.topic {
+                if self.entity_place[e as usize] {
+                    let span = &text[t.start..t.end];
+                    steps.take(1);
+                    longer_names.extend(span.match_indices([' ', ',']).map(|(at, _)| (&span[..at], e)));
+                }
+            }
+        }
+        longer_names.sort_unstable();
+        longer_names.dedup();
+        let renamed: Vec<bool> = topics
+            .iter()
+            .map(|t| match t.topic {
+                Topic::Entity(e) if !longer_names.is_empty() && self.entity_place[e as usize] => {
+                    let name = &text[t.start..t.end];
+                    let from = longer_names.partition_point(|&(n, _)| n < name);
+                    longer_names[from..].iter().take_while(|&&(n, _)| n == name).any(|&(_, other)| {
+                        steps.take(1);
+                        other != e && !self.nested(e, other)
+                    })
+                }
+                _ => false,
+            })
+            .collect();
         // A weak word of a category that no cue is said of does not count beside another category
         // of its kind that its clause names: "5박6일 여행자보험", "3박4일 렌트카" (the nights are the trip's
         // length, not a stay), "i'm flying solo … need a hotel" (how they travel, not a flight).
@@ -1104,6 +1135,7 @@ impl OfferIndex {
                         && !beside_another_of_its_kind(&topics[i], steps)
                         && !after_another_of_its_kind(&topics[i], steps)))
                     && !left_behind(i)
+                    && !renamed[i]
             })
             .collect();
         let kept_topics = || topics.iter().zip(&kept).filter(|(_, &k)| k).map(|(t, _)| t);

@@ -1012,3 +1012,25 @@ fn two_different_weak_words_of_one_category_confirm_each_other_when_a_cue_is_sai
     assert!(!asks("our tasks live in a shared calendar nobody reads", "software.productivity"));
     assert!(!asks("looking for trains, he narrates every freight train we pass", "travel.rail"));
 }
+
+#[test]
+fn a_place_named_again_more_precisely_as_another_place_is_that_place() {
+    let taxonomy = serde_json::json!({
+        "categories": [
+            { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+            { "id": "travel.hotels", "parent_id": "travel", "aliases": { "en": ["hotels", "hotel"] } }
+        ],
+        "entities": [
+            { "id": "place.france", "kind": "place", "aliases": { "en": ["france"] }, "category_ids": ["travel"] },
+            { "id": "place.paris", "kind": "place", "aliases": { "en": ["paris"] }, "category_ids": ["travel"], "within": ["place.france"] },
+            { "id": "place.paris-district", "kind": "place", "aliases": { "en": ["paris 8e"] }, "category_ids": ["travel"], "within": ["place.paris"] },
+            { "id": "place.texas", "kind": "place", "aliases": { "en": ["texas", "paris, texas"] }, "category_ids": ["travel"] }
+        ]
+    });
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy, "offers": [] }))).expect("builds");
+    let names_paris = |m: &str| index.find(&query(m)).signal_entity_ids.contains(&"place.paris".to_string());
+    assert!(names_paris("any good hotels in paris?"));
+    assert!(!names_paris("any good hotels in paris? I've got an appointment there. paris, texas, not france"));
+    // A place within it says where in it, not another place of that name.
+    assert!(names_paris("hotels in paris, near paris 8e"));
+}
