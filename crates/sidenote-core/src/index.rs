@@ -1019,7 +1019,9 @@ impl OfferIndex {
             let from = weak_words.partition_point(|&(t, _)| t < topic);
             weak_heads.binary_search(&topic).is_ok() && weak_words[from..].iter().take_while(|&&(t, _)| t == topic).nth(1).is_some()
         };
-        let confirmed = |topic: Topic| confirmed_by_others(topic) || said_in_two_words(topic);
+        // A weak word a cue is said of, said as a thing one gets ("looking for a tab for my
+        // mom"), is confirmed by that too.
+        let confirmed = |t: &TopicHit| confirmed_by_others(t.topic) || said_in_two_words(t.topic) || (t.head && reading::said_as_a_thing(text, t.start, t.end));
         // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
         // 항공권". A place read as an origin does not count when its clause names another place
         // that is not one. The words around a place are read only when its clause names another.
@@ -1127,13 +1129,7 @@ impl OfferIndex {
         };
         let kept: Vec<bool> = (0..topics.len())
             .map(|i| {
-                // A weak word a cue is said of, said as a thing one gets ("looking for a tab for
-                // my mom"), is confirmed by that.
-                let asked_as_a_thing = |t: &TopicHit| t.head && reading::said_as_a_thing(text, t.start, t.end);
-                (!topics[i].weak
-                    || ((confirmed(topics[i].topic) || asked_as_a_thing(&topics[i]))
-                        && !beside_another_of_its_kind(&topics[i], steps)
-                        && !after_another_of_its_kind(&topics[i], steps)))
+                (!topics[i].weak || (confirmed(&topics[i]) && !beside_another_of_its_kind(&topics[i], steps) && !after_another_of_its_kind(&topics[i], steps)))
                     && !left_behind(i)
                     && !renamed[i]
             })
