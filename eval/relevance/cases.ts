@@ -1159,6 +1159,22 @@ export const BATCH_STARTS = {
     'se-ko': 1197,
     'se-en': 1185,
   },
+  'session-45': {
+    'ci-ko': 1611,
+    'ci-en': 1666,
+    'tn-ko': 835,
+    'tn-en': 785,
+    'cx-ko': 1081,
+    'cx-en': 1075,
+    'am-ko': 655,
+    'am-en': 698,
+    'rk-ko': 627,
+    'rk-en': 638,
+    'km-ko': 696,
+    'km-en': 550,
+    'se-ko': 1211,
+    'se-en': 1199,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
