@@ -1175,6 +1175,22 @@ export const BATCH_STARTS = {
     'se-ko': 1211,
     'se-en': 1199,
   },
+  'session-45b': {
+    'ci-ko': 1631,
+    'ci-en': 1686,
+    'tn-ko': 848,
+    'tn-en': 799,
+    'cx-ko': 1097,
+    'cx-en': 1091,
+    'am-ko': 667,
+    'am-en': 710,
+    'rk-ko': 639,
+    'rk-en': 650,
+    'km-ko': 708,
+    'km-en': 562,
+    'se-ko': 1225,
+    'se-en': 1212,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
