@@ -369,7 +369,7 @@ const SLASH_WORD_MAX: usize = 48;
 const ORIGIN_BEFORE: [&str; 5] = ["from", "out of", "leaving", "departing", "after"];
 
 /// Whether topic `t` of the normalised `text` is where a trip starts: after "from" ("jeju
-/// flights from seoul"), before "to" and another topic ("seoul to tokyo"), before "에서" and
+/// flights from seoul", "after the tokyo games"), before "to" and another topic ("seoul to tokyo"), before "에서" and
 /// another topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
 /// `topics` are the topics the reading kept. Whether it is a place is the index's to say; it
 /// asks only when a clause names two places, so a turn pays for this only then.
@@ -377,7 +377,11 @@ const ORIGIN_BEFORE: [&str; 5] = ["from", "out of", "leaving", "departing", "aft
 pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
     let (start, end) = (t.start, t.end);
     let before = text[..start].strip_suffix(' ').unwrap_or("");
-    let after_word = ORIGIN_BEFORE.iter().any(|w| before.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word)));
+    // "after the Tokyo games": an article may stand between the word and the place.
+    let before_article = before.strip_suffix("the").filter(|rest| rest.ends_with(' ')).map_or(before, |rest| &rest[..rest.len() - 1]);
+    let after_word = [before, before_article]
+        .iter()
+        .any(|before| ORIGIN_BEFORE.iter().any(|w| before.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word))));
     let after = &text[end..];
     let topic_at = |rest: &str| {
         let at = text.len() - rest.len();
@@ -553,9 +557,10 @@ fn said_not_before(text: &str, start: usize) -> bool {
     words_before(text, start).next() == Some("not")
 }
 
-/// Request endings that close a Korean sentence said with no mark after it (해줘, 주세요); a
-/// past-tense statement closes one too ([`past_statement`]).
-const SENTENCE_ENDINGS: [&str; 3] = ["줘", "주세요", "줘요"];
+/// Request and polite statement or question endings that close a Korean sentence said with no
+/// mark after it (해줘, 주세요, "잡으면 돼요 비행기는 …", "있나요 …"); a past-tense statement
+/// closes one too ([`past_statement`]). Not a bare 요, which ends nouns too (필요, 중요).
+const SENTENCE_ENDINGS: [&str; 14] = ["줘", "주세요", "줘요", "돼요", "되요", "해요", "어요", "아요", "에요", "예요", "네요", "나요", "까요", "니다"];
 
 /// ㅠ and ㅜ as normalising leaves them (NFKC turns the compatibility letters typed into these):
 /// the crying marks of Korean chat. Laughter (ㅋㅋ, ㅎㅎ) is not one: it is as often said inside a
@@ -1069,6 +1074,13 @@ mod tests {
         let r = read_text("I'm in Tokyo. Looking for a hotel, but maybe a flight");
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(1), 1), (Topic::Category(2), 2)]);
         assert_eq!(r.purchase_clauses, vec![1]);
+        // A polite Korean ending before another Hangul word ends its sentence: the hotel asked
+        // for and the flight someone else booked are two clauses.
+        assert_eq!(
+            topics(&read_text("도쿄 숙소 잡으면 돼요 비행기는 회사에서")),
+            vec![(Topic::Entity(0), 0), (Topic::Category(1), 0), (Topic::Category(2), 1)]
+        );
+        assert_eq!(topics(&read_text("숙소 필요 비행기")), vec![(Topic::Category(1), 0), (Topic::Category(2), 0)]);
         let r = read_text("tokyo\nbuy a laptop");
         assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(0), 1)]);
         // A decimal point is not a sentence end.
@@ -1411,6 +1423,9 @@ mod tests {
         assert_eq!(origin("서울에서 출발하는 비행기"), vec![(seoul, true), (Topic::Category(2), false)]);
         // A stop the trip comes from: "a hotel in tokyo after seoul".
         assert_eq!(origin("a hotel in tokyo after seoul"), vec![(Topic::Category(1), false), (tokyo, false), (seoul, true)]);
+        // An article may stand between the word and the place.
+        assert_eq!(origin("after the seoul show, a hotel in tokyo"), vec![(seoul, true), (Topic::Category(1), false), (tokyo, false)]);
+        assert_eq!(origin("bathe seoul"), vec![(seoul, false)]);
         // Not a word that only ends in "from", nor "to" before a word that is no topic, nor a
         // place something is done in.
         assert_eq!(origin("wherefrom seoul"), vec![(seoul, false)]);
