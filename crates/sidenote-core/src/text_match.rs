@@ -412,13 +412,19 @@ impl TextMatcher {
             let after_class = after.map_or(CharClass::Other, class_of);
             let compound_head =
                 first == CharClass::Hangul && syllables >= 2 && normalized[..start].chars().rev().take(2).filter(|c| is_syllable(*c)).count() == 2;
+            // A number and its counter (1박, 3개, 2명) are a word of their own, whatever is glued
+            // on after them: "명동호텔1박얼마정도해요".
+            let after_a_count = first == CharClass::Hangul && {
+                let mut rev = normalized[..start].chars().rev();
+                rev.next().is_some_and(is_syllable) && rev.next().is_some_and(|c| c.is_ascii_digit())
+            };
             // A Latin alias of several words whose first word is glued by a hyphen to a number
             // is inside a compound modifier: "a 3-day trip" is a trip, not a "day trip".
             let in_modifier = first == CharClass::Word
                 && before == Some('-')
                 && self.patterns[pid].contains(' ')
                 && normalized[..start - 1].chars().next_back().is_some_and(|c| c.is_ascii_digit());
-            let left_ok = (before_class == CharClass::Other || before_class != first || compound_head || self.suffix[pid]) && !in_modifier;
+            let left_ok = (before_class == CharClass::Other || before_class != first || compound_head || after_a_count || self.suffix[pid]) && !in_modifier;
             // An alias of one syllable that names a thing (폰, 괌) is a word of its own: what
             // follows in the word is nothing, a whole particle (폰**이랑**, 괌**에서**) that does not
             // make a common word with it (차 + 이 is 차이), or another alias (괌**리조트**).
@@ -571,6 +577,14 @@ mod tests {
         assert_eq!(find(&m, "집에서 쓸 노트북"), vec![TextHit::PurposeBefore]);
         // A category or entity alias still needs its boundary, whatever it starts with.
         assert!(find(&m, "딸이 예약").is_empty());
+    }
+
+    #[test]
+    fn a_number_and_its_counter_end_a_word() {
+        let m = matcher(&[("얼마", TextHit::PurchaseCue)]);
+        assert_eq!(find(&m, "명동호텔1박얼마정도해요"), vec![TextHit::PurchaseCue]);
+        // Not after one syllable that is no counter.
+        assert!(find(&m, "박얼마").is_empty());
     }
 
     #[test]
