@@ -368,20 +368,20 @@ const SLASH_WORD_MAX: usize = 48;
 /// nights in Osaka after Tokyo").
 const ORIGIN_BEFORE: [&str; 5] = ["from", "out of", "leaving", "departing", "after"];
 
-/// Whether topic `t` of the normalised `text` is where a trip starts: after "from" ("jeju
-/// flights from seoul", "after the tokyo games"), before "to" and another topic ("seoul to tokyo"), before "에서" and
-/// another topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
+/// Whether topic `t` of the normalised `text` is where a trip starts: after "from" or another
+/// word of [`ORIGIN_BEFORE`], an article between or not ("jeju flights from seoul", "after the
+/// tokyo games"), before "to" and another topic ("seoul to tokyo"), before "에서" and another
+/// topic ("서울에서 도쿄 가는"), or before "출발" ("김포 출발", "부산에서 출발하는").
 /// `topics` are the topics the reading kept. Whether it is a place is the index's to say; it
 /// asks only when a clause names two places, so a turn pays for this only then.
 /// `topics` are in order of position: "is a topic there" is a binary search.
 pub fn is_origin(text: &str, t: &TopicHit, topics: &[TopicHit]) -> bool {
     let (start, end) = (t.start, t.end);
     let before = text[..start].strip_suffix(' ').unwrap_or("");
-    // "after the Tokyo games": an article may stand between the word and the place.
-    let before_article = before.strip_suffix("the").filter(|rest| rest.ends_with(' ')).map_or(before, |rest| &rest[..rest.len() - 1]);
-    let after_word = [before, before_article]
-        .iter()
-        .any(|before| ORIGIN_BEFORE.iter().any(|w| before.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word))));
+    // "after the Tokyo games": an article may stand between the word and the place ("the" is
+    // no word of the list, so the words before it are the ones to read).
+    let before_article = before.strip_suffix(" the").unwrap_or(before);
+    let after_word = ORIGIN_BEFORE.iter().any(|w| before_article.strip_suffix(w).is_some_and(|rest| !rest.chars().next_back().is_some_and(is_word)));
     let after = &text[end..];
     let topic_at = |rest: &str| {
         let at = text.len() - rest.len();
