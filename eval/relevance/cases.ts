@@ -1191,6 +1191,22 @@ export const BATCH_STARTS = {
     'se-ko': 1225,
     'se-en': 1212,
   },
+  'session-46': {
+    'ci-ko': 1651,
+    'ci-en': 1706,
+    'tn-ko': 862,
+    'tn-en': 813,
+    'cx-ko': 1113,
+    'cx-en': 1107,
+    'am-ko': 679,
+    'am-en': 722,
+    'rk-ko': 651,
+    'rk-en': 661,
+    'km-ko': 720,
+    'km-en': 574,
+    'se-ko': 1239,
+    'se-en': 1226,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
