@@ -921,13 +921,17 @@ impl OfferIndex {
             let beside_other_evidence = !sensitive.is_empty() || other_patterns;
             let corroborated = beside_other_evidence || leans_sensitive;
             // A context word said of someone the user cares for (a mother's check-up, a patient's
-            // discharge) needs the classifier to read the turn as sensitive, not merely to lean
-            // (or to be unable to vouch: a short turn).
+            // discharge), or in the clause that asks for a thing (a worry that is the reason for
+            // a purchase: "불안해서 vpn 하나 결제하려고요"), needs the classifier to read the turn
+            // as sensitive, not merely to lean (or to be unable to vouch: a short turn).
             let reads_sensitive = model_sensitive || words < MODEL_MIN_WORDS;
-            let counts = |at: usize| {
-                at >= model_window || beside_other_evidence || (leans_sensitive && (reads_sensitive || !patterns.said_of_someone_cared_for(text, at)))
+            let asks_in = |clause: u32| reading.purchase_clauses.binary_search(&clause).is_ok() || reading.compare_clauses.binary_search(&clause).is_ok();
+            let counts = |at: usize, clause: u32| {
+                at >= model_window
+                    || beside_other_evidence
+                    || (leans_sensitive && (reads_sensitive || !(asks_in(clause) || patterns.said_of_someone_cared_for(text, at))))
             };
-            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at)| counts(at)).map(|&(s, _)| s));
+            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at, clause)| counts(at, clause)).map(|&(s, _, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
             if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);

@@ -77,9 +77,9 @@ pub struct Reading {
     /// Topic hits that survived code, negation, after-sales and negative contexts.
     pub topics: Vec<TopicHit>,
     pub sensitive: Vec<u32>,
-    /// Context words of sensitive topics (`context_aliases`): (topic, byte start). They count
-    /// only beside other evidence, which the index weighs.
-    pub context_sensitive: Vec<(u32, usize)>,
+    /// Context words of sensitive topics (`context_aliases`): (topic, byte start, clause). They
+    /// count only beside other evidence, which the index weighs.
+    pub context_sensitive: Vec<(u32, usize, u32)>,
     /// Sensitive words read only by joining two words of their own ("a lot to" holds "lotto"):
     /// (topic, byte start). Weaker than a context word; the index weighs them.
     pub joined_sensitive: Vec<(u32, usize)>,
@@ -766,7 +766,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
             match hit {
                 TextHit::Sensitive(s) if matcher.joins_two_words(text, span) => reading.joined_sensitive.push((s, span.start)),
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
-                TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start)),
+                TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start, clause)),
                 // Said of a thing: it only hides the sensitive alias inside it.
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}

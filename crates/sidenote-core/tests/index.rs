@@ -477,6 +477,31 @@ fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_tur
 }
 
 #[test]
+fn a_worry_said_in_the_clause_that_asks_for_a_thing_needs_the_classifier_to_read_the_turn_as_sensitive() {
+    let mut t = taxonomy();
+    t["sensitive_topics"] = serde_json::json!([
+        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": { "en": ["anxious"], "ko": ["불안해", "불안하"] } }
+    ]);
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    let model = sidenote_core::TurnClassifier::embedded();
+    let score = |text: &str| model.scores(&sidenote_core::normalize(text)).sensitive;
+    let topics = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_topic_ids;
+    // The worry is the reason for the purchase, in the clause that asks: the classifier leans
+    // sensitive, below its threshold, and the word is no distress.
+    let reason = "직원티켓은 스탠바이라 불안해서 그냥 돈 주고 제주 호텔 예약하려는데 제일 싼 날이 언제쯤이에요?";
+    let s = score(reason);
+    assert!(s >= sidenote_core::CONTEXT_SENSITIVE_LOGIT && s < model.thresholds().0, "score {s}");
+    assert!(topics(reason).is_empty(), "{reason}");
+    assert!(index.find(&MatchQuery { language: "ko", ..query(reason) }).commercial_intent);
+    // Said in a sentence of its own, it is read as it was.
+    let own = "요즘 밤마다 너무 불안해요. 제주 호텔 최저가로 예약하려는데 어디가 좋아요?";
+    assert!(score(own) >= sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(own));
+    assert_eq!(topics(own), vec!["health"]);
+    // Beside another sensitive word it counts wherever it is said.
+    assert_eq!(topics("불면증 때문에 불안해서 제주 호텔 최저가로 예약하려는데 어디가 좋아요?"), vec!["health"]);
+}
+
+#[test]
 fn a_minor_age_not_said_of_the_user_weighs_as_a_context_word() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
     let score = |text: &str| sidenote_core::TurnClassifier::embedded().scores(&sidenote_core::normalize(text)).sensitive;
