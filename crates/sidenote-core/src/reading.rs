@@ -893,7 +893,23 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
     // Cues said with a negated topic: (clause, from, until).
     let mut cue_cuts: Vec<(u32, usize, usize)> = Vec::new();
     for &(clause, at, describes) in &negated_before {
-        let cues_from = match nearest_ending_before(&topics, clause, at, steps) {
+        // A done cue in an aside that names nothing before it is said of the thing the aside
+        // follows: "신주쿠 호텔 3박 (회사에서 예약 완료)", "명동 호텔 (예약완료)".
+        let said_of = nearest_ending_before(&topics, clause, at, steps).or_else(|| {
+            if !describes {
+                return None;
+            }
+            // The parenthesis opens a few clause ends back at most (a comma or the cue itself
+            // may end one after it), and the aside is still open at the cue.
+            let opens = |end: usize| text[..end].ends_with(['(', '（']);
+            let opened = *clause_ends[..clause_of(at) as usize].iter().rev().take(3).find(|&&end| opens(end))?;
+            // An aside is a few words: a longer reach is not read (and each cue's look stays bounded).
+            const ASIDE_MAX_BYTES: usize = 64;
+            let aside = at - opened <= ASIDE_MAX_BYTES && !text[opened..at].contains([')', '）']);
+            // The clause the parenthesis opens in: what the aside follows.
+            aside.then(|| nearest_ending_before(&topics, clause_of(opened - 1), opened, steps)).flatten()
+        });
+        let cues_from = match said_of {
             Some(mut n) => {
                 // What is done is a thing, not a place: a place before a negation-before cue
                 // describes the thing before it ("KTX 부산 가는 거 예매해둔 거", "flights to
@@ -913,7 +929,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
                     negated[j] = true;
                 }
                 if matches!(topics[n].topic, Topic::Category(_)) {
-                    categories_negated[clause as usize] = true;
+                    categories_negated[topics[n].clause as usize] = true;
                 }
                 start
             }
@@ -1291,6 +1307,22 @@ mod tests {
         // Refused, the place is the thing refused: the hotel is still asked for.
         let r = read_text("숙소는 도쿄 말고 추천");
         assert_eq!(topics(&r), vec![(Topic::Category(1), 0)]);
+    }
+
+    #[test]
+    fn a_thing_done_said_in_an_aside_that_names_nothing_is_the_thing_the_aside_follows() {
+        // "(예약했고)" right after the hotel, with or without words before it in the aside: the
+        // hotel is done; the flight asked after is still asked.
+        for text in ["숙소 (예약했고) 비행기 추천", "숙소 (회사에서 예약했고) 비행기 추천", "hotel (are booked) need a flight"] {
+            let r = read_text(text);
+            assert_eq!(topics(&r).iter().map(|&(t, _)| t).collect::<Vec<_>>(), vec![Topic::Category(2)], "{text}");
+        }
+        // An aside that names its own thing refuses that thing, as before.
+        let r = read_text("숙소 추천 (비행기는 예약했고)");
+        assert_eq!(topics(&r), vec![(Topic::Category(1), 0)]);
+        // Once the aside is closed, a cue after it is no longer the aside's.
+        let r = read_text("숙소 (2박) 회사에서 예약했고 비행기 추천");
+        assert!(topics(&r).contains(&(Topic::Category(1), 0)), "{:?}", topics(&r));
     }
 
     #[test]
