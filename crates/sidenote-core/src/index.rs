@@ -921,15 +921,16 @@ impl OfferIndex {
             let beside_other_evidence = !sensitive.is_empty() || other_patterns;
             let corroborated = beside_other_evidence || leans_sensitive;
             // A context word said of someone the user cares for (a mother's check-up, a patient's
-            // discharge), or in the clause that asks for a thing (a worry that is the reason for
-            // a purchase: "불안해서 vpn 하나 결제하려고요"), needs the classifier to read the turn
-            // as sensitive, not merely to lean (or to be unable to vouch: a short turn).
+            // discharge), in a turn about a pet (the vet's "야간 병원"), or in the clause that asks
+            // for a thing (a worry that is the reason for a purchase: "불안해서 vpn 하나
+            // 결제하려고요"), needs the classifier to read the turn as sensitive, not merely to
+            // lean (or to be unable to vouch: a short turn).
             let reads_sensitive = model_sensitive || words < MODEL_MIN_WORDS;
             let asks_in = |clause: u32| reading.purchase_clauses.binary_search(&clause).is_ok() || reading.compare_clauses.binary_search(&clause).is_ok();
             let counts = |at: usize, clause: u32| {
                 at >= model_window
                     || beside_other_evidence
-                    || (leans_sensitive && (reads_sensitive || !(asks_in(clause) || patterns.said_of_someone_cared_for(text, at))))
+                    || (leans_sensitive && (reads_sensitive || !(asks_in(clause) || patterns.speaks_of_a_pet || patterns.said_of_someone_cared_for(text, at))))
             };
             sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at, clause)| counts(at, clause)).map(|&(s, _, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.

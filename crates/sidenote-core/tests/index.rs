@@ -414,6 +414,13 @@ fn a_pets_vaccination_is_the_pets() {
     assert_eq!(topics("제주 호텔 가는데 예방접종 맞고 나서 계속 열이 나요"), vec!["health"]);
     // And beside other evidence, a pet in the turn changes nothing.
     assert!(topics("강아지 산책하다가 쓰러져서 응급실 왔는데 우울증 약 먹는 것도 말해야 하나요").contains(&"health".to_string()));
+    // A hospital in a turn about a pet is the vet's: where the classifier leans sensitive but
+    // does not read the turn so, it is no evidence.
+    let model = sidenote_core::TurnClassifier::embedded();
+    let vet = "우리 고양이가 이틀째 사료를 안 먹어요. 야간 병원 데려가야 하나요?";
+    let s = model.scores(&sidenote_core::normalize(vet)).sensitive;
+    assert!(s >= sidenote_core::CONTEXT_SENSITIVE_LOGIT && s < model.thresholds().0, "score {s}");
+    assert!(topics(vet).is_empty(), "{vet}");
 }
 
 #[test]
