@@ -126,7 +126,7 @@ export class ThrowawayPostgres {
 
   async destroy() {
     try {
-      await this.run(`${PG_BIN}/pg_ctl`, ['-D', this.dataDir, '-w', '-m', 'immediate', 'stop']);
+      await this.stop();
     } catch {
       // already stopped
     }

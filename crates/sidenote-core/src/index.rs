@@ -926,11 +926,11 @@ impl OfferIndex {
             // 결제하려고요"), needs the classifier to read the turn as sensitive, not merely to
             // lean (or to be unable to vouch: a short turn).
             let reads_sensitive = model_sensitive || words < MODEL_MIN_WORDS;
-            let asks_in = |clause: u32| reading.purchase_clauses.binary_search(&clause).is_ok() || reading.compare_clauses.binary_search(&clause).is_ok();
             let counts = |at: usize, clause: u32| {
                 at >= model_window
                     || beside_other_evidence
-                    || (leans_sensitive && (reads_sensitive || !(asks_in(clause) || patterns.speaks_of_a_pet || patterns.said_of_someone_cared_for(text, at))))
+                    || (leans_sensitive
+                        && (reads_sensitive || !(reading.asks_in(clause) || patterns.speaks_of_a_pet || patterns.said_of_someone_cared_for(text, at))))
             };
             sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at, clause)| counts(at, clause)).map(|&(s, _, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
@@ -1277,9 +1277,7 @@ impl OfferIndex {
             let only_kinds_asked = asked.iter().all(|&c| self.ancestors[c as usize].is_empty());
             for &(topic, clause) in &counted {
                 if let Topic::Entity(e) = topic {
-                    let cued = (asking.is_none() && only_kinds_asked)
-                        || reading.purchase_clauses.binary_search(&clause).is_ok()
-                        || reading.compare_clauses.binary_search(&clause).is_ok();
+                    let cued = (asking.is_none() && only_kinds_asked) || reading.asks_in(clause);
                     if self.entity_product[e as usize] && cued && first_other.is_none_or(|c| clause <= c) {
                         request_heads.extend_from_slice(&self.entity_categories[e as usize]);
                         asked.extend_from_slice(&self.entity_categories[e as usize]);

@@ -107,6 +107,13 @@ pub struct Reading {
     pub over_budget: bool,
 }
 
+impl Reading {
+    /// Whether `clause` holds a purchase or compare cue that counts: it asks for something.
+    pub fn asks_in(&self, clause: u32) -> bool {
+        self.purchase_clauses.binary_search(&clause).is_ok() || self.compare_clauses.binary_search(&clause).is_ok()
+    }
+}
+
 /// The turn with each typo written as the alias it was read as ("flihgts to tokyo" → "flights
 /// to tokyo"), for the classifier, which reads character n-grams and would otherwise score a
 /// misspelt request as it scores noise. Borrowed when there is no typo.

@@ -456,13 +456,19 @@ fn a_context_word_blocks_only_beside_other_evidence() {
     assert_eq!(topics(&long), vec!["health"]);
 }
 
-#[test]
-fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_turn_as_sensitive() {
+/// A hotel offer beside one sensitive topic, health ("insomnia", "불면증"), with the given context
+/// words: what the context-word rules are read against.
+fn health_index(context_aliases: serde_json::Value) -> OfferIndex {
     let mut t = taxonomy();
     t["sensitive_topics"] = serde_json::json!([
-        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": { "en": ["hospital"], "ko": ["병원"] } }
+        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": context_aliases }
     ]);
-    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds")
+}
+
+#[test]
+fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_turn_as_sensitive() {
+    let index = health_index(serde_json::json!({ "en": ["hospital"], "ko": ["병원"] }));
     let model = sidenote_core::TurnClassifier::embedded();
     let score = |text: &str| model.scores(&sidenote_core::normalize(text)).sensitive;
     let topics = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_topic_ids;
@@ -485,11 +491,7 @@ fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_tur
 
 #[test]
 fn a_worry_said_in_the_clause_that_asks_for_a_thing_needs_the_classifier_to_read_the_turn_as_sensitive() {
-    let mut t = taxonomy();
-    t["sensitive_topics"] = serde_json::json!([
-        { "id": "health", "aliases": { "en": ["insomnia"], "ko": ["불면증"] }, "context_aliases": { "en": ["anxious"], "ko": ["불안해", "불안하"] } }
-    ]);
-    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": t, "offers": [offer("h", &["travel.hotels"], &[])] }))).expect("builds");
+    let index = health_index(serde_json::json!({ "en": ["anxious"], "ko": ["불안해", "불안하"] }));
     let model = sidenote_core::TurnClassifier::embedded();
     let score = |text: &str| model.scores(&sidenote_core::normalize(text)).sensitive;
     let topics = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_topic_ids;
