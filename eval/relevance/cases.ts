@@ -1210,6 +1210,22 @@ export const BATCH_STARTS = {
     'se-ko': 1239,
     'se-en': 1226,
   },
+  'session-47': {
+    'ci-ko': 1671,
+    'ci-en': 1726,
+    'tn-ko': 876,
+    'tn-en': 827,
+    'cx-ko': 1129,
+    'cx-en': 1123,
+    'am-ko': 690,
+    'am-en': 734,
+    'rk-ko': 663,
+    'rk-en': 673,
+    'km-ko': 732,
+    'km-en': 586,
+    'se-ko': 1253,
+    'se-en': 1239,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
