@@ -88,7 +88,7 @@ export const Entity = z.strictObject({
     .max(10)
     .default([])
     .describe(
-      'Entities of the same kind this one lies within: a city\'s country (`place.kyoto` within `place.japan`). An offer aimed at Japan then answers a turn about Kyoto, and one aimed at Kyoto a turn about Japan, instead of being "another place". Up to 10; followed through up to 32 levels.',
+      'Entities of the same kind this one lies within: a city\'s country (`place.kyoto` within `place.japan`). An offer aimed at Japan then answers a turn about Kyoto, and one aimed at Kyoto a turn about Japan, instead of being "another place". A product may also lie within the place it belongs to (`product.jr-pass` within `place.japan`): its weak aliases ("which pass") then count only in a turn that names that place or one within it. Up to 10; followed through up to 32 levels.',
     ),
 });
 

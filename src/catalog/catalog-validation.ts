@@ -141,7 +141,10 @@ export class CatalogChecker {
       e.within.forEach((id, j) => {
         const kind = kindOf.get(id);
         if (kind === undefined) problems.add(`taxonomy.entities[${i}].within[${j}]: unknown entity "${id}"`);
-        else if (kind !== e.kind) problems.add(`taxonomy.entities[${i}].within[${j}]: "${id}" is a ${kind}, not a ${e.kind}`);
+        // A place a product belongs to is the one other kind it may lie within (the Japan Rail
+        // Pass is Japan's): its weak words then need a turn about that place.
+        else if (kind !== e.kind && !(e.kind === 'product' && kind === 'place'))
+          problems.add(`taxonomy.entities[${i}].within[${j}]: "${id}" is a ${kind}, not a ${e.kind}`);
         else if (id === e.id) problems.add(`taxonomy.entities[${i}].within[${j}]: an entity does not lie within itself`);
       }),
     );

@@ -88,6 +88,18 @@ describe(`catalog import (${usingRealPostgres ? 'Postgres' : 'PGlite'})`, () => 
       'taxonomy.entities[0].within[0]: "product.iphone-16" is a product, not a place',
     );
     await rejects((c) => (c.taxonomy.entities![0].within = ['place.jeju']), 'does not lie within itself');
+    // A product may lie within the place it belongs to, and within nothing else of another kind.
+    await rejects(
+      (c) => (c.taxonomy.entities![1].within = ['brand.gadget-harbor']),
+      'taxonomy.entities[1].within[0]: "brand.gadget-harbor" is a brand, not a product',
+    );
     expect(await repo.version()).toBe(before);
+  });
+
+  it('takes a product within the place it belongs to', async () => {
+    const c = miniCatalog();
+    c.taxonomy.entities![1].within = ['place.jeju'];
+    await repo.import(c);
+    expect((await repo.export()).taxonomy.entities?.find((e) => e.id === 'product.iphone-16')?.within).toEqual(['place.jeju']);
   });
 });

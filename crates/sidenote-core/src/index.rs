@@ -1026,7 +1026,24 @@ impl OfferIndex {
         };
         // A weak word a cue is said of, said as a thing one gets ("looking for a tab for my
         // mom"), is confirmed by that too.
-        let confirmed = |t: &TopicHit| confirmed_by_others(t.topic) || said_in_two_words(t.topic) || (t.head && reading::said_as_a_thing(text, t.start, t.end));
+        // A weak word of a product that lies within a place ("which pass" of the Japan Rail
+        // Pass) is confirmed by a place in that one alone: "which pass for Tokyo and Kyoto", not
+        // "which pass for the Paris museums" nor "every freight train we pass".
+        let named_places: Vec<u32> = topics
+            .iter()
+            .filter_map(|t| match t.topic {
+                Topic::Entity(p) if self.entity_place[p as usize] => Some(p),
+                _ => None,
+            })
+            .collect();
+        let in_its_place = |e: u32| {
+            let mut places = self.entity_within[e as usize].iter().filter(|&&w| self.entity_place[w as usize]).peekable();
+            places.peek().is_some().then(|| places.any(|&w| named_places.iter().any(|&p| p == w || self.entity_within[p as usize].binary_search(&w).is_ok())))
+        };
+        let confirmed = |t: &TopicHit| match t.topic {
+            Topic::Entity(e) if self.entity_product[e as usize] && in_its_place(e).is_some() => in_its_place(e) == Some(true),
+            _ => confirmed_by_others(t.topic) || said_in_two_words(t.topic) || (t.head && reading::said_as_a_thing(text, t.start, t.end)),
+        };
         // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
         // 항공권". A place read as an origin does not count when its clause names another place
         // that is not one. The words around a place are read only when its clause names another.

@@ -748,6 +748,36 @@ fn a_place_within_another_is_not_another_place() {
 }
 
 #[test]
+fn a_weak_word_of_a_product_within_a_place_needs_a_turn_about_that_place() {
+    let taxonomy = |within: bool| {
+        let of_japan = if within { serde_json::json!(["place.japan"]) } else { serde_json::json!([]) };
+        serde_json::json!({
+            "categories": [
+                { "id": "travel", "parent_id": null, "aliases": { "en": ["travel"] } },
+                { "id": "travel.rail", "parent_id": "travel", "aliases": { "en": ["rail pass"] } }
+            ],
+            "entities": [
+                { "id": "place.japan", "kind": "place", "aliases": { "en": ["japan"] }, "category_ids": ["travel"] },
+                { "id": "place.kyoto", "kind": "place", "aliases": { "en": ["kyoto"] }, "category_ids": ["travel"], "within": ["place.japan"] },
+                { "id": "place.paris", "kind": "place", "aliases": { "en": ["paris"] }, "category_ids": ["travel"] },
+                { "id": "product.jr-pass", "kind": "product", "aliases": { "en": ["jr pass"] }, "weak_aliases": { "en": ["which pass"] },
+                  "category_ids": ["travel.rail"], "within": of_japan }
+            ],
+            "intent_cues": { "purchase": { "en": ["should i get"] } }
+        })
+    };
+    let offers = serde_json::json!([offer("jr", &["travel.rail"], &["product.jr-pass"])]);
+    let placed = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(true), "offers": offers }))).expect("builds");
+    let unplaced = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(false), "offers": offers }))).expect("builds");
+    // Confirmed by a place within its own, or that place itself.
+    assert_eq!(ids(&placed, &query("which pass should i get for a week in kyoto")), vec!["jr"]);
+    assert_eq!(ids(&placed, &query("which pass should i get for japan")), vec!["jr"]);
+    // Not by another place, as the weak word of a product with no place of its own is.
+    assert!(ids(&placed, &query("which pass should i get for the paris museums")).is_empty());
+    assert_eq!(ids(&unplaced, &query("which pass should i get for the paris museums")), vec!["jr"]);
+}
+
+#[test]
 fn within_names_known_entities_and_a_cycle_cannot_loop() {
     let t = |within: serde_json::Value| {
         serde_json::json!({
