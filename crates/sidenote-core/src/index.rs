@@ -1029,16 +1029,13 @@ impl OfferIndex {
         // A weak word of a product that lies within a place ("which pass" of the Japan Rail
         // Pass) is confirmed by a place in that one alone: "which pass for Tokyo and Kyoto", not
         // "which pass for the Paris museums" nor "every freight train we pass".
-        let named_places: Vec<u32> = topics
-            .iter()
-            .filter_map(|t| match t.topic {
-                Topic::Entity(p) if self.entity_place[p as usize] => Some(p),
-                _ => None,
-            })
-            .collect();
+        // (Read only for such a word: other turns pay nothing.)
+        let names_a_place_in = |w: u32| {
+            topics.iter().any(|t| matches!(t.topic, Topic::Entity(p) if self.entity_place[p as usize] && (p == w || self.entity_within[p as usize].binary_search(&w).is_ok())))
+        };
         let in_its_place = |e: u32| {
             let mut places = self.entity_within[e as usize].iter().filter(|&&w| self.entity_place[w as usize]).peekable();
-            places.peek().is_some().then(|| places.any(|&w| named_places.iter().any(|&p| p == w || self.entity_within[p as usize].binary_search(&w).is_ok())))
+            places.peek().is_some().then(|| places.any(|&w| names_a_place_in(w)))
         };
         let confirmed = |t: &TopicHit| match t.topic {
             Topic::Entity(e) if self.entity_product[e as usize] && in_its_place(e).is_some() => in_its_place(e) == Some(true),
