@@ -95,6 +95,24 @@ struct AliasEntry {
     thing: bool,
     /// Says a sensitive topic: its typo must not be one edit from another common word.
     sensitive: bool,
+    /// The alias spelt as it sounds, "f" for "ph" ("headfones"): written so, it is the alias.
+    sounded: bool,
+}
+
+/// An alias as it sounds: every "ph" written "f".
+fn sounded_spelling(alias: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(alias.len());
+    let mut i = 0;
+    while i < alias.len() {
+        if alias[i..].starts_with(b"ph") {
+            out.push(b'f');
+            i += 2;
+        } else {
+            out.push(alias[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Whether an alias holds a word under [`MIN_EDITED_WORD`] letters without a digit.
@@ -171,8 +189,27 @@ impl FuzzyMatcher {
         let (mut min_len, mut max_len) = (usize::MAX, 0usize);
         let mut first_words = KeySet::default();
         let mut last_words = KeySet::default();
-        for (alias, pattern, thing, sensitive) in aliases {
-            let bytes = alias.as_bytes();
+        let common = common_words();
+        let mut sounded_aliases: Vec<(Vec<u8>, u32, bool, bool)> = Vec::new();
+        let spelt = aliases.into_iter().map(|(alias, pattern, thing, sensitive)| (alias.as_bytes().to_vec(), pattern, thing, sensitive, false));
+        // An alias with "ph" is also indexed as it sounds, "f" (read after the aliases as
+        // written, so a word that is both is the written one's): "headfone" is "headphone", as
+        // writers who spell by ear put it. Not when the sounded word is short or a common word.
+        let mut all: Vec<(Vec<u8>, u32, bool, bool, bool)> = Vec::new();
+        for (bytes, pattern, thing, sensitive, _) in spelt {
+            if is_latin_alias(&bytes) && bytes.windows(2).any(|w| w == b"ph") {
+                let sounded = sounded_spelling(&bytes);
+                let letters = sounded.iter().filter(|b| b.is_ascii_lowercase()).count();
+                let changed_common = bytes.split(|&b| b == b' ').zip(sounded.split(|&b| b == b' ')).any(|(w, v)| w != v && common.contains(v, poly_hash(v)));
+                if letters >= MIN_FUZZY_LETTERS && !changed_common {
+                    sounded_aliases.push((sounded, pattern, thing, sensitive));
+                }
+            }
+            all.push((bytes, pattern, thing, sensitive, false));
+        }
+        all.extend(sounded_aliases.into_iter().map(|(bytes, pattern, thing, sensitive)| (bytes, pattern, thing, sensitive, true)));
+        for (bytes, pattern, thing, sensitive, sounded) in all {
+            let bytes = bytes.as_slice();
             if !is_latin_alias(bytes) {
                 continue;
             }
@@ -181,7 +218,7 @@ impl FuzzyMatcher {
             let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
             text.extend_from_slice(bytes);
             let end = u32::try_from(text.len()).expect("alias text under 4 GiB");
-            entries.push(AliasEntry { start, end, pattern, eligible, thing, sensitive });
+            entries.push(AliasEntry { start, end, pattern, eligible, thing, sensitive, sounded });
             let whole = poly_hash(bytes);
             keyed.push((whole, index));
             if !eligible {
@@ -209,7 +246,7 @@ impl FuzzyMatcher {
         if max_len == 0 {
             min_len = 0;
         }
-        FuzzyMatcher { text, entries, keys, postings, first_words, last_words, powers, min_len, max_len, common: common_words() }
+        FuzzyMatcher { text, entries, keys, postings, first_words, last_words, powers, min_len, max_len, common }
     }
 
     /// How many aliases can match fuzzily.
@@ -292,6 +329,11 @@ impl FuzzyMatcher {
         }
         let own = self.posting(c.hash);
         if own.iter().any(|&e| self.alias(&self.entries[e as usize]) == text) {
+            // A word the taxonomy knows is no typo; one spelt as an alias sounds is that alias.
+            if !own.iter().any(|&e| !self.entries[e as usize].sounded && self.alias(&self.entries[e as usize]) == text) {
+                let sounded = own.iter().map(|&e| &self.entries[e as usize]).filter(|entry| entry.eligible && self.alias(entry) == text);
+                hits.extend(sounded.map(|entry| (c.start, c.end, entry.pattern)));
+            }
             return;
         }
         // Which deletion keys can lead to an accepted hit. A common word as a single token can
@@ -685,6 +727,19 @@ mod tests {
     }
 
     #[test]
+    fn an_alias_spelt_as_it_sounds_is_the_alias() {
+        // "f" for "ph", exactly or one typo further ("headfones" is a plural of it).
+        assert_eq!(found("good headfone for sleeping"), vec!["headphones"]);
+        assert_eq!(found("wich headfones"), vec!["headphones"]);
+        assert_eq!(found("ifone or pixel?"), vec!["iphone"]);
+        // Not when the sounded alias is short, and never over an alias written so.
+        let m = matcher(&["phone", "graph paper", "headphone", "hedfone"]);
+        assert!(m.find("a new fone", &[]).is_empty());
+        assert_eq!(m.find("graf paper for math", &[]), vec![(0, 10, 1)]);
+        assert!(m.find("hedfone", &[]).is_empty());
+    }
+
+    #[test]
     fn split_and_joined_words() {
         assert_eq!(found("a lap top for school"), vec!["laptop"]);
         assert_eq!(found("head phones"), vec!["headphones"]);
@@ -923,9 +978,23 @@ mod tests {
     }
 
     /// `find` without the index or its shortcuts: every candidate against every alias.
-    fn naive_find(aliases: &[(&str, u32)], text: &str, covered: &[(usize, usize)]) -> Vec<(usize, usize, u32)> {
+    fn naive_find(written: &[(&str, u32)], text: &str, covered: &[(usize, usize)]) -> Vec<(usize, usize, u32)> {
         let common = common_words();
         let bytes = text.as_bytes();
+        // Each alias with "ph", also as it sounds, under the same two conditions as the index's.
+        let sounded: Vec<(String, u32)> = written
+            .iter()
+            .filter(|(a, _)| is_latin_alias(a.as_bytes()) && a.contains("ph"))
+            .map(|&(a, id)| (a.replace("ph", "f"), id))
+            .filter(|(v, id)| {
+                let a = written.iter().find(|(_, i)| i == id).map_or("", |(a, _)| *a);
+                v.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS
+                    && !a.split(' ').zip(v.split(' ')).any(|(w, x)| w != x && common.contains(x.as_bytes(), poly_hash(x.as_bytes())))
+            })
+            .collect();
+        let mut all: Vec<(&str, u32)> = written.to_vec();
+        all.extend(sounded.iter().map(|(v, id)| (v.as_str(), *id)));
+        let aliases = all.as_slice();
         let eligible =
             |a: &str| is_latin_alias(a.as_bytes()) && a.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS && !has_short_word(a.as_bytes());
         let mut tokens = Vec::new();
@@ -952,7 +1021,11 @@ mod tests {
         let mut hits = Vec::new();
         for (start, end, space) in spans {
             let t = &bytes[start..end];
-            if t[0].is_ascii_digit() || aliases.iter().any(|(a, _)| a.as_bytes() == t) {
+            if t[0].is_ascii_digit() || written.iter().any(|(a, _)| a.as_bytes() == t) {
+                continue;
+            }
+            if sounded.iter().any(|(v, _)| v.as_bytes() == t) {
+                hits.extend(sounded.iter().filter(|(v, _)| v.as_bytes() == t && eligible(v)).map(|&(_, id)| (start, end, id)));
                 continue;
             }
             let words: Vec<&[u8]> = t.split(|&b| b == b' ').collect();
