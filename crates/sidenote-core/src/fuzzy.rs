@@ -99,8 +99,12 @@ struct AliasEntry {
     sounded: bool,
 }
 
-/// An alias as it sounds: every "ph" written "f".
-fn sounded_spelling(alias: &[u8]) -> Vec<u8> {
+/// A Latin alias with "ph" as it sounds, every "ph" written "f", when that spelling has
+/// [`MIN_FUZZY_LETTERS`] letters or more and turns no word of it into a common word.
+fn sounded_alias(alias: &[u8], common: &CommonWords) -> Option<Vec<u8>> {
+    if !is_latin_alias(alias) || !alias.windows(2).any(|w| w == b"ph") {
+        return None;
+    }
     let mut out = Vec::with_capacity(alias.len());
     let mut i = 0;
     while i < alias.len() {
@@ -112,7 +116,9 @@ fn sounded_spelling(alias: &[u8]) -> Vec<u8> {
             i += 1;
         }
     }
-    out
+    let letters = out.iter().filter(|b| b.is_ascii_lowercase()).count();
+    let turns_common = alias.split(|&b| b == b' ').zip(out.split(|&b| b == b' ')).any(|(w, v)| w != v && common.contains(v, poly_hash(v)));
+    (letters >= MIN_FUZZY_LETTERS && !turns_common).then_some(out)
 }
 
 /// Whether an alias holds a word under [`MIN_EDITED_WORD`] letters without a digit.
@@ -190,26 +196,19 @@ impl FuzzyMatcher {
         let mut first_words = KeySet::default();
         let mut last_words = KeySet::default();
         let common = common_words();
-        let mut sounded_aliases: Vec<(Vec<u8>, u32, bool, bool)> = Vec::new();
-        let spelt = aliases.into_iter().map(|(alias, pattern, thing, sensitive)| (alias.as_bytes().to_vec(), pattern, thing, sensitive, false));
-        // An alias with "ph" is also indexed as it sounds, "f" (read after the aliases as
-        // written, so a word that is both is the written one's): "headfone" is "headphone", as
-        // writers who spell by ear put it. Not when the sounded word is short or a common word.
-        let mut all: Vec<(Vec<u8>, u32, bool, bool, bool)> = Vec::new();
-        for (bytes, pattern, thing, sensitive, _) in spelt {
-            if is_latin_alias(&bytes) && bytes.windows(2).any(|w| w == b"ph") {
-                let sounded = sounded_spelling(&bytes);
-                let letters = sounded.iter().filter(|b| b.is_ascii_lowercase()).count();
-                let changed_common = bytes.split(|&b| b == b' ').zip(sounded.split(|&b| b == b' ')).any(|(w, v)| w != v && common.contains(v, poly_hash(v)));
-                if letters >= MIN_FUZZY_LETTERS && !changed_common {
-                    sounded_aliases.push((sounded, pattern, thing, sensitive));
-                }
-            }
-            all.push((bytes, pattern, thing, sensitive, false));
-        }
-        all.extend(sounded_aliases.into_iter().map(|(bytes, pattern, thing, sensitive)| (bytes, pattern, thing, sensitive, true)));
+        // An alias with "ph" is also indexed as it sounds, "f" (after the aliases as written, so
+        // a word that is both is the written one's): "headfone" is "headphone", as writers who
+        // spell by ear put it. Not when the sounded alias is short or turns a word common.
+        let written: Vec<(&str, u32, bool, bool)> = aliases.into_iter().collect();
+        let sounded: Vec<(Vec<u8>, u32, bool, bool)> = written
+            .iter()
+            .filter_map(|&(alias, pattern, thing, sensitive)| sounded_alias(alias.as_bytes(), common).map(|v| (v, pattern, thing, sensitive)))
+            .collect();
+        let all = written
+            .iter()
+            .map(|&(alias, pattern, thing, sensitive)| (alias.as_bytes(), pattern, thing, sensitive, false))
+            .chain(sounded.iter().map(|(v, pattern, thing, sensitive)| (v.as_slice(), *pattern, *thing, *sensitive, true)));
         for (bytes, pattern, thing, sensitive, sounded) in all {
-            let bytes = bytes.as_slice();
             if !is_latin_alias(bytes) {
                 continue;
             }
@@ -328,11 +327,11 @@ impl FuzzyMatcher {
             return;
         }
         let own = self.posting(c.hash);
-        if own.iter().any(|&e| self.alias(&self.entries[e as usize]) == text) {
+        let equal = || own.iter().map(|&e| &self.entries[e as usize]).filter(|entry| self.alias(entry) == text);
+        if equal().next().is_some() {
             // A word the taxonomy knows is no typo; one spelt as an alias sounds is that alias.
-            if !own.iter().any(|&e| !self.entries[e as usize].sounded && self.alias(&self.entries[e as usize]) == text) {
-                let sounded = own.iter().map(|&e| &self.entries[e as usize]).filter(|entry| entry.eligible && self.alias(entry) == text);
-                hits.extend(sounded.map(|entry| (c.start, c.end, entry.pattern)));
+            if equal().all(|entry| entry.sounded) {
+                hits.extend(equal().filter(|entry| entry.eligible).map(|entry| (c.start, c.end, entry.pattern)));
             }
             return;
         }
@@ -985,11 +984,11 @@ mod tests {
         let sounded: Vec<(String, u32)> = written
             .iter()
             .filter(|(a, _)| is_latin_alias(a.as_bytes()) && a.contains("ph"))
-            .map(|&(a, id)| (a.replace("ph", "f"), id))
-            .filter(|(v, id)| {
-                let a = written.iter().find(|(_, i)| i == id).map_or("", |(a, _)| *a);
-                v.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS
-                    && !a.split(' ').zip(v.split(' ')).any(|(w, x)| w != x && common.contains(x.as_bytes(), poly_hash(x.as_bytes())))
+            .filter_map(|&(a, id)| {
+                let v = a.replace("ph", "f");
+                let long_enough = v.bytes().filter(u8::is_ascii_lowercase).count() >= MIN_FUZZY_LETTERS;
+                let turns_common = a.split(' ').zip(v.split(' ')).any(|(w, x)| w != x && common.contains(x.as_bytes(), poly_hash(x.as_bytes())));
+                (long_enough && !turns_common).then_some((v, id))
             })
             .collect();
         let mut all: Vec<(&str, u32)> = written.to_vec();

@@ -1037,9 +1037,11 @@ impl OfferIndex {
             let mut places = self.entity_within[e as usize].iter().filter(|&&w| self.entity_place[w as usize]).peekable();
             places.peek().is_some().then(|| places.any(|&w| names_a_place_in(w)))
         };
+        let confirmed_otherwise =
+            |t: &TopicHit| confirmed_by_others(t.topic) || said_in_two_words(t.topic) || (t.head && reading::said_as_a_thing(text, t.start, t.end));
         let confirmed = |t: &TopicHit| match t.topic {
-            Topic::Entity(e) if self.entity_product[e as usize] && in_its_place(e).is_some() => in_its_place(e) == Some(true),
-            _ => confirmed_by_others(t.topic) || said_in_two_words(t.topic) || (t.head && reading::said_as_a_thing(text, t.start, t.end)),
+            Topic::Entity(e) if self.entity_product[e as usize] => in_its_place(e).unwrap_or_else(|| confirmed_otherwise(t)),
+            _ => confirmed_otherwise(t),
         };
         // Where a trip starts is not where it goes: "jeju flights from seoul", "서울에서 도쿄 가는
         // 항공권". A place read as an origin does not count when its clause names another place
