@@ -1029,9 +1029,23 @@ impl OfferIndex {
         // A weak word of a product that lies within a place ("which pass" of the Japan Rail
         // Pass) is confirmed by a place in that one alone: "which pass for Tokyo and Kyoto", not
         // "which pass for the Paris museums" nor "every freight train we pass".
-        // (Read only for such a word: other turns pay nothing.)
+        // The turn's places are listed once, on the first such word: other turns pay nothing,
+        // and a turn of many such words does not walk its topics for each.
+        let named_places: std::cell::OnceCell<Vec<u32>> = std::cell::OnceCell::new();
         let names_a_place_in = |w: u32| {
-            topics.iter().any(|t| matches!(t.topic, Topic::Entity(p) if self.entity_place[p as usize] && (p == w || self.entity_within[p as usize].binary_search(&w).is_ok())))
+            let places = named_places.get_or_init(|| {
+                let mut places: Vec<u32> = topics
+                    .iter()
+                    .filter_map(|t| match t.topic {
+                        Topic::Entity(p) if self.entity_place[p as usize] => Some(p),
+                        _ => None,
+                    })
+                    .collect();
+                places.sort_unstable();
+                places.dedup();
+                places
+            });
+            places.iter().any(|&p| p == w || self.entity_within[p as usize].binary_search(&w).is_ok())
         };
         let in_its_place = |e: u32| {
             let mut places = self.entity_within[e as usize].iter().filter(|&&w| self.entity_place[w as usize]).peekable();
