@@ -39,9 +39,12 @@ export interface HarnessOptions {
   logLevel?: 'silent' | 'error' | 'warn' | 'info';
 }
 
-/** Sidenote in this process on an in-memory PGlite with the demo catalog, the decide budget and
- *  rate limit raised so that neither timing nor the limit ever decides an outcome, and a live
- *  serving key made through the admin API. */
+/** A budget no run of the benchmark can spend (a thousand billion micro-units). */
+const UNSPENDABLE_MICROS = 1e15;
+
+/** Sidenote in this process on an in-memory PGlite with the demo catalog, the decide budget, the
+ *  rate limit and every campaign's spend budget raised so that neither timing, the limit nor a
+ *  budget ever decides an outcome, and a live serving key made through the admin API. */
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const nowMs = Date.parse(opts.now ?? DEFAULT_EVAL_NOW);
   if (!Number.isFinite(nowMs)) throw new Error(`--now ${opts.now} is not an ISO time`);
@@ -70,7 +73,19 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     });
     if (created.statusCode !== 201) throw new Error(`creating the benchmark app: HTTP ${created.statusCode} ${created.body}`);
     const key = created.json().serving_key as string;
-    const taxonomy = taxonomyOf((await readDemoCatalog()) as Parameters<typeof taxonomyOf>[0]);
+    const catalog = (await readDemoCatalog()) as Parameters<typeof taxonomyOf>[0] & { campaigns: { id: string }[] };
+    // Every decide of a run falls on the pinned clock's one day: the demo budgets would run out
+    // over a set of thousands of serving turns, and a budget must never decide an answer here.
+    for (const { id } of catalog.campaigns) {
+      const raised = await app.inject({
+        method: 'PATCH',
+        url: `/admin/campaigns/${encodeURIComponent(id)}/control`,
+        headers: { authorization: `Bearer ${adminKey}` },
+        payload: { budget: { total_micros: UNSPENDABLE_MICROS, daily_micros: UNSPENDABLE_MICROS }, changed_by: 'relevance benchmark' },
+      });
+      if (raised.statusCode !== 200) throw new Error(`raising the budget of ${id}: HTTP ${raised.statusCode} ${raised.body}`);
+    }
+    const taxonomy = taxonomyOf(catalog);
     const snapshots = new Map<string, SnapshotInfo | null>();
     return {
       app,

@@ -342,4 +342,17 @@ describe('the runner against the service', () => {
       expect(r).toEqual(judge(r.case, o, tax));
     }
   });
+
+  it('never lets a campaign budget decide: a turn served more often than its demo daily budget buys is still served', async () => {
+    // The dev-tools campaign's demo daily budget buys 736 serves at its bid; the whole set serves
+    // thousands of turns on the pinned clock's one day.
+    const devTools = loadCases('all').find((c) => c.expect === 'serve' && c.lang === 'en' && c.categories?.[0] === 'software.developer-tools')!;
+    const results = await runCases(
+      h,
+      Array.from({ length: 760 }, () => devTools),
+      8,
+    );
+    expect(results.filter((r) => r.outcome.instrumentError !== null)).toEqual([]);
+    expect(results.every((r) => r.outcome.serve)).toBe(true);
+  });
 });
