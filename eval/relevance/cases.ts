@@ -1227,6 +1227,22 @@ export const BATCH_STARTS = {
     'se-ko': 1253,
     'se-en': 1239,
   },
+  'session-48': {
+    'ci-ko': 1691,
+    'ci-en': 1746,
+    'tn-ko': 889,
+    'tn-en': 839,
+    'cx-ko': 1145,
+    'cx-en': 1139,
+    'am-ko': 702,
+    'am-en': 746,
+    'rk-ko': 675,
+    'rk-en': 685,
+    'km-ko': 744,
+    'km-en': 596,
+    'se-ko': 1267,
+    'se-en': 1253,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
