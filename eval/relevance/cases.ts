@@ -1243,6 +1243,22 @@ export const BATCH_STARTS = {
     'se-ko': 1267,
     'se-en': 1253,
   },
+  'session-48b': {
+    'ci-ko': 1711,
+    'ci-en': 1766,
+    'tn-ko': 903,
+    'tn-en': 853,
+    'cx-ko': 1161,
+    'cx-en': 1155,
+    'am-ko': 714,
+    'am-en': 758,
+    'rk-ko': 687,
+    'rk-en': 697,
+    'km-ko': 755,
+    'km-en': 608,
+    'se-ko': 1281,
+    'se-en': 1267,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
