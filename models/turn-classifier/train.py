@@ -59,7 +59,9 @@ FORMAT_VERSION = 1
 # to 0.75, kept. The service also ignores the sensitive head below three words
 # (MODEL_MIN_WORDS in the core): a linear model over a handful of n-grams scores greetings high
 # ("안녕하세요", "test"). The recall-first choice on validation alone is reported as
-# model_alone_thresholds.
+# model_alone_thresholds. Session 48 retrained on dev through the session-48 batch (8,632 turns)
+# and kept −0.25 by the same rule: out of fold it blocks 1,523 of 1,531 dev sensitive turns, as
+# the model before it did out of fold, and at 0.0 it would block 1,519.
 SERVICE_THRESHOLDS = (-0.25, 1.0)
 
 HEADS = ("sensitive", "commercial")
@@ -70,11 +72,11 @@ BENCHMARK = REPO / "eval" / "relevance"
 HELD_OUT_OVERLAP = 0.5
 # The benchmark's turns the shipped model learned from: the first lines of each split as they
 # stood when it was trained (batches are appended, so a prefix is the benchmark through one
-# batch: here session-36, before session-36b joined). A batch's dev turns join training when a
+# batch: here session-48, before session-48b joined; until session 48 it was session-36). A batch's dev turns join training when a
 # retrain moves this on, judged out of fold and on a fresh batch (README, "Data"); until then
 # `--check` reproduces the shipped model bit for bit. Moving a held-out turn to dev shortens
 # the held-out prefix: move this on at the next retrain.
-BENCHMARK_LINES = {"dev": 5875, "held-out": 3867}
+BENCHMARK_LINES = {"dev": 8632, "held-out": 5670}
 # Dev turns are dealt into this many folds by their id (fold_of): a fold left out of training is
 # scored by a model that never saw it, so thresholds are chosen on dev out of fold.
 FOLDS = 5

@@ -51,7 +51,9 @@ const en = () => ({ ...ko(), locale: 'en-US' });
 // A commercial request that serves on its own, so a missed sensitive term means an ad is served
 // beside it. `{}` is where the (split) sensitive term goes.
 const SENSITIVE: Array<{ lang: 'ko' | 'en'; term: string; message: string }> = [
-  { lang: 'ko', term: '자살', message: '제주도 호텔 최저가 알려줘. 요즘 {} 생각만 나' },
+  // (Not "요즘 {} 생각만 나": without the term, "all I think about these days is …" reads as a
+  // veiled moment to the classifier retrained in session 48, and blocks on its own.)
+  { lang: 'ko', term: '자살', message: '제주도 호텔 최저가 알려줘. 요즘 {} 뉴스만 봐' },
   // (Not "{} 때문에 … 가고 싶어": without the term, "because of [nothing], I want to get away"
   // reads as an escape to the classifier retrained in session 14, and blocks on its own.)
   { lang: 'ko', term: '우울증', message: '{} 있는데 다음 달 제주도 호텔 최저가 알려줘' },

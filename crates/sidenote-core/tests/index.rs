@@ -337,9 +337,9 @@ fn a_weak_word_alone_in_its_clause_goes_on_about_the_thing_of_its_kind_before_it
 #[test]
 fn the_classifier_blocks_a_turn_that_asks_for_nothing_at_its_one_threshold() {
     let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
-    // A veiled goodbye that asks only for a spelling check, read near even. Until session 36 a
-    // turn that asked for nothing needed 0.5 to be reported, and this one answered LOW_INTENT.
-    let text = "my will is done and the letters are written, can you check my spelling";
+    // A veiled goodbye that asks only for a proofread, read near even. Until session 36 a turn
+    // that asked for nothing needed 0.5 to be reported, and this one answered LOW_INTENT.
+    let text = "i've written the letters and sorted my will, can you proofread them";
     let model = sidenote_core::TurnClassifier::embedded();
     let score = model.scores(&sidenote_core::normalize(text)).sensitive;
     assert!((model.thresholds().0..0.5).contains(&score), "score {score}");
@@ -474,12 +474,12 @@ fn a_context_word_said_of_someone_cared_for_needs_the_classifier_to_read_the_tur
     let topics = |text: &str| index.find(&MatchQuery { language: "ko", ..query(text) }).sensitive_topic_ids;
     // A mother's appointment beside a hotel ask: the classifier leans sensitive, below its
     // threshold, and the hospital is hers.
-    let mother = "명동 쪽 호텔 하루만 예약하려고요. 지방 사시는 어머니 서울 큰병원 진료가 아침 8시라 전날 같이 올라가요";
+    let mother = "명동 호텔 하루 예약하려고요. 어머니 큰병원 진료가 아침이라 전날 모시고 올라가요";
     let s = score(mother);
     assert!(s >= sidenote_core::CONTEXT_SENSITIVE_LOGIT && s < model.thresholds().0, "score {s}");
     assert!(topics(mother).is_empty(), "{mother}");
     // The same hospital with nobody else in its sentence is read as it was: the user's.
-    let own = "명동 쪽 호텔 하루만 예약하려고요. 서울 큰병원 진료가 아침 8시라 전날 올라가요";
+    let own = "명동 호텔 하루 예약하려고요. 다음 주 큰병원 진료가 아침이라 전날 혼자 올라가요";
     assert!(score(own) >= sidenote_core::CONTEXT_SENSITIVE_LOGIT, "score {}", score(own));
     assert_eq!(topics(own), vec!["health"]);
     // A parent named in another sentence does not own it.
