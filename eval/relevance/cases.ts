@@ -1259,6 +1259,22 @@ export const BATCH_STARTS = {
     'se-ko': 1281,
     'se-en': 1267,
   },
+  'session-49': {
+    'ci-ko': 1731,
+    'ci-en': 1786,
+    'tn-ko': 917,
+    'tn-en': 867,
+    'cx-ko': 1177,
+    'cx-en': 1170,
+    'am-ko': 726,
+    'am-en': 770,
+    'rk-ko': 699,
+    'rk-en': 709,
+    'km-ko': 767,
+    'km-en': 620,
+    'se-ko': 1295,
+    'se-en': 1281,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
