@@ -1275,6 +1275,22 @@ export const BATCH_STARTS = {
     'se-ko': 1295,
     'se-en': 1281,
   },
+  'session-49b': {
+    'ci-ko': 1751,
+    'ci-en': 1806,
+    'tn-ko': 931,
+    'tn-en': 881,
+    'cx-ko': 1193,
+    'cx-en': 1186,
+    'am-ko': 738,
+    'am-en': 782,
+    'rk-ko': 711,
+    'rk-en': 721,
+    'km-ko': 779,
+    'km-en': 632,
+    'se-ko': 1309,
+    'se-en': 1295,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
