@@ -437,6 +437,33 @@ fn said_of_a_description(text: &str, at: usize) -> bool {
     DESCRIBED.iter().any(|d| before.ends_with(d)) || (last.next() == Some('용') && last.next().is_some_and(is_syllable))
 }
 
+/// An instead cue refuses what is right before it. When a word that is no topic stands between
+/// the clause's last topic and the cue ("다낭 패키지 말고 항공만", "vpn 무료말구 유료로", "S25 울트라
+/// 말고 기본"), the cue refuses that word (a kind, a plan, a version) and the topic stays asked.
+/// Particles (부산은 말고), model numbers (아이폰 16 말고) and the ask ("노트북 추천은 말고") are no
+/// word of their own; a description with 거/것 has its own reading (`said_of_a_description`). The
+/// look is bounded: a gap longer than a few words holds a word.
+fn refuses_a_word_not_a_topic(text: &str, topics: &[TopicHit], last_cue_end: Option<(u32, usize)>, clause: u32, at: usize, steps: &mut Steps) -> bool {
+    // Particles, and the ask itself said of the topic ("노트북 추천은 말고요": no laptop at all).
+    const PARTICLES: [&str; 12] = ["은", "는", "은요", "는요", "도", "만", "쪽", "같은", "추천", "추천은", "추천도", "예약은"];
+    const GAP_MAX_BYTES: usize = 48;
+    let Some(n) = nearest_ending_before(topics, clause, at, steps) else { return false };
+    // What stands right before the cue: after the topic, and after a purchase or compare cue said
+    // of it ("애플 사려는데 말고": not Apple after all).
+    let from = last_cue_end.filter(|&(c, end)| c == clause && end > topics[n].end && end <= at).map_or(topics[n].end, |(_, end)| end);
+    let gap = &text[from..at];
+    if gap.len() > GAP_MAX_BYTES {
+        return true;
+    }
+    // A syllable or two glued to the topic is its own ending ("부산은", "도쿄행").
+    const GLUED_MAX_SYLLABLES: usize = 2;
+    gap.split(' ').filter(|w| !w.is_empty()).enumerate().any(|(i, word)| {
+        let glued = i == 0 && !gap.starts_with(' ') && word.chars().count() <= GLUED_MAX_SYLLABLES;
+        let has_letters = word.chars().any(|c| is_syllable(c) || c.is_ascii_alphabetic());
+        has_letters && !glued && !PARTICLES.contains(&word)
+    })
+}
+
 /// Whether the description before a refusal names a topic of its own: one read in `clause` after
 /// the clause's last purchase or compare cue ("유심 꽂는 거 말고" refuses the SIM). Topics come in
 /// order of position, so the last one read is the only one that can be.
@@ -782,6 +809,9 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
                 TextHit::Negation | TextHit::NegationBefore | TextHit::Instead
                     if said_of_a_description(text, span.start)
                         && !description_names_a_topic(&topics, last_cue_end, if hit == TextHit::Negation { clause } else { clause.saturating_sub(1) }) => {}
+                TextHit::Instead
+                    if !said_of_a_description(text, span.start)
+                        && refuses_a_word_not_a_topic(text, &topics, last_cue_end, clause.saturating_sub(1), span.start, steps) => {}
                 TextHit::Negation => {
                     voided[clause as usize] = true;
                     negated_clause[clause as usize] = true;
@@ -1271,6 +1301,17 @@ mod tests {
         let r = read_text("a model train. train to tokyo");
         assert_eq!(topics(&r), vec![(Topic::Category(3), 1), (Topic::Entity(0), 1)]);
         assert!(r.topics[0].weak);
+    }
+
+    #[test]
+    fn an_instead_cue_refuses_the_word_right_before_it() {
+        // A word between the topic and the cue is what is refused: a package, a free plan.
+        let r = read_text("도쿄 패키지 말고 비행기만 추천");
+        assert_eq!(topics(&r), vec![(Topic::Entity(0), 0), (Topic::Category(2), 1)]);
+        assert_eq!(topics(&read_text("vpn 무료말고 유료로 추천")), vec![(Topic::Category(4), 0)]);
+        // The topic itself, with its particle or the ask said of it, is refused.
+        assert_eq!(topics(&read_text("비행기는 말고 숙소 추천")), vec![(Topic::Category(1), 1)]);
+        assert!(read_text("노트북 추천은 말고요").topics.is_empty());
     }
 
     #[test]
