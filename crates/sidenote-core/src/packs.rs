@@ -38,6 +38,30 @@ pub struct LanguagePack {
     /// `ko` or `en`.
     pub language: String,
     pub intent_cues: PackCues,
+    /// Adverbs that may stand inside a negation right before its negated predicate without
+    /// changing it ("살 생각은 **전혀** 없", "바꿀 생각은 **딱히** 없"): each negation of several
+    /// words whose last word is negated (`NEGATED_PREDICATES`) is also read with one of them
+    /// there. One row per adverb, not one per negation and adverb.
+    #[serde(default)]
+    pub negation_adverbs: Vec<CueRow>,
+}
+
+/// How a negated predicate begins (없다, 아니다, 않다): the words an adverb of
+/// `negation_adverbs` may stand before.
+const NEGATED_PREDICATES: [&str; 3] = ["없", "아니", "않"];
+
+/// A pack's negations with its adverbs: each phrase of several words whose last word is a
+/// negated predicate, once per adverb, with the adverb before that word.
+pub fn negations_with_adverbs(pack: &LanguagePack) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in &pack.intent_cues.negation {
+        let Some((head, last)) = row.phrase.rsplit_once(' ') else { continue };
+        if !NEGATED_PREDICATES.iter().any(|p| last.starts_with(p)) {
+            continue;
+        }
+        out.extend(pack.negation_adverbs.iter().map(|a| format!("{head} {} {last}", a.phrase)));
+    }
+    out
 }
 
 static PACKS: LazyLock<[LanguagePack; 2]> = LazyLock::new(|| {
@@ -57,6 +81,12 @@ pub fn intent_cues_with(extra: &IntentCues) -> IntentCues {
         for (aliases, rows) in out.kinds_mut().into_iter().zip(pack.intent_cues.kinds()) {
             let list = if pack.language == "ko" { &mut aliases.ko } else { &mut aliases.en };
             list.extend(rows.iter().map(|r| r.phrase.clone()));
+        }
+        let negation = if pack.language == "ko" { &mut out.negation.ko } else { &mut out.negation.en };
+        for phrase in negations_with_adverbs(pack) {
+            if !negation.contains(&phrase) {
+                negation.push(phrase);
+            }
         }
     }
     for (aliases, more) in out.kinds_mut().into_iter().zip(extra.kinds()) {

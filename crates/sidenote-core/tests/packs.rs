@@ -2,7 +2,7 @@
 //! `reads` turns hold the phrase as its kind of cue; its `not` turns hold the phrase's letters
 //! inside something else, where the cue is not read. The turns are read by a matcher of the
 //! packs' cues alone, as the core's matcher reads them beside a catalog's words.
-use sidenote_core::packs::{packs, CueRow, CUE_KINDS};
+use sidenote_core::packs::{negations_with_adverbs, packs, CueRow, CUE_KINDS};
 use sidenote_core::{normalize, TextHit, TextMatcher};
 
 /// Every cue row: its language, its kind's name and what the matcher reports for the kind.
@@ -58,6 +58,28 @@ fn every_example_reads_as_its_row_says() {
             assert!(normalize(turn).contains(&normalize(&row.phrase)), "{language} {kind}: a `not` turn without \"{}\": {turn}", row.phrase);
             if reads(&matcher, turn, &row.phrase, |h| *h == hit) {
                 wrong.push(format!("{language} {kind} \"{}\" read in: {turn}", row.phrase));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} examples read otherwise:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn every_negation_adverb_is_read_inside_a_negation() {
+    // The packs' cues and their negations with an adverb, as the core's matcher has them.
+    let with_adverbs: Vec<String> = packs().iter().flat_map(negations_with_adverbs).collect();
+    let matcher = TextMatcher::build(
+        rows().into_iter().map(|(_, _, hit, row)| (row.phrase.as_str(), hit)).chain(with_adverbs.iter().map(|p| (p.as_str(), TextHit::Negation))),
+    )
+    .expect("the packs' cues build a matcher");
+    let mut wrong = Vec::new();
+    for pack in packs() {
+        for row in &pack.negation_adverbs {
+            assert!(!row.reads.is_empty(), "{} negation adverb \"{}\" without a `reads` turn", pack.language, row.phrase);
+            for turn in &row.reads {
+                if !reads_there(&matcher, turn, &row.phrase, |h| *h == TextHit::Negation) {
+                    wrong.push(format!("{} negation adverb \"{}\" not read in a negation in: {turn}", pack.language, row.phrase));
+                }
             }
         }
     }
