@@ -74,8 +74,8 @@ HELD_OUT_OVERLAP = 0.5
 # stood when it was trained (batches are appended, so a prefix is the benchmark through one
 # batch: here session-48, before session-48b joined; until session 48 it was session-36). A
 # batch's dev turns join training when a retrain moves this on, judged out of fold and on a
-# fresh batch (README, "Data"); until then `--check` reproduces the shipped model bit for bit. Moving a held-out turn to dev shortens
-# the held-out prefix: move this on at the next retrain.
+# fresh batch (README, "Data"); until then `--check` reproduces the shipped model bit for bit.
+# Moving a held-out turn to dev shortens the held-out prefix: move this on at the next retrain.
 BENCHMARK_LINES = {"dev": 8632, "held-out": 5670}
 # Dev turns are dealt into this many folds by their id (fold_of): a fold left out of training is
 # scored by a model that never saw it, so thresholds are chosen on dev out of fold.

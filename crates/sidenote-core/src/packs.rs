@@ -82,12 +82,9 @@ pub fn intent_cues_with(extra: &IntentCues) -> IntentCues {
             let list = if pack.language == "ko" { &mut aliases.ko } else { &mut aliases.en };
             list.extend(rows.iter().map(|r| r.phrase.clone()));
         }
-        let negation = if pack.language == "ko" { &mut out.negation.ko } else { &mut out.negation.en };
-        for phrase in negations_with_adverbs(pack) {
-            if !negation.contains(&phrase) {
-                negation.push(phrase);
-            }
-        }
+        let with_adverbs = negations_with_adverbs(pack);
+        let with_adverbs = if pack.language == "ko" { Aliases { ko: with_adverbs, en: Vec::new() } } else { Aliases { ko: Vec::new(), en: with_adverbs } };
+        add_missing(&mut out.negation, &with_adverbs);
     }
     for (aliases, more) in out.kinds_mut().into_iter().zip(extra.kinds()) {
         add_missing(aliases, more);

@@ -445,8 +445,10 @@ fn said_of_a_description(text: &str, at: usize) -> bool {
 /// look is bounded: a gap longer than a few words holds a word.
 fn refuses_a_word_not_a_topic(text: &str, topics: &[TopicHit], last_cue_end: Option<(u32, usize)>, clause: u32, at: usize, steps: &mut Steps) -> bool {
     // Particles, and the ask itself said of the topic ("노트북 추천은 말고요": no laptop at all).
-    const PARTICLES: [&str; 12] = ["은", "는", "은요", "는요", "도", "만", "쪽", "같은", "추천", "추천은", "추천도", "예약은"];
+    const SAID_OF_THE_TOPIC: [&str; 12] = ["은", "는", "은요", "는요", "도", "만", "쪽", "같은", "추천", "추천은", "추천도", "예약은"];
     const GAP_MAX_BYTES: usize = 48;
+    // A syllable or two glued to the topic is its own ending ("부산은", "도쿄행").
+    const GLUED_MAX_SYLLABLES: usize = 2;
     let Some(n) = nearest_ending_before(topics, clause, at, steps) else { return false };
     // What stands right before the cue: after the topic, and after a purchase or compare cue said
     // of it ("애플 사려는데 말고": not Apple after all).
@@ -455,12 +457,10 @@ fn refuses_a_word_not_a_topic(text: &str, topics: &[TopicHit], last_cue_end: Opt
     if gap.len() > GAP_MAX_BYTES {
         return true;
     }
-    // A syllable or two glued to the topic is its own ending ("부산은", "도쿄행").
-    const GLUED_MAX_SYLLABLES: usize = 2;
     gap.split(' ').filter(|w| !w.is_empty()).enumerate().any(|(i, word)| {
         let glued = i == 0 && !gap.starts_with(' ') && word.chars().count() <= GLUED_MAX_SYLLABLES;
         let has_letters = word.chars().any(|c| is_syllable(c) || c.is_ascii_alphabetic());
-        has_letters && !glued && !PARTICLES.contains(&word)
+        has_letters && !glued && !SAID_OF_THE_TOPIC.contains(&word)
     })
 }
 
