@@ -1292,6 +1292,22 @@ export const BATCH_STARTS = {
     'se-ko': 1309,
     'se-en': 1295,
   },
+  'session-50': {
+    'ci-ko': 1771,
+    'ci-en': 1826,
+    'tn-ko': 945,
+    'tn-en': 895,
+    'cx-ko': 1209,
+    'cx-en': 1202,
+    'am-ko': 750,
+    'am-en': 794,
+    'rk-ko': 723,
+    'rk-en': 733,
+    'km-ko': 791,
+    'km-en': 644,
+    'se-ko': 1323,
+    'se-en': 1308,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
