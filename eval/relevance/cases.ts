@@ -1308,6 +1308,22 @@ export const BATCH_STARTS = {
     'se-ko': 1323,
     'se-en': 1308,
   },
+  'session-50b': {
+    'ci-ko': 1791,
+    'ci-en': 1846,
+    'tn-ko': 959,
+    'tn-en': 908,
+    'cx-ko': 1225,
+    'cx-en': 1218,
+    'am-ko': 762,
+    'am-en': 806,
+    'rk-ko': 735,
+    'rk-en': 745,
+    'km-ko': 803,
+    'km-en': 656,
+    'se-ko': 1337,
+    'se-en': 1322,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
