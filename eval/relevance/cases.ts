@@ -152,6 +152,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'ci-ko-1652',
   'am-ko-699',
   'km-ko-790',
+  'am-en-810',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
