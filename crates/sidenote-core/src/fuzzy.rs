@@ -93,8 +93,9 @@ struct AliasEntry {
     eligible: bool,
     /// Names a thing: a common word may be its typo inside a pair (see the rules).
     thing: bool,
-    /// Says a sensitive topic: its typo must not be one edit from another common word.
-    sensitive: bool,
+    /// Says a sensitive topic or an accessory: its typo must not be one edit from another common
+    /// word.
+    needs_a_clear_typo: bool,
     /// The alias spelt as it sounds, "f" for "ph" ("headfones"): written so, it is the alias.
     sounded: bool,
 }
@@ -184,9 +185,10 @@ impl FuzzyMatcher {
         Self::with_kinds(aliases.into_iter().map(|(alias, pattern, thing)| (alias, pattern, thing, false)))
     }
 
-    /// As [`with_things`](Self::with_things), each alias also marked with whether it says a
-    /// sensitive topic: a token one edit from a common word other than such an alias is read as
-    /// that word misspelt, not as the sensitive one ("codeing" is "coding", not "codeine").
+    /// As [`with_things`](Self::with_things), each alias also marked with whether its typo must
+    /// be clear (a sensitive topic's, an accessory's: the caller's to say): a token one edit from
+    /// a common word other than such an alias is read as that word misspelt ("codeing" is
+    /// "coding", not "codeine"; "clases" is "classes", not "cases").
     pub fn with_kinds<'a>(aliases: impl IntoIterator<Item = (&'a str, u32, bool, bool)>) -> Self {
         let mut text = Vec::new();
         let mut entries = Vec::new();
@@ -200,15 +202,13 @@ impl FuzzyMatcher {
         // a word that is both is the written one's): "headfone" is "headphone", as writers who
         // spell by ear put it. Not when the sounded alias is short or turns a word common.
         let written: Vec<(&str, u32, bool, bool)> = aliases.into_iter().collect();
-        let sounded: Vec<(Vec<u8>, u32, bool, bool)> = written
-            .iter()
-            .filter_map(|&(alias, pattern, thing, sensitive)| sounded_alias(alias.as_bytes(), common).map(|v| (v, pattern, thing, sensitive)))
-            .collect();
+        let sounded: Vec<(Vec<u8>, u32, bool, bool)> =
+            written.iter().filter_map(|&(alias, pattern, thing, clear)| sounded_alias(alias.as_bytes(), common).map(|v| (v, pattern, thing, clear))).collect();
         let all = written
             .iter()
-            .map(|&(alias, pattern, thing, sensitive)| (alias.as_bytes(), pattern, thing, sensitive, false))
-            .chain(sounded.iter().map(|(v, pattern, thing, sensitive)| (v.as_slice(), *pattern, *thing, *sensitive, true)));
-        for (bytes, pattern, thing, sensitive, sounded) in all {
+            .map(|&(alias, pattern, thing, clear)| (alias.as_bytes(), pattern, thing, clear, false))
+            .chain(sounded.iter().map(|(v, pattern, thing, clear)| (v.as_slice(), *pattern, *thing, *clear, true)));
+        for (bytes, pattern, thing, needs_a_clear_typo, sounded) in all {
             if !is_latin_alias(bytes) {
                 continue;
             }
@@ -217,7 +217,7 @@ impl FuzzyMatcher {
             let start = u32::try_from(text.len()).expect("alias text under 4 GiB");
             text.extend_from_slice(bytes);
             let end = u32::try_from(text.len()).expect("alias text under 4 GiB");
-            entries.push(AliasEntry { start, end, pattern, eligible, thing, sensitive, sounded });
+            entries.push(AliasEntry { start, end, pattern, eligible, thing, needs_a_clear_typo, sounded });
             let whole = poly_hash(bytes);
             keyed.push((whole, index));
             if !eligible {
@@ -372,7 +372,7 @@ impl FuzzyMatcher {
         // though one letter from "booked"); another edit may as well be a misspelling of a common
         // word, and then it is read as that word.
         let rival = || !matches!(single_edit(c.text, alias), Some(Edit::Transpose(_))) && self.common.near(c.text, alias);
-        if entry.eligible && accepts(c, alias, entry.thing) && !(entry.sensitive && c.space.is_none() && rival()) {
+        if entry.eligible && accepts(c, alias, entry.thing) && !(entry.needs_a_clear_typo && c.space.is_none() && rival()) {
             hits.push((c.start, c.end, entry.pattern));
         }
     }
@@ -571,9 +571,9 @@ impl CommonWords {
 
     /// Whether `token` is one edit (a letter deleted, inserted, changed, or two swapped) from a
     /// common word other than `alias`: then it is likelier that word misspelt than the alias.
-    /// "codeing" is "coding" before it is "codeine". Asked only of a sensitive phrase's typos (a
-    /// thing's, "hotle", and a cue's, "wich one", keep their reading): a few hundred lookups, on a
-    /// rare hit.
+    /// "codeing" is "coding" before it is "codeine". Asked only of a sensitive phrase's and an
+    /// accessory's typos (a thing's, "hotle", and another cue's, "wich one", keep their reading):
+    /// a few hundred lookups, on a rare hit.
     fn near(&self, token: &[u8], alias: &[u8]) -> bool {
         let mut variant: Vec<u8> = Vec::with_capacity(token.len() + 1);
         let rival = |v: &[u8]| v != alias && v.len() >= 4 && self.contains(v, poly_hash(v));

@@ -332,9 +332,12 @@ impl TextMatcher {
         let plural = patterns.iter().zip(&targets).map(|(p, hits)| plural_of(p, hits)).collect();
         // A pattern names a thing when all it stands for is a category or an entity.
         let names_thing = |hits: &[TextHit]| hits.iter().all(TextHit::names_a_topic);
-        let says_sensitive = |hits: &[TextHit]| hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_)));
+        // A typo read as a sensitive word blocks the turn, and one read as an accessory ("cases",
+        // "charger") turns the thing asked into another: either needs a typo no common word is as
+        // near ("laptop for my coding clases" are classes, not cases).
+        let needs_a_clear_typo = |hits: &[TextHit]| hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_) | TextHit::Accessory));
         let fuzzy = FuzzyMatcher::with_kinds(
-            patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits), says_sensitive(hits))),
+            patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits), needs_a_clear_typo(hits))),
         );
         let hangul_typos = HangulTypoMatcher::new(patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits))));
         let patterns = patterns.into_iter().map(String::into_boxed_str).collect();
@@ -599,6 +602,15 @@ mod tests {
         let m = matcher(&[("iphone 16", TextHit::Entity(1))]);
         assert_eq!(find(&m, "iPhone 16을 최저가로"), vec![TextHit::Entity(1)]);
         assert_eq!(find(&m, "최신iphone 16"), vec![TextHit::Entity(1)]);
+    }
+
+    #[test]
+    fn an_accessorys_typo_is_not_a_misspelt_common_word() {
+        let m = matcher(&[("laptop", TextHit::Category(0)), ("cases", TextHit::Accessory), ("charger", TextHit::Accessory)]);
+        // "clases" is one edit from "cases" and from "classes": the common word it is.
+        assert_eq!(find(&m, "a laptop for my coding clases"), vec![TextHit::Category(0)]);
+        // A typo no common word is as near still reads as the accessory.
+        assert_eq!(find(&m, "laptop chrager"), vec![TextHit::Category(0), TextHit::Accessory]);
     }
 
     #[test]
