@@ -153,6 +153,7 @@ export const MOVED_TO_DEV: ReadonlySet<string> = new Set([
   'am-ko-699',
   'km-ko-790',
   'am-en-810',
+  'rk-ko-727',
 ]);
 /** Sensitive cases labelled block only because a parent buys for a child, relabelled by what
  *  they ask in session 14 (README, Labels: "a minor" means the user is one). They keep their ids.
