@@ -1,0 +1,33 @@
+//! Pack rows read on the demo catalog, where a row's letters also stand in turns it must not
+//! change (a `not` example cannot say it: those turns do not hold the row's phrase).
+use sidenote_core::{MatchQuery, OfferIndex, OfferKind};
+
+#[path = "support/demo.rs"]
+mod demo;
+
+fn first_offer(index: &OfferIndex, message: &str) -> Option<String> {
+    let q = MatchQuery {
+        message: Some(message),
+        language: "ko",
+        country: Some("KR"),
+        kind: Some(OfferKind::Sponsored),
+        now_ms: 1_795_402_800_000,
+        top_k: 1,
+        ..Default::default()
+    };
+    index.find(&q).candidates.first().map(|c| c.offer_id.clone())
+}
+
+#[test]
+fn a_thing_put_off_is_not_asked_and_watching_later_is_a_use() {
+    let index = OfferIndex::build(&demo::demo_document()).expect("the demo catalog builds");
+    // "X는 나중에 …" puts X off: the KTX is asked, not the hotel.
+    assert_eq!(
+        first_offer(&index, "부산 갈 때 비행기랑 KTX 고민하다가 그냥 KTX로 정했어요. 서울역 출발 토요일 오전 표 있나요? 숙소는 나중에 볼게요").as_deref(),
+        Some("off.railroam-ktx-busan-ko")
+    );
+    // "나중에 보려는데" without a topic particle is what the tablet is for (rows of the bare verb,
+    // "나중에 보", refused the tablet here before they gave way to "는 나중에", "은 나중에").
+    assert_eq!(first_offer(&index, "아이패드로 영화 다운받아 나중에 보려는데 용량 몇 기가짜리 사야 돼요?").as_deref(), Some("off.gh-tablets-ko"));
+    assert_eq!(first_offer(&index, "갤탭으로 강의 녹화해서 나중에 볼 건데 어떤 모델 살까요?").as_deref(), Some("off.gh-tablets-ko"));
+}
