@@ -31,3 +31,18 @@ fn a_thing_put_off_is_not_asked_and_watching_later_is_a_use() {
     assert_eq!(first_offer(&index, "아이패드로 영화 다운받아 나중에 보려는데 용량 몇 기가짜리 사야 돼요?").as_deref(), Some("off.gh-tablets-ko"));
     assert_eq!(first_offer(&index, "갤탭으로 강의 녹화해서 나중에 볼 건데 어떤 모델 살까요?").as_deref(), Some("off.gh-tablets-ko"));
 }
+
+#[test]
+fn someone_else_booking_is_reported_and_the_user_booking_for_someone_is_an_ask() {
+    let index = OfferIndex::build(&demo::demo_document()).expect("the demo catalog builds");
+    // "잡아준대요": they say they will book it, so the room is taken care of and the KTX is asked.
+    assert_eq!(
+        first_offer(&index, "부산 출장 가는데 숙소는 거래처 쪽에서 잡아준대요. 서울역에서 부산 가는 KTX 첫차 있나요?").as_deref(),
+        Some("off.railroam-ktx-busan-ko")
+    );
+    // "제가 … 잡아주기로 했어요": the user books for their parents (rows of "잡아주기로" refused this).
+    assert_eq!(
+        first_offer(&index, "부모님 도쿄 오시는데 제가 신주쿠 호텔 잡아주기로 했어요. 추천 좀 해주세요").as_deref(),
+        Some("off.haneul-tokyo-shinjuku-ko")
+    );
+}
