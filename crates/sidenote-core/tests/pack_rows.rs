@@ -1,11 +1,20 @@
 //! Pack rows read on the demo catalog, where a row's letters also stand in turns it must not
 //! change (a `not` example cannot say it: those turns do not hold the row's phrase).
+use std::sync::OnceLock;
+
 use sidenote_core::{MatchQuery, OfferIndex, OfferKind};
 
 #[path = "support/demo.rs"]
 mod demo;
 
-fn first_offer(index: &OfferIndex, message: &str) -> Option<String> {
+/// The demo catalog's index, built once for every test here.
+fn index() -> &'static OfferIndex {
+    static INDEX: OnceLock<OfferIndex> = OnceLock::new();
+    INDEX.get_or_init(|| OfferIndex::build(&demo::demo_document()).expect("the demo catalog builds"))
+}
+
+/// The offer a Korean turn is answered with first, if any.
+fn first_offer(message: &str) -> Option<String> {
     let q = MatchQuery {
         message: Some(message),
         language: "ko",
@@ -15,34 +24,29 @@ fn first_offer(index: &OfferIndex, message: &str) -> Option<String> {
         top_k: 1,
         ..Default::default()
     };
-    index.find(&q).candidates.first().map(|c| c.offer_id.clone())
+    index().find(&q).candidates.first().map(|c| c.offer_id.clone())
 }
 
 #[test]
 fn a_thing_put_off_is_not_asked_and_watching_later_is_a_use() {
-    let index = OfferIndex::build(&demo::demo_document()).expect("the demo catalog builds");
     // "X는 나중에 …" puts X off: the KTX is asked, not the hotel.
     assert_eq!(
-        first_offer(&index, "부산 갈 때 비행기랑 KTX 고민하다가 그냥 KTX로 정했어요. 서울역 출발 토요일 오전 표 있나요? 숙소는 나중에 볼게요").as_deref(),
+        first_offer("부산 갈 때 비행기랑 KTX 고민하다가 그냥 KTX로 정했어요. 서울역 출발 토요일 오전 표 있나요? 숙소는 나중에 볼게요").as_deref(),
         Some("off.railroam-ktx-busan-ko")
     );
     // "나중에 보려는데" without a topic particle is what the tablet is for (rows of the bare verb,
     // "나중에 보", refused the tablet here before they gave way to "는 나중에", "은 나중에").
-    assert_eq!(first_offer(&index, "아이패드로 영화 다운받아 나중에 보려는데 용량 몇 기가짜리 사야 돼요?").as_deref(), Some("off.gh-tablets-ko"));
-    assert_eq!(first_offer(&index, "갤탭으로 강의 녹화해서 나중에 볼 건데 어떤 모델 살까요?").as_deref(), Some("off.gh-tablets-ko"));
+    assert_eq!(first_offer("아이패드로 영화 다운받아 나중에 보려는데 용량 몇 기가짜리 사야 돼요?").as_deref(), Some("off.gh-tablets-ko"));
+    assert_eq!(first_offer("갤탭으로 강의 녹화해서 나중에 볼 건데 어떤 모델 살까요?").as_deref(), Some("off.gh-tablets-ko"));
 }
 
 #[test]
 fn someone_else_booking_is_reported_and_the_user_booking_for_someone_is_an_ask() {
-    let index = OfferIndex::build(&demo::demo_document()).expect("the demo catalog builds");
     // "잡아준대요": they say they will book it, so the room is taken care of and the KTX is asked.
     assert_eq!(
-        first_offer(&index, "부산 출장 가는데 숙소는 거래처 쪽에서 잡아준대요. 서울역에서 부산 가는 KTX 첫차 있나요?").as_deref(),
+        first_offer("부산 출장 가는데 숙소는 거래처 쪽에서 잡아준대요. 서울역에서 부산 가는 KTX 첫차 있나요?").as_deref(),
         Some("off.railroam-ktx-busan-ko")
     );
     // "제가 … 잡아주기로 했어요": the user books for their parents (rows of "잡아주기로" refused this).
-    assert_eq!(
-        first_offer(&index, "부모님 도쿄 오시는데 제가 신주쿠 호텔 잡아주기로 했어요. 추천 좀 해주세요").as_deref(),
-        Some("off.haneul-tokyo-shinjuku-ko")
-    );
+    assert_eq!(first_offer("부모님 도쿄 오시는데 제가 신주쿠 호텔 잡아주기로 했어요. 추천 좀 해주세요").as_deref(), Some("off.haneul-tokyo-shinjuku-ko"));
 }
