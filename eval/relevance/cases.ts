@@ -1326,6 +1326,22 @@ export const BATCH_STARTS = {
     'se-ko': 1337,
     'se-en': 1322,
   },
+  'session-51': {
+    'ci-ko': 1811,
+    'ci-en': 1866,
+    'tn-ko': 973,
+    'tn-en': 921,
+    'cx-ko': 1241,
+    'cx-en': 1232,
+    'am-ko': 774,
+    'am-en': 818,
+    'rk-ko': 747,
+    'rk-en': 757,
+    'km-ko': 815,
+    'km-en': 668,
+    'se-ko': 1351,
+    'se-en': 1336,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
