@@ -1342,6 +1342,22 @@ export const BATCH_STARTS = {
     'se-ko': 1351,
     'se-en': 1336,
   },
+  'session-51b': {
+    'ci-ko': 1831,
+    'ci-en': 1886,
+    'tn-ko': 987,
+    'tn-en': 935,
+    'cx-ko': 1257,
+    'cx-en': 1248,
+    'am-ko': 786,
+    'am-en': 830,
+    'rk-ko': 759,
+    'rk-en': 769,
+    'km-ko': 827,
+    'km-en': 680,
+    'se-ko': 1365,
+    'se-en': 1349,
+  },
 } as const satisfies Record<string, Record<string, number>>;
 export const BATCHES = ['earlier', ...(Object.keys(BATCH_STARTS) as (keyof typeof BATCH_STARTS)[])] as const;
 export type Batch = (typeof BATCHES)[number];
