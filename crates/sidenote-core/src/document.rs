@@ -81,6 +81,13 @@ pub struct SensitiveTopicDoc {
     /// do, beside other evidence. The pack's to say; a catalog cannot set it.
     #[serde(skip)]
     pub said_of_pets: bool,
+    /// Its aliases are quoted from documents as often as said of the user (a clinic's notice, a
+    /// case note, a school letter pasted to proofread or translate): inside a quotation or code
+    /// they count beside other evidence or where the classifier reads the turn as sensitive. A
+    /// topic without it (a quoted "I want to die") counts wherever it is said. The pack's to say;
+    /// a catalog cannot set it.
+    #[serde(skip)]
+    pub mentioned_in_quotes: bool,
 }
 
 /// Writes the cue kinds once: the struct a catalog's cues and a pack's rows share, each kind's

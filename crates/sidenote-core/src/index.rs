@@ -359,6 +359,8 @@ pub struct OfferIndex {
     sensitive_of_the_user: Vec<bool>,
     /// Per sensitive topic: its aliases are said of pets too (`said_of_pets`).
     sensitive_of_pets: Vec<bool>,
+    /// Per sensitive topic: its aliases are quoted from documents too (`mentioned_in_quotes`).
+    sensitive_mentioned_in_quotes: Vec<bool>,
     matcher: TextMatcher,
     campaign_ids: Vec<Box<str>>,
     advertiser_ids: Vec<Box<str>>,
@@ -579,6 +581,7 @@ impl OfferIndex {
         let sensitive_ids: Vec<Box<str>> = topics.iter().map(|s| s.id.as_str().into()).collect();
         let sensitive_of_the_user: Vec<bool> = topics.iter().map(|s| s.said_of_the_user).collect();
         let sensitive_of_pets: Vec<bool> = topics.iter().map(|s| s.said_of_pets).collect();
+        let sensitive_mentioned_in_quotes: Vec<bool> = topics.iter().map(|s| s.mentioned_in_quotes).collect();
 
         let mut aliases: Vec<(&str, TextHit)> = Vec::new();
         for (i, c) in t.categories.iter().enumerate() {
@@ -622,6 +625,7 @@ impl OfferIndex {
             sensitive_ids,
             sensitive_of_the_user,
             sensitive_of_pets,
+            sensitive_mentioned_in_quotes,
             matcher,
             campaign_ids: Vec::new(),
             advertiser_ids: Vec::new(),
@@ -938,12 +942,19 @@ impl OfferIndex {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);
             }
         }
-        // A sensitive word read only by joining two words of their own ("travels a lot to events"
-        // holds "lotto", "a hero in" "heroin") counts beside other evidence or where the
-        // classifier reads the turn as sensitive itself; where it cannot vouch, as it stands.
-        if !reading.joined_sensitive.is_empty() {
+        // A quoted word of a topic that documents quote (a clinic's notice, a case note pasted to
+        // proofread: `mentioned_in_quotes`) may be only mentioned, as a word joined from two of
+        // its own may ("travels a lot to events" holds "lotto", "a hero in" "heroin"); any other
+        // quoted word (a quoted "I want to die") counts as it stands.
+        let mentioned_in_quotes = |s: u32| self.sensitive_mentioned_in_quotes[s as usize];
+        sensitive.extend(reading.quoted_sensitive.iter().map(|&(s, _)| s).filter(|&s| !mentioned_in_quotes(s)));
+        let mentioned = reading.quoted_sensitive.iter().filter(|&&(s, _)| mentioned_in_quotes(s));
+        // One that may be only mentioned counts beside other evidence or where the classifier
+        // reads the turn as sensitive itself; where it cannot vouch, as it stands.
+        if !reading.joined_sensitive.is_empty() || mentioned.clone().next().is_some() {
             let corroborated = !sensitive.is_empty() || !sensitive_patterns.is_empty() || model_sensitive || words < MODEL_MIN_WORDS;
-            sensitive.extend(reading.joined_sensitive.iter().filter(|&&(_, at)| corroborated || at >= model_window).map(|&(s, _)| s));
+            let counts = |&&(_, at): &&(u32, usize)| corroborated || at >= model_window;
+            sensitive.extend(reading.joined_sensitive.iter().chain(mentioned).filter(counts).map(|&(s, _)| s));
         }
         // A topic said of the user (a minor's school year) is said of their child when a grown-up
         // speaks of their own child ("중학생 손자가 영어를 어려워해서 …"), as ages are.

@@ -83,6 +83,9 @@ pub struct Reading {
     /// Sensitive words read only by joining two words of their own ("a lot to" holds "lotto"):
     /// (topic, byte start). Weaker than a context word; the index weighs them.
     pub joined_sensitive: Vec<(u32, usize)>,
+    /// Sensitive words inside a quotation or code ("proofread this: "… bring your medications
+    /// …""): (topic, byte start). The index weighs them by their topic (`mentioned_in_quotes`).
+    pub quoted_sensitive: Vec<(u32, usize)>,
     /// Clauses holding a purchase / compare cue that counts.
     pub purchase_clauses: Vec<u32>,
     pub compare_clauses: Vec<u32>,
@@ -799,6 +802,9 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
         for &hit in matcher.targets(span.pattern) {
             match hit {
                 TextHit::Sensitive(s) if matcher.joins_two_words(text, span) => reading.joined_sensitive.push((s, span.start)),
+                // Inside a quotation or code the word may be only mentioned (a notice pasted to
+                // proofread, a case report to translate); the index weighs it by its topic.
+                TextHit::Sensitive(s) if in_code || inside(&st.quotes, span) => reading.quoted_sensitive.push((s, span.start)),
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
                 TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start, clause)),
                 // Said of a thing: it only hides the sensitive alias inside it.
@@ -1209,8 +1215,9 @@ mod tests {
         assert!(read_text("call book_flight() then hotel()").topics.is_empty());
         let r = read_text("```\nbuy(laptop)\n```\nwhat is wrong");
         assert!(r.topics.is_empty() && r.purchase_clauses.is_empty() && r.not_commercial);
-        // Sensitive topics count even in code.
-        assert_eq!(read_text("`suicide`").sensitive, vec![0]);
+        // Sensitive words are read even in code, as quoted ones are: the index weighs them by
+        // their topic (a quoted "I want to die" counts as it stands).
+        assert_eq!(read_text("`suicide`").quoted_sensitive, vec![(0, 1)]);
     }
 
     #[test]

@@ -123,6 +123,23 @@ fn a_sensitive_word_read_by_joining_two_words_of_their_own_needs_other_evidence(
 }
 
 #[test]
+fn a_quoted_word_of_a_topic_documents_quote_needs_other_evidence() {
+    let index = OfferIndex::build(&doc(serde_json::json!({ "taxonomy": taxonomy(), "offers": [] }))).expect("builds");
+    let topics = |message: &str, language: &'static str| index.find(&MatchQuery { language, ..query(message) }).sensitive_topic_ids;
+    // A notice pasted to tidy up quotes its medicine words: nobody's moment.
+    let notice = r#"could you tidy up this paragraph for the PTA newsletter? "The field trip bus leaves at 8. Please pack a lunch, a water bottle and any medications your child needs, labelled with their name.""#;
+    assert!(topics(notice, "en").is_empty());
+    assert!(topics(r#"동호회 공지 맞춤법만 봐주세요 "이번 산행은 토요일 아침 8시 출발입니다. 평소 드시는 약이 있으면 꼭 챙겨 오세요.""#, "ko").is_empty());
+    // Unquoted, the same words count as they stand.
+    assert!(!topics("could you tidy this up: pack any medications your child needs, labelled with their name", "en").is_empty());
+    // A quoted self-harm word is no document's: it may be the user's own.
+    assert_eq!(topics(r#"translate to korean: "I want to kill myself""#, "en"), vec!["self-harm"]);
+    // The user's own moment, quoted, still reads sensitive: the classifier vouches for it.
+    let own = r#"엄마한테 "나 요즘 공황장애 때문에 너무 힘들어"라고 보내려는데 맞춤법 봐줘"#;
+    assert_eq!(topics(own, "ko"), vec!["health"]);
+}
+
+#[test]
 fn the_turns_intent_joins_message_and_digest_and_gates_on_commerce() {
     use MessageIntent::*;
     // `low` from either side wins, whatever the other says.

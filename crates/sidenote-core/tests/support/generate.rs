@@ -90,6 +90,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
                 context_aliases: Aliases::default(),
                 said_of_the_user: false,
                 said_of_pets: false,
+                mentioned_in_quotes: false,
             }],
             intent_cues: IntentCues {
                 purchase: Aliases { ko: vec!["최저가".into(), "구매".into()], en: vec!["buy".into(), "cheapest".into()] },
