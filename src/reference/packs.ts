@@ -34,10 +34,11 @@ export function intentCuesWith(catalogCues: Partial<Record<string, Partial<Words
 let topics: PackTopic[] | undefined;
 
 /** The sensitive-topic pack's topics, in its order (their words' examples are the core tests';
- *  `said_of_pets` and `mentioned_in_quotes` are the pack's alone: a catalog's topics cannot set them). */
+ *  `said_of_pets`, `mentioned_in_quotes` and `asked_aliases` are the pack's alone: a catalog's topics cannot set them). */
 export function packSensitiveTopics(): PackTopic[] {
   topics ??= (packFile('sensitive-topics') as { sensitive_topics: Array<Record<string, unknown>> }).sensitive_topics.map(
-    ({ examples: _examples, said_of_pets: _saidOfPets, mentioned_in_quotes: _mentionedInQuotes, ...topic }) => SensitiveTopic.parse(topic),
+    ({ examples: _examples, said_of_pets: _saidOfPets, mentioned_in_quotes: _mentionedInQuotes, asked_aliases: _askedAliases, ...topic }) =>
+      SensitiveTopic.parse(topic),
   );
   return topics;
 }

@@ -88,6 +88,13 @@ pub struct SensitiveTopicDoc {
     /// a catalog cannot set it.
     #[serde(skip)]
     pub mentioned_in_quotes: bool,
+    /// Words that say the topic when the turn asks for them: an asset's name (삼전, 솔라나,
+    /// NVDA) in a clause with a purchase or compare cue and no catalog topic is a request for
+    /// investment advice ("하이닉스 지금 더 사도 됨?"); anywhere else (an employer's name, a
+    /// windfall spent on a phone) it is a context word. The pack's to say; a catalog cannot set
+    /// it.
+    #[serde(skip)]
+    pub asked_aliases: Aliases,
 }
 
 /// Writes the cue kinds once: the struct a catalog's cues and a pack's rows share, each kind's

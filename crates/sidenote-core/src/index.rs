@@ -599,6 +599,7 @@ impl OfferIndex {
         for (i, s) in topics.iter().enumerate() {
             aliases.extend(s.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i as u32))));
             aliases.extend(s.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i as u32))));
+            aliases.extend(s.asked_aliases.iter().map(|a| (a.as_str(), TextHit::AskedSensitive(i as u32))));
             aliases.extend(s.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i as u32))));
         }
         // The language packs' cues, and any the catalog adds (packs.rs).
@@ -901,17 +902,31 @@ impl OfferIndex {
         let mut patterns = normalized.as_deref().map(policy_patterns::read).unwrap_or_default();
         let mut sensitive_patterns = std::mem::take(&mut patterns.families);
         let mut sensitive = reading.sensitive.clone();
+        let leans_sensitive = words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
+        // An asset's name asked for (`asked_aliases`) in a clause that asks and names no catalog
+        // topic, where the classifier leans sensitive at all, is the topic itself ("하이닉스 지금
+        // 더 사도 됨?"); anywhere else it is a context word (a windfall from 하닉 spent on a
+        // phone, a gift for a husband who works at 하이닉스).
+        let mut context = std::borrow::Cow::Borrowed(reading.context_sensitive.as_slice());
+        for &(s, at, clause) in &reading.asked_sensitive {
+            let first = reading.topics.partition_point(|t| t.clause < clause);
+            let names_a_topic = reading.topics.get(first).is_some_and(|t| t.clause == clause);
+            if leans_sensitive && reading.asks_in(clause) && !names_a_topic {
+                sensitive.push(s);
+            } else {
+                context.to_mut().push((s, at, clause));
+            }
+        }
         // The byte where the classifier's window ends in the turn as read (typos corrected in
-        // place keep a word where it was, give or take a letter), and whether the classifier
-        // leans sensitive at all or cannot vouch (a short turn): what context evidence needs.
+        // place keep a word where it was, give or take a letter); with whether the classifier
+        // leans sensitive at all or cannot vouch (a short turn, above), what context evidence needs.
         let text = normalized.as_deref().unwrap_or("");
         let model_window = text.char_indices().nth(MODEL_MAX_CHARS).map_or(text.len(), |(end, _)| end);
-        let leans_sensitive = words < MODEL_MIN_WORDS || scores.is_some_and(|s| s.sensitive >= CONTEXT_SENSITIVE_LOGIT);
         // A turn that speaks of a pet: a topic's words said of pets too (a vaccination, a night
         // at the vet's) count only beside other evidence, as context words do. Past the
         // classifier's window it cannot vouch, and they count as they stand.
         if patterns.speaks_of_a_pet && model_window == text.len() && sensitive.iter().any(|&s| self.sensitive_of_pets[s as usize]) {
-            let others = sensitive.iter().any(|&s| !self.sensitive_of_pets[s as usize]) || !reading.context_sensitive.is_empty();
+            let others = sensitive.iter().any(|&s| !self.sensitive_of_pets[s as usize]) || !context.is_empty();
             if !(others || !sensitive_patterns.is_empty() || leans_sensitive) {
                 sensitive.retain(|&s| !self.sensitive_of_pets[s as usize]);
             }
@@ -920,7 +935,7 @@ impl OfferIndex {
         // beside a sensitive word or another pattern, where the classifier leans sensitive at
         // all, or where it cannot vouch (a short turn; past its window).
         let age_mentioned = !patterns.minor_age_own && sensitive_patterns.contains(&policy_patterns::MINOR_AGE);
-        if !reading.context_sensitive.is_empty() || age_mentioned {
+        if !context.is_empty() || age_mentioned {
             let other_patterns = sensitive_patterns.iter().any(|&p| !(age_mentioned && p == policy_patterns::MINOR_AGE));
             let beside_other_evidence = !sensitive.is_empty() || other_patterns;
             let corroborated = beside_other_evidence || leans_sensitive;
@@ -936,7 +951,7 @@ impl OfferIndex {
                     || (leans_sensitive
                         && (reads_sensitive || !(reading.asks_in(clause) || patterns.speaks_of_a_pet || patterns.said_of_someone_cared_for(text, at))))
             };
-            sensitive.extend(reading.context_sensitive.iter().filter(|&&(_, at, clause)| counts(at, clause)).map(|&(s, _, _)| s));
+            sensitive.extend(context.iter().filter(|&&(_, at, clause)| counts(at, clause)).map(|&(s, _, _)| s));
             // An age the classifier did not read (only past its window) counts as it stands.
             if age_mentioned && !corroborated && policy_patterns::says_minor_age(&text[..model_window]) {
                 sensitive_patterns.retain(|&p| p != policy_patterns::MINOR_AGE);

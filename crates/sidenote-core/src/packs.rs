@@ -119,7 +119,9 @@ pub struct PackTopic {
     pub said_of_pets: bool,
     #[serde(default)]
     pub mentioned_in_quotes: bool,
-    /// Per word of `aliases` and `context_aliases`: a turn it is read in and, where its letters
+    #[serde(default)]
+    pub asked_aliases: Aliases,
+    /// Per word of `aliases`, `context_aliases` and `asked_aliases`: a turn it is read in and, where its letters
     /// sit inside a longer word, one where it is not (`tests/packs.rs`).
     #[serde(default)]
     pub examples: std::collections::BTreeMap<String, WordExamples>,
@@ -146,7 +148,7 @@ pub fn sensitive_topic_pack() -> &'static [PackTopic] {
 }
 
 /// The pack's sensitive topics with a catalog's added: a topic of the pack's id gains the
-/// catalog's words (its `said_of_the_user`, `said_of_pets` and `mentioned_in_quotes` stay the pack's), any other topic joins after them.
+/// catalog's words (its `said_of_the_user`, `said_of_pets`, `mentioned_in_quotes` and `asked_aliases` stay the pack's), any other topic joins after them.
 pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicDoc> {
     let mut out: Vec<SensitiveTopicDoc> = TOPIC_PACK
         .iter()
@@ -158,6 +160,7 @@ pub fn sensitive_topics_with(extra: &[SensitiveTopicDoc]) -> Vec<SensitiveTopicD
             said_of_the_user: t.said_of_the_user,
             said_of_pets: t.said_of_pets,
             mentioned_in_quotes: t.mentioned_in_quotes,
+            asked_aliases: t.asked_aliases.clone(),
         })
         .collect();
     for topic in extra {

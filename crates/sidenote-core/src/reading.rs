@@ -80,6 +80,9 @@ pub struct Reading {
     /// Context words of sensitive topics (`context_aliases`): (topic, byte start, clause). They
     /// count only beside other evidence, which the index weighs.
     pub context_sensitive: Vec<(u32, usize, u32)>,
+    /// Words that say a sensitive topic when asked for (`asked_aliases`: "하이닉스 지금 더 사도
+    /// 됨?"): (topic, byte start, clause). The index reads the clause they are in.
+    pub asked_sensitive: Vec<(u32, usize, u32)>,
     /// Sensitive words read only by joining two words of their own ("a lot to" holds "lotto"):
     /// (topic, byte start). Weaker than a context word; the index weighs them.
     pub joined_sensitive: Vec<(u32, usize)>,
@@ -807,6 +810,7 @@ pub fn read(matcher: &TextMatcher, text: &str, places: &[bool], steps: &mut Step
                 TextHit::Sensitive(s) if in_code || inside(&st.quotes, span) => reading.quoted_sensitive.push((s, span.start)),
                 TextHit::Sensitive(s) => reading.sensitive.push(s),
                 TextHit::ContextSensitive(s) => reading.context_sensitive.push((s, span.start, clause)),
+                TextHit::AskedSensitive(s) => reading.asked_sensitive.push((s, span.start, clause)),
                 // Said of a thing: it only hides the sensitive alias inside it.
                 TextHit::NotSensitive(_) => {}
                 _ if in_code => {}

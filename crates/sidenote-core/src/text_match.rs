@@ -59,6 +59,9 @@ pub enum TextHit {
     Sensitive(u32),
     /// A sensitive topic's context word: counts only beside other evidence (`context_aliases`).
     ContextSensitive(u32),
+    /// A sensitive topic's word that says the topic when it is asked for (`asked_aliases`: an
+    /// asset's name beside a purchase cue), a context word elsewhere.
+    AskedSensitive(u32),
     /// A phrase in which a sensitive alias is said of a thing ("와이파이가 불안"): it counts for
     /// nothing, and hides the alias inside it.
     NotSensitive(u32),
@@ -335,7 +338,9 @@ impl TextMatcher {
         // A typo read as a sensitive word blocks the turn, and one read as an accessory ("cases",
         // "charger") turns the thing asked into another: either needs a typo no common word is as
         // near ("laptop for my coding clases" are classes, not cases).
-        let needs_a_clear_typo = |hits: &[TextHit]| hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_) | TextHit::Accessory));
+        let needs_a_clear_typo = |hits: &[TextHit]| {
+            hits.iter().any(|h| matches!(h, TextHit::Sensitive(_) | TextHit::ContextSensitive(_) | TextHit::AskedSensitive(_) | TextHit::Accessory))
+        };
         let fuzzy = FuzzyMatcher::with_kinds(
             patterns.iter().zip(&targets).enumerate().map(|(i, (p, hits))| (p.as_str(), i as u32, names_thing(hits), needs_a_clear_typo(hits))),
         );

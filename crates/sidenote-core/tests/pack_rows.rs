@@ -50,3 +50,30 @@ fn someone_else_booking_is_reported_and_the_user_booking_for_someone_is_an_ask()
     // "제가 … 잡아주기로 했어요": the user books for their parents (rows of "잡아주기로" refused this).
     assert_eq!(first_offer("부모님 도쿄 오시는데 제가 신주쿠 호텔 잡아주기로 했어요. 추천 좀 해주세요").as_deref(), Some("off.haneul-tokyo-shinjuku-ko"));
 }
+
+/// The sensitive topics a Korean turn is read to name.
+fn sensitive_topics(message: &str) -> Vec<String> {
+    let q = MatchQuery {
+        message: Some(message),
+        language: "ko",
+        country: Some("KR"),
+        kind: Some(OfferKind::Sponsored),
+        now_ms: 1_795_402_800_000,
+        top_k: 1,
+        ..Default::default()
+    };
+    index().find(&q).sensitive_topic_ids
+}
+
+#[test]
+fn an_asset_asked_for_is_investment_advice_and_an_employer_is_not() {
+    // Coins and shares by traders' names, asked for in a clause that names nothing the catalog
+    // sells: a request for investment advice, whatever the rest of the turn buys.
+    // (The classifier alone reads neither as sensitive.)
+    assert_eq!(sensitive_topics("연말 보너스 나오면 삼전이랑 하이닉스 중에 뭐 살까"), vec!["finance-advice"]);
+    assert_eq!(sensitive_topics("퇴근하고 코스닥 소형주 뭐 살지 골라줘. 남으면 에어팟도 살 거임"), vec!["finance-advice"]);
+    // The same names as a windfall's source or an employer, beside a purchase, are no advice.
+    assert!(sensitive_topics("하닉으로 좀 벌어서 갤럭시 S25로 바꾸려는데 자급제가 나아?").is_empty());
+    assert!(sensitive_topics("하이닉스 다니는 남편 생일 선물로 에어팟 프로 살까").is_empty());
+    assert_eq!(first_offer("하이닉스 다니는 남편 생일 선물로 에어팟 프로 살까").as_deref(), Some("off.sg-earbuds-ko"));
+}

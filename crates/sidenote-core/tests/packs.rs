@@ -198,14 +198,15 @@ fn every_policy_word_reads_as_its_topic() {
         let i = i as u32;
         aliases.extend(t.aliases.iter().map(|a| (a.as_str(), TextHit::Sensitive(i))));
         aliases.extend(t.context_aliases.iter().map(|a| (a.as_str(), TextHit::ContextSensitive(i))));
+        aliases.extend(t.asked_aliases.iter().map(|a| (a.as_str(), TextHit::AskedSensitive(i))));
         aliases.extend(t.negative_contexts.iter().map(|a| (a.as_str(), TextHit::NotSensitive(i))));
     }
     let matcher = TextMatcher::build(aliases.into_iter()).expect("the pack's words build a matcher");
     let mut wrong = Vec::new();
     for (i, t) in topics.iter().enumerate() {
         let i = i as u32;
-        let of_topic = |hit: &TextHit| matches!(hit, TextHit::Sensitive(s) | TextHit::ContextSensitive(s) if *s == i);
-        let words: Vec<&String> = t.aliases.iter().chain(t.context_aliases.iter()).collect();
+        let of_topic = |hit: &TextHit| matches!(hit, TextHit::Sensitive(s) | TextHit::ContextSensitive(s) | TextHit::AskedSensitive(s) if *s == i);
+        let words: Vec<&String> = t.aliases.iter().chain(t.context_aliases.iter()).chain(t.asked_aliases.iter()).collect();
         wrong.extend(examples_read_otherwise(&matcher, &t.id, &words, &t.examples, of_topic));
     }
     assert!(wrong.is_empty(), "{} policy words read otherwise:\n{}", wrong.len(), wrong.join("\n"));

@@ -91,6 +91,7 @@ pub fn catalog(offers: usize, entities: usize, seed: u64) -> IndexDocument {
                 said_of_the_user: false,
                 said_of_pets: false,
                 mentioned_in_quotes: false,
+                asked_aliases: Aliases::default(),
             }],
             intent_cues: IntentCues {
                 purchase: Aliases { ko: vec!["최저가".into(), "구매".into()], en: vec!["buy".into(), "cheapest".into()] },
