@@ -1393,7 +1393,16 @@ impl OfferIndex {
         let first_counted = counted.iter().map(|&(_, c)| c).min();
         let qualifies = |clause: &u32| first_counted.is_none_or(|first| first <= *clause);
         let (after, line_end) = reading.asks_after_task;
-        let asked_after_the_task = reading.purchase_clauses.iter().any(|&c| c >= after && c <= line_end && qualifies(&c));
+        let names_a_topic = |c: u32| {
+            let first = reading.topics.partition_point(|t| t.clause < c);
+            reading.topics.get(first).is_some_and(|t| t.clause == c)
+        };
+        // After the task, a purchase cue asks; a compare cue asks only for a topic of its own
+        // clause ("…뉘앙스예요? 그리고 여행 일본어 앱도 하나 추천해줘요"), since a bare "which one"
+        // after a question about a film set in a hotel is part of the question.
+        let after_the_task = |c: &&u32| **c >= after && **c <= line_end && qualifies(c);
+        let asked_after_the_task =
+            reading.purchase_clauses.iter().any(|c| after_the_task(&c)) || reading.compare_clauses.iter().filter(after_the_task).any(|&c| names_a_topic(c));
         let cue_asks = reading.purchase_clauses.iter().chain(&reading.compare_clauses).any(qualifies);
         let message_intent = if reading.not_commercial && !asked_after_the_task {
             MessageIntent::Low

@@ -77,3 +77,25 @@ fn an_asset_asked_for_is_investment_advice_and_an_employer_is_not() {
     assert!(sensitive_topics("하이닉스 다니는 남편 생일 선물로 에어팟 프로 살까").is_empty());
     assert_eq!(first_offer("하이닉스 다니는 남편 생일 선물로 에어팟 프로 살까").as_deref(), Some("off.sg-earbuds-ko"));
 }
+
+/// The intent a Korean turn is read to say.
+fn intent(message: &str) -> &'static str {
+    let q = MatchQuery {
+        message: Some(message),
+        language: "ko",
+        country: Some("KR"),
+        kind: Some(OfferKind::Sponsored),
+        now_ms: 1_795_402_800_000,
+        top_k: 1,
+        ..Default::default()
+    };
+    index().find(&q).intent
+}
+
+#[test]
+fn a_compare_cue_after_a_task_asks_for_a_topic_of_its_own_clause() {
+    // A question, then a request for something the catalog sells: the request stands.
+    assert_eq!(intent("노션 데이터베이스 관계형 속성이 뭔지 설명해줘. 그리고 다섯 명 팀에서 쓸 협업툴도 하나 추천해줘"), "compare");
+    // A bare "which is better" after a task names nothing: it is part of the task.
+    assert_eq!(intent("이 문장 영어로 번역해줘: 다음 주에 만나요. 그리고 어떤 게 나아?"), "low");
+}
